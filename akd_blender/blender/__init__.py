@@ -1,0 +1,1 @@
+"""Everything that touches Blender (``bpy``): reading rigs, writing keyframes, UI, CLI."""

@@ -1,0 +1,295 @@
+"""Snapshot a Blender armature and the meshes it deforms into a bpy-free RigAsset.
+
+Needs: any mode (reads data only); call on Blender's main thread. The scene is not changed.
+
+What the mirror reproduces exactly (and tests check against Blender's own evaluation): bone rest
+matrices and hierarchy, rotation inheritance, local/non-local location, linear blend skinning by
+the vertex groups of deform bones, object transforms of the armature and each mesh (scale and
+rotation need not be applied). Scale channels are not animated by this project, so inherit-scale
+modes make no difference.
+
+What it does not reproduce, reported in ``RigAsset.warnings`` (naming the bone or object) and
+otherwise ignored: bone constraints other than Limit Rotation (IK, Copy Rotation, …), shape keys,
+modifiers before the Armature modifier, envelope or preserve-volume deformation, several Armature
+modifiers on one mesh, a mesh parented to a bone. Errors (RigError): an object that is not an
+armature, no mesh deformed by it, a mesh whose vertex groups match no deform bone, a mesh whose
+deform weights are all zero. Vertices of a deformed mesh with no deform weight follow their
+object (they stay put relative to the armature), as Blender does.
+"""
+
+from __future__ import annotations
+
+import bpy
+import numpy as np
+
+from ..core.rig import RigAsset, RigError, transform_points
+from .io import skinned_meshes
+
+__all__ = ["rig_from_armature"]
+
+GREY = (0.6, 0.6, 0.6)
+_MIN_WEIGHT_SUM = 1e-4  # Blender's Armature modifier ignores vertices whose weight sum is ≤ this
+
+
+def rig_from_armature(armature_obj: bpy.types.Object) -> RigAsset:
+    """Read ``armature_obj`` and every mesh it deforms into a RigAsset (see the module docstring)."""
+    if armature_obj is None or armature_obj.type != "ARMATURE":
+        kind = "nothing" if armature_obj is None else f"a {armature_obj.type.lower()}"
+        name = "" if armature_obj is None else f" '{armature_obj.name}'"
+        raise RigError(f"object{name} is {kind}, not an armature")
+    if armature_obj.pose is None:
+        bpy.context.view_layer.update()
+    bones = _read_bones(armature_obj)
+    meshes = skinned_meshes(armature_obj)
+    if not meshes:
+        raise RigError(f"armature '{armature_obj.name}' has no skinned mesh (no mesh has an Armature modifier using it)")
+    arm_world = _matrix(armature_obj.matrix_world)
+    world_to_arm = np.linalg.inv(arm_world)
+    bone_index = {name: i for i, name in enumerate(bones["bone_names"])}
+    deform = bones["use_deform"]
+    parts = [_read_mesh(obj, world_to_arm, bone_index, deform, armature_obj) for obj in meshes]
+    warnings = bones.pop("warnings") + [w for part in parts for w in part["warnings"]]
+
+    offsets = np.cumsum([0] + [len(p["vertices"]) for p in parts])
+    faces = np.concatenate([p["faces"] + off for p, off in zip(parts, offsets[:-1])])
+    uvs, texture = _shared_texture(parts)
+    vertices = np.concatenate([p["vertices"] for p in parts])
+    world = transform_points(arm_world, vertices)
+    return RigAsset(
+        name=armature_obj.name,
+        **bones,
+        mesh_names=tuple(obj.name for obj in meshes),
+        mesh_offsets=offsets.astype(np.int64),
+        vertices=vertices,
+        faces=faces.astype(np.int64),
+        weights=np.concatenate([p["weights"] for p in parts]),
+        vertex_colors=np.concatenate([p["colors"] for p in parts]).astype(np.float32),
+        uvs=uvs,
+        texture=texture,
+        armature_world=arm_world,
+        unit_scale=float(bpy.context.scene.unit_settings.scale_length),
+        ground_height=float(world[:, 2].min()),
+        height=float(np.ptp(world[:, 2])),
+        warnings=tuple(warnings),
+    )
+
+
+def _matrix(m) -> np.ndarray:
+    return np.array([list(row) for row in m], dtype=np.float64)
+
+
+def _read_bones(obj: bpy.types.Object) -> dict:
+    """Skeleton fields of RigAsset, plus a ``warnings`` list."""
+    bones, pose_bones = obj.data.bones, obj.pose.bones
+    j = len(bones)
+    names = tuple(b.name for b in bones)
+    index = {n: i for i, n in enumerate(names)}
+    rest = np.stack([_matrix(b.matrix_local) for b in bones]) if j else np.zeros((0, 4, 4))  # double precision
+
+    def flags(attr: str, source=bones) -> np.ndarray:
+        return np.array([bool(getattr(b, attr)) for b in source], dtype=bool)
+
+    limits = np.full((j, 3, 2), np.nan)
+    warnings = []
+    for i, pb in enumerate(pose_bones):
+        for con in pb.constraints:
+            if con.mute or con.influence == 0.0:
+                continue
+            if con.type == "LIMIT_ROTATION" and con.owner_space == "LOCAL":
+                for axis, a in enumerate("xyz"):
+                    if getattr(con, f"use_limit_{a}"):
+                        limits[i, axis] = (getattr(con, f"min_{a}"), getattr(con, f"max_{a}"))
+            else:
+                warnings.append(f"bone '{pb.name}': {con.type} constraint '{con.name}' is not reproduced by the mirror")
+    parents = np.array([index[b.parent.name] if b.parent else -1 for b in bones], dtype=np.int64)
+    return {
+        "bone_names": names,
+        "parents": parents,
+        "rest_matrices": rest,
+        "heads": np.array([tuple(b.head_local) for b in bones], dtype=np.float64).reshape(j, 3),
+        "tails": np.array([tuple(b.tail_local) for b in bones], dtype=np.float64).reshape(j, 3),
+        "lengths": np.array([b.length for b in bones], dtype=np.float64),
+        "use_deform": flags("use_deform"),
+        "use_connect": flags("use_connect"),
+        "inherit_rotation": flags("use_inherit_rotation"),
+        "use_local_location": flags("use_local_location"),
+        "rotation_modes": tuple(pb.rotation_mode for pb in pose_bones),
+        "rotation_locks": np.array([tuple(pb.lock_rotation) for pb in pose_bones], dtype=bool).reshape(j, 3),
+        "location_locks": np.array([tuple(pb.lock_location) for pb in pose_bones], dtype=bool).reshape(j, 3),
+        "rotation_limits": limits,
+        "warnings": warnings,
+    }
+
+
+def _read_mesh(obj, world_to_arm: np.ndarray, bone_index: dict, deform: np.ndarray, armature_obj) -> dict:
+    """Rest vertices (armature space), triangles, weights [V,J], colours and UVs of one mesh."""
+    mesh = obj.data
+    warnings = _mesh_warnings(obj, armature_obj)
+    n = len(mesh.vertices)
+    co = np.empty(n * 3, dtype=np.float32)
+    mesh.vertices.foreach_get("co", co)
+    to_arm = world_to_arm @ _matrix(obj.matrix_world)
+    vertices = transform_points(to_arm, co.reshape(n, 3).astype(np.float64))
+
+    weights = _read_weights(obj, bone_index, deform)
+    mesh.calc_loop_triangles()
+    t = len(mesh.loop_triangles)
+    tri_verts = np.empty(t * 3, dtype=np.int32)
+    tri_loops = np.empty(t * 3, dtype=np.int32)
+    mesh.loop_triangles.foreach_get("vertices", tri_verts)
+    mesh.loop_triangles.foreach_get("loops", tri_loops)
+    tri_verts, tri_loops = tri_verts.reshape(t, 3), tri_loops.reshape(t, 3)
+    uvs, texture, colors = _read_colors(mesh, tri_verts, tri_loops)
+    return {
+        "vertices": vertices,
+        "faces": tri_verts.astype(np.int64),
+        "weights": weights,
+        "uvs": uvs,
+        "texture": texture,
+        "colors": colors,
+        "warnings": warnings,
+    }
+
+
+def _mesh_warnings(obj, armature_obj) -> list[str]:
+    warnings = []
+    mods = list(obj.modifiers)
+    arm_mods = [i for i, m in enumerate(mods) if m.type == "ARMATURE" and m.object == armature_obj and m.show_viewport]
+    first = arm_mods[0]
+    before = [m.name for m in mods[:first] if m.show_viewport]
+    if before:
+        warnings.append(
+            f"mesh '{obj.name}': modifiers before the Armature modifier are ignored by the mirror ({', '.join(before)})"
+        )
+    if len(arm_mods) > 1:
+        warnings.append(f"mesh '{obj.name}': {len(arm_mods)} Armature modifiers; only the first is mirrored")
+    mod = mods[first]
+    if mod.use_deform_preserve_volume:
+        warnings.append(f"mesh '{obj.name}': Preserve Volume (dual quaternion) skinning is mirrored as linear blend skinning")
+    if mod.use_bone_envelopes:
+        warnings.append(f"mesh '{obj.name}': bone envelopes are ignored by the mirror (vertex groups only)")
+    if obj.data.shape_keys is not None and len(obj.data.shape_keys.key_blocks) > 1:
+        warnings.append(f"mesh '{obj.name}': shape keys are ignored by the mirror (it uses the base shape)")
+    if obj.parent_type == "BONE":
+        warnings.append(
+            f"mesh '{obj.name}': parented to bone '{obj.parent_bone}'; the mirror treats it as parented to the armature"
+        )
+    return warnings
+
+
+def _read_weights(obj, bone_index: dict, deform: np.ndarray) -> np.ndarray:
+    """float32 [V,J] weights of deform bones' vertex groups, rows normalised (or all zero)."""
+    group_to_bone = np.full(len(obj.vertex_groups), -1, dtype=np.int64)
+    for g in obj.vertex_groups:
+        b = bone_index.get(g.name, -1)
+        if b >= 0 and deform[b]:
+            group_to_bone[g.index] = b
+    if (group_to_bone < 0).all():
+        raise RigError(f"mesh '{obj.name}': none of its vertex groups is named after a deform bone of the armature")
+    weights = np.zeros((len(obj.data.vertices), len(bone_index)), dtype=np.float64)
+    for v in obj.data.vertices:
+        for g in v.groups:
+            b = group_to_bone[g.group] if g.group < len(group_to_bone) else -1
+            if b >= 0:
+                weights[v.index, b] += g.weight
+    total = weights.sum(1, keepdims=True)
+    if (total <= _MIN_WEIGHT_SUM).all():
+        raise RigError(f"mesh '{obj.name}': all of its deform-bone weights are zero")
+    weights = np.where(total > _MIN_WEIGHT_SUM, weights / np.maximum(total, 1e-12), 0.0)
+    return weights.astype(np.float32)
+
+
+def _read_colors(mesh, tri_verts: np.ndarray, tri_loops: np.ndarray):
+    """(uvs [T,3,2] or None, texture [H,W,3] or None, per-vertex colours [V,3])."""
+    n = len(mesh.vertices)
+    texture = _base_color_image(mesh)
+    uv_layer = mesh.uv_layers.active
+    if texture is not None and uv_layer is not None:
+        loop_uv = np.empty(len(mesh.loops) * 2, dtype=np.float32)
+        uv_layer.data.foreach_get("uv", loop_uv)
+        uvs = loop_uv.reshape(-1, 2)[tri_loops]
+        return uvs, texture, _average_per_vertex(n, tri_verts, _sample(texture, uvs))
+    attr = mesh.color_attributes.active_color if hasattr(mesh.color_attributes, "active_color") else None
+    if attr is not None:
+        data = np.empty(len(attr.data) * 4, dtype=np.float32)
+        attr.data.foreach_get("color_srgb", data)
+        data = data.reshape(-1, 4)[:, :3]
+        if attr.domain == "POINT":
+            return None, None, data
+        return None, None, _average_per_vertex(n, tri_verts, data[tri_loops])
+    tri_mat = np.empty(len(mesh.loop_triangles), dtype=np.int32)
+    mesh.loop_triangles.foreach_get("material_index", tri_mat)
+    palette = np.array([_material_color(m) for m in mesh.materials] or [GREY], dtype=np.float32)
+    corner = np.repeat(palette[np.clip(tri_mat, 0, len(palette) - 1)][:, None], 3, axis=1)
+    return None, None, _average_per_vertex(n, tri_verts, corner)
+
+
+def _average_per_vertex(n: int, tri_verts: np.ndarray, corner_colors: np.ndarray) -> np.ndarray:
+    """Mean of corner colours [T,3,3] over each vertex's corners → [V,3] (grey if unused)."""
+    sums = np.zeros((n, 3))
+    counts = np.zeros(n)
+    np.add.at(sums, tri_verts.ravel(), corner_colors.reshape(-1, 3))
+    np.add.at(counts, tri_verts.ravel(), 1)
+    out = np.tile(np.array(GREY), (n, 1))
+    used = counts > 0
+    out[used] = sums[used] / counts[used, None]
+    return out
+
+
+def _sample(texture: np.ndarray, uvs: np.ndarray) -> np.ndarray:
+    """Nearest-texel lookup of UVs [...,2] (Blender's: v up) in a top-row-first texture [H,W,3]."""
+    h, w = texture.shape[:2]
+    x = np.clip((uvs[..., 0] % 1.0) * w, 0, w - 1).astype(int)
+    y = np.clip((1.0 - uvs[..., 1] % 1.0) * h, 0, h - 1).astype(int)
+    return texture[y, x]
+
+
+def _principled(material):
+    if material is None or material.node_tree is None:
+        return None
+    return next((n for n in material.node_tree.nodes if n.type == "BSDF_PRINCIPLED"), None)
+
+
+def _base_color_image(mesh) -> np.ndarray | None:
+    """The image feeding Base Color of the mesh's first textured material, [H,W,3] top row first."""
+    for material in mesh.materials:
+        bsdf = _principled(material)
+        if bsdf is None or not bsdf.inputs["Base Color"].links:
+            continue
+        node = bsdf.inputs["Base Color"].links[0].from_node
+        if node.type == "TEX_IMAGE" and node.image is not None and node.image.size[0] > 0:
+            w, h = node.image.size
+            px = np.empty(w * h * node.image.channels, dtype=np.float32)
+            node.image.pixels.foreach_get(px)
+            img = px.reshape(h, w, node.image.channels)[::-1, :, :3]
+            if node.image.is_float:  # float images hold linear values; show them as sRGB
+                img = _linear_to_srgb(img)
+            return np.ascontiguousarray(np.clip(img, 0, 1))
+    return None
+
+
+def _material_color(material) -> tuple[float, float, float]:
+    bsdf = _principled(material)
+    if bsdf is not None:
+        rgb = np.array(bsdf.inputs["Base Color"].default_value[:3])
+    elif material is not None:
+        rgb = np.array(material.diffuse_color[:3])
+    else:
+        return GREY
+    return tuple(_linear_to_srgb(rgb))
+
+
+def _linear_to_srgb(x: np.ndarray) -> np.ndarray:
+    x = np.clip(x, 0, 1)
+    return np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)
+
+
+def _shared_texture(parts: list[dict]):
+    """UVs for all triangles and the one texture, when every mesh uses the same texture."""
+    textured = [p for p in parts if p["texture"] is not None]
+    if len(textured) != len(parts) or any(
+        p["texture"].shape != parts[0]["texture"].shape or not np.array_equal(p["texture"], parts[0]["texture"])
+        for p in parts[1:]
+    ):
+        return None, None
+    return np.concatenate([p["uvs"] for p in parts]).astype(np.float32), parts[0]["texture"].astype(np.float32)

@@ -1,0 +1,77 @@
+"""Open scenes with Blender's own readers and importers, and find the armature to work on.
+
+Needs: OBJECT mode (importers switch to it); replaces the current scene when opening a file.
+"""
+
+from __future__ import annotations
+
+import os
+
+import bpy
+
+from ..core.errors import InputError
+
+__all__ = ["SUPPORTED_INPUTS", "load_scene", "find_armature", "skinned_meshes"]
+
+SUPPORTED_INPUTS = (".blend", ".gltf", ".glb", ".fbx")
+
+
+def load_scene(path: str) -> None:
+    """Open a ``.blend`` or import a ``.gltf``/``.glb``/``.fbx`` into a new empty scene.
+
+    glTF is imported without bone-shape helper objects. Raises InputError (one line) for a missing,
+    unreadable or unsupported file.
+    """
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in SUPPORTED_INPUTS:
+        raise InputError(f"input '{path}' is not a supported file ({', '.join(SUPPORTED_INPUTS)})")
+    if not os.path.isfile(path):
+        raise InputError(f"input '{path}' does not exist")
+    if not os.access(path, os.R_OK):
+        raise InputError(f"input '{path}' is not readable")
+    try:
+        if ext == ".blend":
+            bpy.ops.wm.open_mainfile(filepath=path, load_ui=False)
+            return
+        bpy.ops.wm.read_homefile(use_empty=True)
+        if ext in (".gltf", ".glb"):
+            bpy.ops.import_scene.gltf(filepath=path, disable_bone_shape=True)
+        else:
+            bpy.ops.import_scene.fbx(filepath=path)
+    except (RuntimeError, ValueError, KeyError) as exc:  # Blender reports reader failures this way
+        first = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"input '{path}' could not be read: {first}") from None
+
+
+def find_armature(name: str | None = None) -> bpy.types.Object:
+    """The armature object called ``name``, or the only armature in the current file.
+
+    Raises InputError naming the problem: no armature, the name not found (or not an armature),
+    or several armatures and no name given.
+    """
+    armatures = [obj for obj in bpy.data.objects if obj.type == "ARMATURE"]
+    if name:
+        obj = bpy.data.objects.get(name)
+        if obj is None:
+            known = ", ".join(sorted(o.name for o in armatures)) or "none"
+            raise InputError(f"no object named '{name}' (armatures in the file: {known})")
+        if obj.type != "ARMATURE":
+            raise InputError(f"object '{name}' is a {obj.type.lower()}, not an armature")
+        return obj
+    if not armatures:
+        raise InputError("the file has no armature")
+    if len(armatures) > 1:
+        names = ", ".join(sorted(o.name for o in armatures))
+        raise InputError(f"the file has {len(armatures)} armatures ({names}); choose one with --armature")
+    return armatures[0]
+
+
+def skinned_meshes(armature_obj: bpy.types.Object) -> list[bpy.types.Object]:
+    """Mesh objects with an enabled Armature modifier that points at ``armature_obj``, by name."""
+    meshes = []
+    for obj in bpy.data.objects:
+        if obj.type != "MESH":
+            continue
+        if any(m.type == "ARMATURE" and m.object == armature_obj and m.show_viewport for m in obj.modifiers):
+            meshes.append(obj)
+    return sorted(meshes, key=lambda o: o.name)
