@@ -39,3 +39,4 @@ lint: setup
 ## bench: speed and memory figures (not part of make test)
 bench: setup
 	$(PY) -m pytest -q -s tests/bench
+-include mk/*.mk
