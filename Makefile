@@ -18,7 +18,7 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 
 ## demo: the most complete real job that exists (see README)
 demo: setup
-	$(PY) -m akd_blender.demo --out demo_out
+	$(PY) -m akd_blender.blender.demo --out demo_out
 
 ## test: lint + every CPU test (bpy module 5.0.1); CI runs exactly this
 test: setup

@@ -96,8 +96,12 @@ def make_quat_continuous(quat: torch.Tensor, dim: int = 0) -> torch.Tensor:
     q and -q are the same rotation; per-channel interpolation between keys (Blender's F-curves)
     takes the short way only when neighbours agree in sign.
     """
-    quat = quat.movedim(dim, 0).clone()
-    for i in range(1, quat.shape[0]):
-        flip = (quat[i] * quat[i - 1]).sum(-1, keepdim=True) < 0
-        quat[i] = torch.where(flip, -quat[i], quat[i])
-    return quat.movedim(0, dim)
+    quat = quat.movedim(dim, 0)
+    if quat.shape[0] < 2:
+        return quat.movedim(0, dim)
+    # Flipping q_i flips the sign of both its dot products, so the flip of frame i is the parity
+    # of negative dot products up to i: a cumulative product of signs.
+    dots = (quat[1:] * quat[:-1]).sum(-1, keepdim=True)
+    signs = torch.cumprod(torch.where(dots < 0, -torch.ones_like(dots), torch.ones_like(dots)), dim=0)
+    signs = torch.cat([torch.ones_like(signs[:1]), signs], dim=0)
+    return (quat * signs).movedim(0, dim)
