@@ -122,3 +122,11 @@ def _add_grid_mesh(name, arm, transform, rng) -> bpy.types.Object:
             groups[bones[b]].add([i], float(rng.uniform(0.1, 1.5)), "REPLACE")  # unnormalised
         junk.add([i], 0.5, "REPLACE")
     return obj
+
+
+def imported_action(name: str) -> bpy.types.Action:
+    """An action the glTF importer made for animation ``name`` ("Walk" on 5.0, "Walk_root" on 4.2)."""
+    for action in bpy.data.actions:
+        if action.name == name or action.name.startswith(name + "_"):
+            return action
+    raise KeyError(f"no imported action for {name!r}: {[a.name for a in bpy.data.actions]}")

@@ -15,7 +15,7 @@ from akd_blender.core.kinematics import Skeleton
 from akd_blender.core.motion import MotionClip
 from akd_blender.core.rotations import rotvec_to_quat
 
-from .helpers import build_stress_rig, pose_matrices
+from .helpers import build_stress_rig, imported_action, pose_matrices
 
 
 def smooth_clip(rig, frames=24, seed=0, amplitude=0.6, flip_signs=True) -> MotionClip:
@@ -66,12 +66,13 @@ def test_round_trip_dense(fox):
 def test_previous_action_is_kept_and_names_never_clash(fox):
     arm, rig = fox
     old = arm.animation_data.action
-    assert old is not None and old.name == "Survey"
+    assert old is not None and old == imported_action("Survey")
     old_keys = sum(len(fc.keyframe_points) for fc in _fcurves(old))
-    first = write_action(arm, smooth_clip(rig), "Walk")  # "Walk" already exists: never overwritten
-    second = write_action(arm, smooth_clip(rig, seed=1), "Walk")
-    assert first.name != "Walk" and second.name not in ("Walk", first.name)
-    assert bpy.data.actions["Walk"] is not first
+    walk = imported_action("Walk")
+    first = write_action(arm, smooth_clip(rig), walk.name)  # the name is taken: never overwritten
+    second = write_action(arm, smooth_clip(rig, seed=1), walk.name)
+    assert first.name != walk.name and second.name not in (walk.name, first.name)
+    assert bpy.data.actions[walk.name] == walk
     assert old.use_fake_user and sum(len(fc.keyframe_points) for fc in _fcurves(old)) == old_keys
     assert len(arm.animation_data.nla_tracks) == 3  # the importer's tracks are untouched
     assert arm.animation_data.action == second
@@ -114,7 +115,7 @@ def test_read_clip_restores_scene(fox):
     scene = bpy.context.scene
     scene.frame_set(7)
     before_action = arm.animation_data.action
-    clip = read_clip(arm, 0, 17, action=bpy.data.actions["Walk"])
+    clip = read_clip(arm, 0, 17, action=imported_action("Walk"))
     assert clip.num_frames == 18 and clip.frame_start == 0
     assert scene.frame_current == 7 and arm.animation_data.action == before_action
     assert np.allclose(np.linalg.norm(clip.rotations, axis=-1), 1.0)
@@ -127,7 +128,7 @@ def test_bad_clip_is_refused_without_changes(fox):
     n_actions = len(bpy.data.actions)
     with pytest.raises(InputError, match="no bone named 'nope'"):
         write_action(arm, bad, "x")
-    assert len(bpy.data.actions) == n_actions and arm.animation_data.action.name == "Survey"
+    assert len(bpy.data.actions) == n_actions and arm.animation_data.action == imported_action("Survey")
 
 
 def _fcurves(action):

@@ -13,7 +13,7 @@ from akd_blender.blender.keyframes import read_clip
 from akd_blender.core.kinematics import Skeleton
 from akd_blender.core.motion import MotionClip
 
-from .helpers import build_stress_rig, evaluated_world_vertices, random_pose, set_pose
+from .helpers import build_stress_rig, evaluated_world_vertices, imported_action, random_pose, set_pose
 
 TOLERANCE = 1e-4  # × character height
 
@@ -48,7 +48,7 @@ def test_imported_animation_frames_match_blender(assets, name, action):
     load_scene(str(assets[name]))
     arm = find_armature()
     rig = rig_from_armature(arm)
-    act = bpy.data.actions[action]
+    act = imported_action(action)
     start, end = (int(round(v)) for v in act.frame_range)
     clip = read_clip(arm, start, end, action=act)
     skeleton = Skeleton(rig, torch.float64)
