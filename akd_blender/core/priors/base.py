@@ -1,0 +1,312 @@
+"""The VideoPrior protocol, SDS settings, and the SDS step shared by every diffusers adapter.
+
+Units and shapes used throughout:
+    video: float [F,3,H,W], RGB in [0, 1], differentiable (the renderer's output).
+    latents: the model's own latent layout (documented by each adapter), already scaled/normalised
+        the way the model's transformer expects them.
+    timesteps: ``t`` is a fraction in (0, 1) of the model's noise schedule (0 clean, 1 pure noise);
+        each adapter maps it to its own discrete timestep / flow sigma.
+
+The SDS step ("video in, loss dict out", threestudio-style, the CFG combine written once):
+
+1. encode the video to latents ``z`` (with gradient, or without in ``target_space="pixel"``);
+2. draw ``t`` (annealed range) and noise ``eps``; ``z_t`` = the model's forward process;
+3. predict with classifier-free guidance ``pred = uncond + s (cond - uncond)``;
+4. convert to the clean estimate ``x0`` and noise estimate ``eps_hat``;
+5. ``grad = w(t) (eps_hat - eps)`` (``mode="score"``, classic SDS) or ``grad = z - x0``
+   (``mode="target"``, regression onto the model's predicted clean sample);
+6. ``target = (z - grad).detach()`` (nan_to_num, clipped) and ``loss = 0.5 mean((z - target)^2)``,
+   whose gradient w.r.t. ``z`` is ``grad / numel``.
+   With ``target_space="pixel"`` (target mode only) ``x0`` is decoded and the loss is a multi-scale
+   image MSE between the video and the decoded target, so the VAE encoder needs no backward pass.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Protocol, runtime_checkable
+
+import torch
+import torch.nn.functional as F
+
+__all__ = [
+    "TextEmbedding",
+    "SDSSettings",
+    "MemoryOptions",
+    "VideoPrior",
+    "SDSPrior",
+    "cfg_combine",
+    "sds_target_loss",
+    "multiscale_mse",
+    "sample_timestep",
+]
+
+
+@dataclass
+class TextEmbedding:
+    """A prompt encoded once by the prior's text encoder.
+
+    Attributes:
+        prompt, negative_prompt: the texts.
+        cond: [1,L,D] embedding of the prompt (the model's text-encoder output, model dtype).
+        uncond: [1,L,D] embedding of the negative / empty prompt, or None (no CFG possible).
+        extra: anything else a prior needs (e.g. pooled embeddings), keyed by name.
+    """
+
+    prompt: str
+    negative_prompt: str
+    cond: torch.Tensor
+    uncond: torch.Tensor | None = None
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class SDSSettings:
+    """How a prior turns a video into an SDS loss (set by the distillation loop).
+
+    Attributes:
+        cfg_scale: classifier-free guidance scale; 1 → no unconditional pass. The spike found the
+            target form at ≈2 most faithful; ≥20 exaggerates or changes the motion.
+        mode: "score" (classic SDS gradient w(t)(eps_hat - eps)) or "target" (regress the latents
+            onto the model's detached predicted clean sample).
+        t_min, t_max: timestep range as fractions of the schedule at the start of the run.
+        t_max_end: upper bound at the end of the run (linear annealing from t_max); None = no annealing.
+        grad_clip: elementwise clip of the latent gradient (None = off).
+        target_space: "latent" (loss on latents, gradient through the VAE encoder) or "pixel"
+            (target mode only: loss on the decoded target video, encoder run without gradient).
+        weighting: "sds" (w(t) = the noise variance of the forward process) or "uniform" (w = 1);
+            score mode only.
+    """
+
+    cfg_scale: float = 2.0
+    mode: str = "target"
+    t_min: float = 0.02
+    t_max: float = 0.98
+    t_max_end: float | None = 0.5
+    grad_clip: float | None = 1.0
+    target_space: str = "latent"
+    weighting: str = "sds"
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("score", "target"):
+            raise ValueError(f"SDS mode must be 'score' or 'target', not {self.mode!r}")
+        if self.target_space not in ("latent", "pixel"):
+            raise ValueError(f"target_space must be 'latent' or 'pixel', not {self.target_space!r}")
+        if not 0.0 <= self.t_min < self.t_max <= 1.0:
+            raise ValueError(f"timestep range must satisfy 0 <= t_min < t_max <= 1, got {self.t_min}, {self.t_max}")
+
+
+@dataclass
+class MemoryOptions:
+    """Memory modes of a diffusers prior (all independent).
+
+    Attributes:
+        vae_checkpointing: gradient checkpointing inside the VAE encoder (recomputes activations in
+            the backward pass: the encoder backward is what dominates SDS memory at full size).
+        vae_slicing: encode/decode batch elements one at a time.
+        vae_tiling: encode/decode in spatial tiles (lower peak memory at large sizes, slower).
+        cpu_offload: keep components on the CPU and move each to the GPU only while it runs
+            (order: text encoder once, VAE, transformer, VAE); slow, smallest GPU footprint.
+        free_text_encoder: move the text encoder off the GPU after each ``encode_text``.
+    """
+
+    vae_checkpointing: bool = True
+    vae_slicing: bool = False
+    vae_tiling: bool = False
+    cpu_offload: bool = False
+    free_text_encoder: bool = True
+
+    @classmethod
+    def lowest(cls) -> MemoryOptions:
+        """The smallest-footprint combination."""
+        return cls(vae_checkpointing=True, vae_slicing=True, vae_tiling=True, cpu_offload=True)
+
+
+@runtime_checkable
+class VideoPrior(Protocol):
+    """A text-to-video model that scores rendered videos.
+
+    Attributes:
+        name: a short name for reports (e.g. "THUDM/CogVideoX-5b", "tiny").
+        frames, height, width: the model's preferred video size; the loop renders at its config
+            size and the prior adapts (pads frames, rounds sizes) as needed.
+    """
+
+    name: str
+    frames: int
+    height: int
+    width: int
+
+    def encode_text(self, prompt: str, negative_prompt: str = "") -> TextEmbedding:
+        """Encode a prompt (and the negative prompt for CFG) once; the result is reused every step."""
+        ...
+
+    def sds_loss(
+        self,
+        video: torch.Tensor,
+        text: TextEmbedding,
+        step: int,
+        total_steps: int,
+        generator: torch.Generator | None = None,
+    ) -> dict[str, torch.Tensor]:
+        """video [F,3,H,W] in [0,1] (differentiable) → {"loss": scalar whose gradient is the SDS
+        gradient, plus detached diagnostics such as "t" and "grad_norm"}."""
+        ...
+
+    def free(self) -> None:
+        """Release GPU memory held by the model."""
+        ...
+
+
+def cfg_combine(pred: torch.Tensor, scale: float) -> torch.Tensor:
+    """Classifier-free guidance: ``pred`` [2,...] (uncond, cond) → uncond + scale·(cond − uncond) [1,...].
+
+    A batch of 1 (no unconditional branch) is returned unchanged.
+    """
+    if pred.shape[0] == 1:
+        return pred
+    uncond, cond = pred.chunk(2)
+    return uncond + scale * (cond - uncond)
+
+
+def sample_timestep(settings: SDSSettings, step: int, total_steps: int, generator: torch.Generator | None = None) -> float:
+    """A timestep fraction drawn uniformly from the (annealed) range at ``step`` of ``total_steps``."""
+    t_max = settings.t_max
+    if settings.t_max_end is not None and total_steps > 1:
+        t_max = settings.t_max + (settings.t_max_end - settings.t_max) * min(step / (total_steps - 1), 1.0)
+        t_max = max(t_max, settings.t_min + 1e-3)
+    u = float(torch.rand((), generator=generator))
+    return settings.t_min + u * (t_max - settings.t_min)
+
+
+def sds_target_loss(latents: torch.Tensor, grad: torch.Tensor, clip: float | None) -> torch.Tensor:
+    """``loss = 0.5 mean((latents - target)^2)`` with ``target = (latents - grad).detach()``.
+
+    ``grad`` is cleaned with nan_to_num and clipped elementwise to ±clip; d loss / d latents = grad / numel.
+    """
+    grad = torch.nan_to_num(grad.detach().float(), nan=0.0, posinf=0.0, neginf=0.0)
+    if clip is not None:
+        grad = grad.clamp(-clip, clip)
+    target = (latents.float() - grad).detach()
+    return 0.5 * F.mse_loss(latents.float(), target, reduction="mean")
+
+
+def multiscale_mse(video: torch.Tensor, target: torch.Tensor, scales: int = 3) -> torch.Tensor:
+    """Mean of MSEs between ``video`` and ``target`` [F,3,H,W] at 1, 1/2, 1/4 … resolution."""
+    total = video.new_zeros(())
+    for s in range(scales):
+        if s:
+            if min(video.shape[-2:]) < 2:
+                break
+            video, target = F.avg_pool2d(video, 2), F.avg_pool2d(target, 2)
+        total = total + F.mse_loss(video, target)
+    return total / (s + 1)
+
+
+class SDSPrior:
+    """The SDS step for priors built from a VAE + a denoiser; adapters fill in the model hooks.
+
+    Hooks (adapter-specific, shapes in the adapter's latent layout):
+        _encode(video01 [F,3,H,W]) -> latents z      (gradient flows when grad is enabled)
+        _decode(z) -> video01 [F,3,H',W']            (no gradient; pixel target space only)
+        _noise(z, eps, t) -> (z_t, model_timestep [])
+        _predict(z_t [1,...], timestep, text, cfg) -> prediction [1 or 2,...]
+        _clean_and_noise(z_t, pred, t) -> (x0, eps_hat)
+        _noise_variance(t) -> float   (w(t) for mode "score")
+        _prepare_video(video) -> video01 at a size the model accepts
+    """
+
+    name: str = "prior"
+    frames: int = 49
+    height: int = 480
+    width: int = 720
+    settings: SDSSettings
+
+    def _encode(self, video: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    def _decode(self, latents: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    def _noise(self, latents: torch.Tensor, noise: torch.Tensor, t: float) -> tuple[torch.Tensor, torch.Tensor]:
+        raise NotImplementedError
+
+    def _predict(self, noisy: torch.Tensor, timestep: torch.Tensor, text: TextEmbedding, cfg: bool) -> torch.Tensor:
+        raise NotImplementedError
+
+    def _clean_and_noise(self, noisy: torch.Tensor, pred: torch.Tensor, t: float) -> tuple[torch.Tensor, torch.Tensor]:
+        raise NotImplementedError
+
+    def _noise_variance(self, t: float) -> float:
+        raise NotImplementedError
+
+    def _prepare_video(self, video: torch.Tensor) -> torch.Tensor:
+        return video
+
+    def configure(self, **changes) -> None:
+        """Change SDS settings (``cfg_scale``, ``mode``, ...) in place."""
+        self.settings = replace(self.settings, **changes)
+
+    def sds_loss(
+        self,
+        video: torch.Tensor,
+        text: TextEmbedding,
+        step: int,
+        total_steps: int,
+        generator: torch.Generator | None = None,
+    ) -> dict[str, torch.Tensor]:
+        """See :class:`VideoPrior`. Diagnostics: "t" (fraction), "grad_norm" (RMS of the latent gradient)."""
+        if video.ndim != 4 or video.shape[1] != 3:
+            raise ValueError(f"sds_loss expects video [F,3,H,W], got {tuple(video.shape)}")
+        s = self.settings
+        pixel = s.mode == "target" and s.target_space == "pixel"
+        video = self._prepare_video(video)
+        # 1. Latents of the rendered video (no encoder graph needed when the loss is in pixel space).
+        with torch.set_grad_enabled(torch.is_grad_enabled() and not pixel):
+            latents = self._encode(video)
+        # 2. Timestep and noise, from the caller's generator (deterministic for a seed).
+        t = sample_timestep(s, step, total_steps, generator)
+        noise = torch.randn(latents.shape, generator=generator, device=generator.device if generator else "cpu")
+        noise = noise.to(latents.device, latents.dtype)
+        with torch.no_grad():
+            noisy, timestep = self._noise(latents.detach(), noise, t)
+            use_cfg = s.cfg_scale != 1.0 and text.uncond is not None
+            # 3. Prediction with classifier-free guidance (the combine is written once: cfg_combine).
+            pred = cfg_combine(self._predict(noisy, timestep, text, use_cfg), s.cfg_scale)
+            # 4. Clean-sample and noise estimates in the model's own parametrisation.
+            x0, eps_hat = self._clean_and_noise(noisy, pred, t)
+            # 5. The gradient on the latents.
+            if s.mode == "score":
+                w = self._noise_variance(t) if s.weighting == "sds" else 1.0
+                grad = w * (eps_hat.float() - noise.float())
+            else:
+                grad = latents.detach().float() - x0.float()
+        out = {"t": torch.tensor(t), "grad_norm": grad.float().pow(2).mean().sqrt()}
+        if pixel:
+            with torch.no_grad():
+                target_video = self._decode(x0.to(latents.dtype)).float().clamp(0, 1)
+            target_video = torch.nan_to_num(target_video).to(video.device)
+            out["loss"] = multiscale_mse(video.float(), target_video[: video.shape[0]])
+            return out
+        # 6. Surrogate loss whose latent gradient is `grad`.
+        out["loss"] = sds_target_loss(latents, grad, s.grad_clip)
+        return out
+
+
+def round_to(value: int, multiple: int) -> int:
+    """The nearest positive multiple of ``multiple``."""
+    return max(multiple, int(math.floor(value / multiple + 0.5)) * multiple)
+
+
+def fit_video(video: torch.Tensor, frame_stride: int, spatial: int) -> torch.Tensor:
+    """Adapt video [F,3,H,W] to a model: frames padded (last frame repeated) to ``k·frame_stride + 1``;
+    H and W resized (bilinear, differentiable) to the nearest multiples of ``spatial``."""
+    f, _, h, w = video.shape
+    need = ((f - 1 + frame_stride - 1) // frame_stride) * frame_stride + 1
+    if need > f:
+        video = torch.cat([video, video[-1:].expand(need - f, -1, -1, -1)], dim=0)
+    th, tw = round_to(h, spatial), round_to(w, spatial)
+    if (th, tw) != (h, w):
+        video = F.interpolate(video, size=(th, tw), mode="bilinear", align_corners=False)
+    return video

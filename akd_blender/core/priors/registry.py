@@ -1,0 +1,138 @@
+"""``load_prior(spec)``: the embedded teacher, a local diffusers folder, a hub id or the HF cache.
+
+Resolution order for ``spec``:
+1. ``"tiny"`` → the embedded teacher (:mod:`.tiny`).
+2. an alias (``"cogvideox-5b"`` …, see :data:`ALIASES`) → its hub id.
+3. an existing local folder → its ``model_index.json`` decides the adapter.
+4. a hub id → the HF cache (no network); if not cached and ``HF_HUB_OFFLINE`` is not set,
+   diffusers' ``from_pretrained`` fetches it (diffusers' own conventions, ``HF_HOME`` etc.).
+Anything missing raises :class:`~akd_blender.core.errors.ModelNotAvailable` with one line naming
+what was looked for and how to get it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import torch
+
+from ..errors import InputError, ModelNotAvailable
+from .base import MemoryOptions, SDSSettings, VideoPrior
+
+__all__ = ["ALIASES", "load_prior", "resolve_spec"]
+
+ALIASES = {
+    "cogvideox-2b": "THUDM/CogVideoX-2b",
+    "cogvideox-5b": "THUDM/CogVideoX-5b",
+    "wan2.1-1.3b": "Wan-AI/Wan2.1-T2V-1.3B-Diffusers",
+    "wan2.1-14b": "Wan-AI/Wan2.1-T2V-14B-Diffusers",
+}
+
+_OFFLINE_VALUES = {"1", "on", "yes", "true"}
+
+
+def _offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in _OFFLINE_VALUES
+
+
+def resolve_spec(spec: str) -> str:
+    """Expand an alias (case-insensitive); other specs are returned unchanged."""
+    return ALIASES.get(spec.strip().lower(), spec.strip())
+
+
+def _adapter_for(class_name: str, where: str):
+    from .cogvideox import CogVideoXPrior
+    from .wan import WanPrior
+
+    if class_name.startswith("CogVideoX"):
+        import diffusers
+
+        return diffusers.CogVideoXPipeline, CogVideoXPrior
+    if class_name.startswith("Wan"):
+        import diffusers
+
+        return diffusers.WanPipeline, WanPrior
+    raise InputError(f"{where} holds a {class_name or 'unknown'} pipeline; supported video priors are CogVideoX and Wan")
+
+
+def _cached_index(repo_id: str) -> str | None:
+    from huggingface_hub import try_to_load_from_cache
+
+    try:
+        found = try_to_load_from_cache(repo_id, "model_index.json")
+    except Exception:  # invalid repo id and the like
+        return None
+    return found if isinstance(found, str) else None
+
+
+def load_prior(
+    spec: str,
+    device: torch.device | str | None = None,
+    dtype: torch.dtype | None = None,
+    memory: MemoryOptions | None = None,
+    settings: SDSSettings | None = None,
+) -> VideoPrior:
+    """A :class:`~.base.VideoPrior` for ``spec`` ("tiny", alias, local diffusers folder or hub id).
+
+    ``device`` defaults to CUDA when available; ``dtype`` to bf16 on CUDA and fp32 on CPU.
+    Raises ModelNotAvailable (exit 3) when the model is not on this machine and cannot be fetched.
+    """
+    if spec is None or not str(spec).strip():
+        raise InputError("no video prior given: use 'tiny', a diffusers folder, or a hub id such as THUDM/CogVideoX-5b")
+    if spec.strip().lower() == "tiny":
+        try:
+            from .tiny import load_tiny_prior
+        except ImportError:
+            raise ModelNotAvailable(
+                "the embedded teacher 'tiny' (akd_blender/core/priors/tiny.py) is not part of this build; "
+                "pass --model with a diffusers folder or hub id instead"
+            ) from None
+        return load_tiny_prior(device, dtype)
+    repo = resolve_spec(spec)
+    device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    local = Path(repo).expanduser()
+    if local.is_dir():
+        index = local / "model_index.json"
+        if not index.is_file():
+            raise ModelNotAvailable(f"'{local}' is not a diffusers pipeline folder (no model_index.json)")
+        source, where, kwargs = str(local), f"folder '{local}'", {}
+    else:
+        if local.suffix or repo.count("/") != 1 or repo.startswith((".", "/", "~")):
+            raise ModelNotAvailable(
+                f"video prior '{spec}' not found: no such folder, and it is not a hub id (owner/name) or one of "
+                f"{', '.join(sorted(ALIASES))}"
+            )
+        cached = _cached_index(repo)
+        if cached is None and _offline():
+            raise ModelNotAvailable(
+                f"video prior '{repo}' is not in the Hugging Face cache and HF_HUB_OFFLINE is set; "
+                f"get it with `huggingface-cli download {repo}` (or unset HF_HUB_OFFLINE), or pass a local folder"
+            )
+        index = Path(cached) if cached else None
+        source, where, kwargs = repo, f"hub model '{repo}'", {"local_files_only": cached is not None or _offline()}
+    class_name = ""
+    if index is not None:
+        try:
+            class_name = json.loads(index.read_text()).get("_class_name", "")
+        except (OSError, ValueError) as exc:
+            raise ModelNotAvailable(f"{where}: cannot read model_index.json ({exc})") from None
+    else:
+        try:
+            from huggingface_hub import hf_hub_download
+
+            class_name = json.loads(Path(hf_hub_download(repo, "model_index.json")).read_text()).get("_class_name", "")
+        except Exception as exc:
+            raise ModelNotAvailable(
+                f"video prior '{repo}' could not be fetched from the Hugging Face hub ({type(exc).__name__}); "
+                f"check the id, your network and `huggingface-cli login`, or pass a local folder"
+            ) from None
+    pipeline_cls, adapter = _adapter_for(class_name, where)
+    load_dtype = dtype or (torch.bfloat16 if device.type == "cuda" else torch.float32)
+    try:
+        pipe = pipeline_cls.from_pretrained(source, torch_dtype=load_dtype, **kwargs)
+    except (OSError, ValueError, EnvironmentError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ModelNotAvailable(f"{where} could not be loaded: {first}") from None
+    return adapter(pipe, name=repo, device=device, dtype=load_dtype, memory=memory, settings=settings)
