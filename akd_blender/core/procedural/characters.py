@@ -85,7 +85,9 @@ def _segment_distance(points: np.ndarray, heads: np.ndarray, tails: np.ndarray) 
 
 def build_character(name: str, specs: list[BoneSpec], falloff: float = 0.35) -> RigAsset:
     """Build a RigAsset from bone specs: one capsule per deform bone, smooth weights (up to 3
-    bones per vertex, the bone's own capsule dominant), per-vertex colours from the bone colours."""
+    bones per vertex, the bone's own capsule dominant), per-vertex colours from the bone colours.
+    Bones are put in Blender's order (depth-first, children in spec order)."""
+    specs = _depth_first(specs)
     names = tuple(s.name for s in specs)
     index = {n: i for i, n in enumerate(names)}
     parents = np.array([index[s.parent] if s.parent else -1 for s in specs], dtype=np.int64)
@@ -139,6 +141,21 @@ def build_character(name: str, specs: list[BoneSpec], falloff: float = 0.35) -> 
         ground_height=float(z.min()),
         height=float(np.ptp(z)),
     )
+
+
+def _depth_first(specs: list[BoneSpec]) -> list[BoneSpec]:
+    children: dict[str | None, list[BoneSpec]] = {}
+    for spec in specs:
+        children.setdefault(spec.parent, []).append(spec)
+    ordered: list[BoneSpec] = []
+
+    def visit(parent: str | None) -> None:
+        for spec in children.get(parent, []):
+            ordered.append(spec)
+            visit(spec.name)
+
+    visit(None)
+    return ordered
 
 
 def _mirror(x: float, side: str) -> float:
