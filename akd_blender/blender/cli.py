@@ -1,0 +1,488 @@
+"""The command line (DESIGN §4): argument parsing and the job runner.
+
+Shared by ``run_akd.py`` (``python run_akd.py …`` with the bpy module, ``blender -b -P run_akd.py -- …``)
+and ``blender --command akd …`` (registered by the extension). One job:
+
+1. check the usage (prompt, frame count, output paths writable) before touching anything;
+2. open ``--input`` with Blender's own reader/importer, pick the armature, snapshot the rig;
+3. distil on this thread (the same :func:`akd_blender.blender.worker.run_job` the panel runs on its
+   worker thread), with a tqdm progress bar (step, ETA, loss) on stderr;
+4. write the new action(s) (the armature's previous action is kept), then ``--out`` (a copy of the
+   scene; the input file is never written), ``--preview`` (MP4 rendered by the project renderer),
+   ``--export`` (Blender's FBX / BVH / glTF exporters) and ``--report`` (JSON, fields in
+   :data:`REPORT_FIELDS`).
+
+``--jobs FILE`` runs a JSON list of jobs (objects whose keys are the flag names, e.g.
+``{"input": "a.glb", "prompt": "…", "out": "a.blend"}``; flags given on the command line are the
+defaults); a failing job is reported and the others still run; a summary ends the run.
+
+Exit codes: 0 done; 2 bad input or usage (one line ``akd: error: …`` naming the problem, nothing
+written); 3 model not available; 4 cancelled (Ctrl-C); 1 internal error. With ``--jobs``: 0 when
+every job succeeded, else the exit code of the first failing job.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, fields, replace
+
+from ..core.errors import AkdError, Cancelled, InputError
+
+__all__ = ["CliJob", "REPORT_FIELDS", "EXPORT_FORMATS", "build_parser", "parse_jobs", "run_one", "main"]
+
+EXPORT_FORMATS = (".fbx", ".bvh", ".glb", ".gltf")
+
+# Every report holds these keys (DESIGN §4 and a little more); tests check them.
+REPORT_FIELDS = (
+    "status",
+    "package_version",
+    "blender_version",
+    "input",
+    "armature",
+    "prompt",
+    "negative_prompt",
+    "model",
+    "device",
+    "frames",
+    "frame_start",
+    "frame_end",
+    "fps",
+    "steps",
+    "seed",
+    "seconds",
+    "timings",
+    "action_names",
+    "previous_action",
+    "final_losses",
+    "motion_metrics",
+    "physics",
+    "outputs",
+    "warnings",
+)
+
+
+@dataclass
+class CliJob:
+    """One job's options (the CLI flags; None means "the default")."""
+
+    input: str | None = None
+    armature: str | None = None
+    prompt: str | None = None
+    negative_prompt: str = ""
+    model: str = "tiny"
+    frames: int | None = None
+    fps: float | None = None
+    steps: int | None = None
+    seed: int = 0
+    device: str = "auto"
+    height: int | None = None
+    width: int | None = None
+    camera: str | None = None
+    loop: bool = False
+    physics: bool = False
+    ground_action: str | None = None
+    out: str | None = None
+    preview: str | None = None
+    preview_size: int = 256
+    report: str | None = None
+    export: str | None = None
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises InputError (one line) instead of printing usage and exiting."""
+
+    def error(self, message: str):
+        raise InputError(message)
+
+
+def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
+    """The DESIGN §4 flags, plus ``--jobs``, render size, camera, loop and ``--quiet``."""
+    p = _Parser(prog=prog, description="Distil a text prompt into an animation of a rigged character (AKD).")
+    p.add_argument("--input", help=".blend, .gltf/.glb or .fbx")
+    p.add_argument("--armature", help="armature object name (default: the only armature in the file)")
+    p.add_argument("--prompt", help="what the character should do")
+    p.add_argument("--negative-prompt", default="", help="what the video should not look like")
+    p.add_argument("--model", default="tiny", help='"tiny" (embedded teacher), a diffusers folder or a hub id')
+    p.add_argument("--frames", type=int, help="number of frames (≥ 2)")
+    p.add_argument("--fps", type=float, help="frames per second (default: the scene's)")
+    p.add_argument("--steps", type=int, help="optimisation steps")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    p.add_argument("--height", type=int, help="render height the model sees (pixels)")
+    p.add_argument("--width", type=int, help="render width the model sees (pixels)")
+    p.add_argument("--camera", help="distillation camera mode (e.g. follow)")
+    p.add_argument("--loop", action="store_true", help="make the motion cyclic")
+    p.add_argument("--physics", action="store_true", help="ground the distilled motion with MuJoCo")
+    p.add_argument("--ground-action", metavar="NAME", help="no distillation: ground this existing action with MuJoCo")
+    p.add_argument("--out", metavar="OUT.blend", help="the input scene plus the new action(s)")
+    p.add_argument("--preview", metavar="OUT.mp4", help="an MP4 of the result rendered by the project renderer")
+    p.add_argument("--preview-size", type=int, default=256, help="preview width and height in pixels (even)")
+    p.add_argument("--report", metavar="OUT.json", help="a JSON report of the job")
+    p.add_argument("--export", metavar="OUT.fbx|.bvh|.glb", help="export the character and new action")
+    p.add_argument("--jobs", metavar="FILE", help="a JSON list of jobs (keys = flag names)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+_JOB_KEYS = {f.name for f in fields(CliJob)}
+
+
+def parse_jobs(argv: Sequence[str]) -> tuple[list[CliJob], argparse.Namespace]:
+    """Parse the command line into jobs (one, or the ``--jobs`` file's list). Raises InputError."""
+    ns = build_parser().parse_args(list(argv))
+    base = CliJob(**{k: v for k, v in vars(ns).items() if k in _JOB_KEYS})
+    if not ns.jobs:
+        return [base], ns
+    try:
+        with open(ns.jobs, encoding="utf-8") as fh:
+            items = json.load(fh)
+    except OSError as exc:
+        raise InputError(f"--jobs: cannot read '{ns.jobs}': {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"--jobs: '{ns.jobs}' is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items) or not items:
+        raise InputError(f"--jobs: '{ns.jobs}' must hold a non-empty JSON list of objects")
+    jobs = []
+    for n, item in enumerate(items, 1):
+        values = {str(k).replace("-", "_"): v for k, v in item.items()}
+        unknown = sorted(set(values) - _JOB_KEYS)
+        if unknown:
+            raise InputError(f"--jobs: job {n} has unknown key '{unknown[0]}'")
+        jobs.append(replace(base, **values))
+    return jobs, ns
+
+
+def check_usage(job: CliJob) -> None:
+    """Everything that can be checked before opening the input. Raises InputError naming it."""
+    if not job.input:
+        raise InputError("--input is required")
+    if job.ground_action is None and not (job.prompt or "").strip():
+        raise InputError("--prompt is empty: describe the motion, e.g. --prompt 'a fox trots forward'")
+    if job.frames is not None and job.frames < 2:
+        raise InputError(f"--frames must be at least 2 (got {job.frames})")
+    if job.steps is not None and job.steps < 1:
+        raise InputError(f"--steps must be at least 1 (got {job.steps})")
+    if job.fps is not None and job.fps <= 0:
+        raise InputError(f"--fps must be positive (got {job.fps})")
+    for flag, value in (("--height", job.height), ("--width", job.width)):
+        if value is not None and value < 8:
+            raise InputError(f"{flag} must be at least 8 pixels (got {value})")
+    if job.preview and (job.preview_size < 16 or job.preview_size % 2):
+        raise InputError(f"--preview-size must be an even number ≥ 16 (got {job.preview_size})")
+    outputs = {"--out": (job.out, (".blend",)), "--preview": (job.preview, (".mp4",)), "--report": (job.report, (".json",))}
+    outputs["--export"] = (job.export, EXPORT_FORMATS)
+    if not any(path for path, _ in outputs.values()):
+        raise InputError("nothing to write: give --out, --preview, --report or --export")
+    for flag, (path, exts) in outputs.items():
+        if path:
+            _check_output(flag, path, exts)
+    if job.out and os.path.abspath(job.out) == os.path.abspath(job.input):
+        raise InputError("--out is the input file; write the result to a new file")
+
+
+def _check_output(flag: str, path: str, exts: tuple[str, ...]) -> None:
+    if os.path.splitext(path)[1].lower() not in exts:
+        raise InputError(f"{flag} '{path}' must end in {' or '.join(exts)}")
+    if os.path.isdir(path):
+        raise InputError(f"{flag} '{path}' is a folder")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise InputError(f"{flag}: output folder '{folder}' does not exist")
+    try:  # a real write probe: os.access is always True for root and blind to read-only mounts
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError:
+        raise InputError(f"{flag}: output folder '{folder}' is not writable") from None
+
+
+class _Bar:
+    """A tqdm bar (step, ETA, loss) on stderr, created at the first progress message."""
+
+    def __init__(self, enabled: bool, desc: str) -> None:
+        self.enabled, self.desc, self.bar = enabled, desc, None
+
+    def __call__(self, message) -> None:
+        from . import worker as wk
+
+        if not self.enabled or not isinstance(message, wk.Progress):
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=message.total, desc=self.desc, unit="step", file=sys.stderr, dynamic_ncols=True)
+        self.bar.update(message.step - self.bar.n)
+        if message.losses:
+            loss = message.losses.get("total", next(iter(message.losses.values())))
+            self.bar.set_postfix(loss=f"{loss:.4g}", refresh=False)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def run_one(job: CliJob, progress: bool = True) -> dict:
+    """Run one job; returns its report (also written to ``job.report``). Raises AkdError."""
+    import bpy
+
+    from .. import __version__
+    from . import worker as wk
+    from .extract import rig_from_armature
+    from .io import find_armature, load_scene
+    from .keyframes import write_action
+    from .operators import action_name
+
+    t0 = time.perf_counter()
+    check_usage(job)
+    load_scene(job.input)
+    arm = find_armature(job.armature)
+    rig = rig_from_armature(arm)
+    scene = bpy.context.scene
+    fps = float(job.fps or scene.render.fps / scene.render.fps_base)
+    ad = arm.animation_data
+    previous = ad.action.name if ad is not None and ad.action is not None else None
+
+    outcome, names = None, []
+    if job.ground_action is not None:
+        clip, physics, timings = _ground_existing(arm, rig, job.ground_action, fps)
+        names.append(write_action(arm, clip, action_name(f"{job.ground_action} grounded")).name)
+        device, losses, steps, frames = "cpu", {}, 0, clip.num_frames
+    else:
+        spec = wk.JobSpec(
+            rig=rig,
+            prompt=job.prompt.strip(),
+            model=job.model,
+            frames=job.frames,
+            frame_start=int(scene.frame_start),
+            fps=fps,
+            steps=job.steps,
+            seed=job.seed,
+            device=job.device,
+            height=job.height,
+            width=job.width,
+            negative_prompt=job.negative_prompt,
+            camera=job.camera,
+            loop=job.loop,
+            physics=job.physics,
+        )
+        bar = _Bar(progress, desc=f"distill {arm.name}")
+        try:
+            message = wk.run_job(spec, bar)
+        finally:
+            bar.close()
+        if isinstance(message, wk.Failed):
+            if message.details:
+                print(message.details, file=sys.stderr)
+            raise _error_for(message)
+        if isinstance(message, wk.Stopped):
+            raise Cancelled("cancelled")
+        outcome = message.outcome
+        clip, physics, timings = outcome.clip, outcome.physics, dict(outcome.timings)
+        if job.physics:
+            names.append(write_action(arm, outcome.distilled, action_name(spec.prompt)).name)
+            names.append(write_action(arm, clip, action_name(f"{spec.prompt} grounded")).name)
+        else:
+            names.append(write_action(arm, clip, action_name(spec.prompt)).name)
+        device, losses, frames = outcome.device, outcome.final_losses, clip.num_frames
+        steps = int(outcome.history[-1].get("step", len(outcome.history))) if outcome.history else job.steps or 0
+        steps = max(steps, len(outcome.history))
+    scene.frame_start, scene.frame_end = clip.frame_start, clip.frame_end
+    scene.frame_set(clip.frame_start)
+
+    outputs = {}
+    if job.out:
+        t = time.perf_counter()
+        bpy.ops.wm.save_as_mainfile(filepath=os.path.abspath(job.out), copy=True)
+        outputs["out"], timings["save"] = os.path.abspath(job.out), time.perf_counter() - t
+    if job.preview:
+        t = time.perf_counter()
+        write_preview(rig, clip, job.preview, job.preview_size, camera=job.camera)
+        outputs["preview"], timings["preview"] = os.path.abspath(job.preview), time.perf_counter() - t
+    if job.export:
+        t = time.perf_counter()
+        export(arm, clip, job.export)
+        outputs["export"], timings["export"] = os.path.abspath(job.export), time.perf_counter() - t
+    if job.report:
+        outputs["report"] = os.path.abspath(job.report)
+
+    from ..core.metrics import motion_metrics
+
+    report = {
+        "status": "done",
+        "package_version": __version__,
+        "blender_version": bpy.app.version_string,
+        "input": os.path.abspath(job.input),
+        "armature": arm.name,
+        "prompt": None if job.ground_action is not None else job.prompt.strip(),
+        "negative_prompt": job.negative_prompt,
+        "model": None if job.ground_action is not None else job.model,
+        "device": device,
+        "frames": frames,
+        "frame_start": clip.frame_start,
+        "frame_end": clip.frame_end,
+        "fps": fps,
+        "steps": steps,
+        "seed": job.seed,
+        "seconds": time.perf_counter() - t0,
+        "timings": timings,
+        "action_names": names,
+        "previous_action": previous,
+        "final_losses": losses,
+        "motion_metrics": wk._plain(motion_metrics(rig, clip)),
+        "physics": physics,
+        "outputs": outputs,
+        "warnings": list(rig.warnings),
+    }
+    if job.report:
+        with open(job.report, "w", encoding="utf-8") as fh:
+            json.dump(report, fh, indent=2)
+    return report
+
+
+def _error_for(message) -> AkdError:
+    from ..core.errors import ModelNotAvailable
+
+    cls = {2: InputError, 3: ModelNotAvailable, 4: Cancelled}.get(message.exit_code, AkdError)
+    return cls(message.message)
+
+
+def _ground_existing(arm, rig, name: str, fps: float):
+    """(grounded clip, physics metrics, timings) for the armature's existing action ``name``."""
+    import bpy
+
+    from ..core.physics import ground_clip
+    from .keyframes import read_clip
+
+    action = bpy.data.actions.get(name)
+    if action is None:
+        known = ", ".join(sorted(a.name for a in bpy.data.actions)) or "none"
+        raise InputError(f"--ground-action: no action named '{name}' (actions in the file: {known})")
+    start, end = (int(round(v)) for v in action.frame_range)
+    t = time.perf_counter()
+    clip = read_clip(arm, start, max(end, start + 1), action=action, fps=fps)
+    result = ground_clip(rig, clip)
+    physics = {"before": _plain_metrics(result.metrics_before), "after": _plain_metrics(result.metrics_after)}
+    return result.clip, physics, {"physics": time.perf_counter() - t}
+
+
+def _plain_metrics(metrics):
+    from .worker import _plain
+
+    return _plain(metrics)
+
+
+def write_preview(rig, clip, path: str, size: int = 256, camera: str | None = None) -> None:
+    """Render ``clip`` with the project renderer (``core.render.render_clip``) to an H.264 MP4.
+
+    RGBA frames [F,4,H,W] in [0,1] are composited over white and written at the clip's fps.
+    """
+    import imageio_ffmpeg
+    import numpy as np
+
+    from ..core.render import render_clip
+
+    kwargs = {"camera": camera} if camera else {}
+    video = render_clip(rig, clip, size, size, **kwargs).detach().float().cpu().numpy()  # [F,4,H,W]
+    rgb, alpha = video[:, :3], video[:, 3:4]
+    frames = (rgb * alpha + (1.0 - alpha)).clip(0, 1).transpose(0, 2, 3, 1)  # [F,H,W,3]
+    frames = (frames * 255 + 0.5).astype(np.uint8)
+    writer = imageio_ffmpeg.write_frames(
+        path, (size, size), fps=float(clip.fps), codec="libx264", pix_fmt_out="yuv420p", macro_block_size=2, quality=8
+    )
+    writer.send(None)
+    for frame in frames:
+        writer.send(np.ascontiguousarray(frame))
+    writer.close()
+
+
+def export(arm, clip, path: str) -> None:
+    """Export the armature, its skinned meshes and the active action with Blender's own exporters
+    (``.fbx``, ``.bvh``, ``.glb``/``.gltf``) over the clip's frame range."""
+    import bpy
+
+    from .io import skinned_meshes
+
+    objs = [arm, *skinned_meshes(arm)]
+    view_layer = bpy.context.view_layer
+    for obj in view_layer.objects:
+        obj.select_set(obj in objs)
+    view_layer.objects.active = arm
+    ext = os.path.splitext(path)[1].lower()
+    path = os.path.abspath(path)
+    with bpy.context.temp_override(active_object=arm, object=arm, selected_objects=objs):
+        if ext == ".fbx":
+            result = bpy.ops.export_scene.fbx(
+                filepath=path,
+                use_selection=True,
+                object_types={"ARMATURE", "MESH"},
+                bake_anim=True,
+                bake_anim_use_all_actions=False,
+                bake_anim_use_nla_strips=False,
+                add_leaf_bones=False,
+            )
+        elif ext == ".bvh":
+            result = bpy.ops.export_anim.bvh(filepath=path, frame_start=clip.frame_start, frame_end=clip.frame_end)
+        else:
+            fmt = "GLB" if ext == ".glb" else "GLTF_SEPARATE"
+            result = bpy.ops.export_scene.gltf(filepath=path, export_format=fmt, use_selection=True, export_animations=True)
+    if "FINISHED" not in result or not os.path.isfile(path):
+        raise AkdError(f"--export: Blender's exporter did not write '{path}'")
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (see the module docstring)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        jobs, ns = parse_jobs(argv)
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0)
+    except AkdError as exc:
+        _say(f"akd: error: {exc}")
+        return exc.exit_code
+    results = []
+    try:
+        for n, job in enumerate(jobs, 1):
+            label = f"job {n}/{len(jobs)}: " if ns.jobs else ""
+            try:
+                report = run_one(job, progress=not ns.quiet)
+                results.append((job, 0, "done"))
+                print(f"akd: {label}done: {', '.join(report['action_names'])} ({report['seconds']:.1f} s)", flush=True)
+            except AkdError as exc:
+                line = " ".join(str(exc).split()) or type(exc).__name__
+                _say(f"akd: {label}error: {line}")
+                results.append((job, exc.exit_code, line))
+            except Exception as exc:  # an internal error: keep going with the next job
+                import traceback
+
+                traceback.print_exc()
+                line = f"internal error: {' '.join(str(exc).split()) or type(exc).__name__}"
+                _say(f"akd: {label}error: {line}")
+                results.append((job, 1, line))
+    except KeyboardInterrupt:
+        _say("akd: cancelled")
+        return Cancelled.exit_code
+    finally:
+        from .worker import free_gpu_memory
+
+        free_gpu_memory()
+    if ns.jobs:
+        failed = [r for r in results if r[1]]
+        print(f"akd: summary: {len(results) - len(failed)} of {len(results)} jobs done, {len(failed)} failed", flush=True)
+        for n, (job, code, text) in enumerate(results, 1):
+            print(f"akd:   job {n} [{'ok' if not code else f'exit {code}'}] {job.input}: {text}", flush=True)
+        return failed[0][1] if failed else 0
+    return results[0][1]
+
+
+def job_dict(job: CliJob) -> dict:
+    """A job as the JSON object ``--jobs`` accepts."""
+    return {k: v for k, v in asdict(job).items() if v is not None}

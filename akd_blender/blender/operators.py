@@ -1,0 +1,407 @@
+"""Operators: Distill Motion (modal, worker thread), Cancel, Free GPU Memory, Ground Action.
+
+Distill Motion (``akd.distill``), DESIGN §5:
+
+1. main thread: :func:`snapshot` copies the armature into a bpy-free ``JobSpec`` (RigAsset + settings)
+   and remembers the pose (:class:`RunContext`);
+2. with a window: a :class:`~akd_blender.blender.worker.Worker` thread runs the job and a modal timer
+   drains its queue; in background mode (``blender -b``, the bpy module) the same job runs on this
+   thread and its queue is drained once at the end;
+3. :func:`handle_messages` (a plain function; tests feed it messages by hand) applies progress to the
+   panel, previews to the pose, and the result as a new action named after the prompt (the previous
+   action is kept with a fake user). Errors and cancellation restore the pose: the scene is left as
+   it was. The operator has the UNDO flag: one undo step removes the new action and its keys.
+
+Needs: OBJECT or POSE mode, an active armature with a skinned mesh. torch is imported only when a
+job starts, never when registering or drawing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import bpy
+
+from ..core.errors import AkdError
+from . import worker as wk
+from .properties import model_spec
+
+__all__ = [
+    "RunContext",
+    "snapshot",
+    "handle_messages",
+    "apply_preview",
+    "action_name",
+    "active_run",
+    "AKD_OT_distill",
+    "AKD_OT_cancel",
+    "AKD_OT_free_gpu",
+    "AKD_OT_ground_action",
+    "CLASSES",
+]
+
+_ACTIVE: dict[str, object] = {}  # "run": the RunContext of the job in progress (one at a time)
+
+
+def ensure_main_thread() -> None:
+    """Guard for everything here that touches bpy: it must run on Blender's main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        raise RuntimeError("akd_blender: Blender data touched from a worker thread")
+
+
+def action_name(prompt: str, limit: int = 63) -> str:
+    """The new action's name: the prompt, whitespace collapsed, cut to Blender's 63-byte limit."""
+    name = " ".join(prompt.split()) or "AKD motion"
+    while len(name.encode("utf-8")) > limit:
+        name = name[:-2] + "…"
+    return name
+
+
+@dataclass
+class RunContext:
+    """One Distill Motion run as the main thread sees it.
+
+    Attributes:
+        armature: the armature object's name (looked up again on each use; never held across ticks).
+        spec: the job (plain data).
+        saved_pose: each pose bone's ``matrix_basis`` before the run, restored on error/cancel.
+        report: ``report(level_set, text)``, e.g. ``Operator.report``.
+        worker: the thread runner (None until started).
+        action: the new action's name once written.
+    """
+
+    armature: str
+    spec: wk.JobSpec
+    saved_pose: list = field(default_factory=list)
+    report: Callable[[set[str], str], None] = lambda level, text: print(f"{'/'.join(level)}: {text}")
+    worker: wk.Worker | None = None
+    action: str | None = None
+    outcome: wk.JobOutcome | None = None
+
+
+def frame_range(scene: bpy.types.Scene, settings) -> tuple[int, int]:
+    """(first, last) frame of the motion: the scene's range or the settings' own."""
+    if settings.use_scene_range:
+        return int(scene.frame_start), int(scene.frame_end)
+    return int(settings.frame_start), int(settings.frame_end)
+
+
+def snapshot(context: bpy.types.Context, armature_obj: bpy.types.Object) -> RunContext:
+    """Copy what the job needs out of Blender (main thread). Raises InputError/RigError naming the
+    problem: an empty prompt, fewer than 2 frames, an armature the mirror cannot read."""
+    ensure_main_thread()
+    from ..core.errors import InputError
+    from .extract import rig_from_armature
+
+    settings = context.scene.akd
+    prompt = settings.prompt.strip()
+    if not prompt:
+        raise InputError("the prompt is empty: describe the motion, e.g. 'a fox trots forward'")
+    first, last = frame_range(context.scene, settings)
+    if last - first + 1 < 2:
+        raise InputError(f"the frame range {first}–{last} has fewer than 2 frames")
+    scene_fps = context.scene.render.fps / context.scene.render.fps_base
+    spec = wk.JobSpec(
+        rig=rig_from_armature(armature_obj),
+        prompt=prompt,
+        model=model_spec(settings),
+        frames=last - first + 1,
+        frame_start=first,
+        fps=float(scene_fps if settings.use_scene_fps else settings.fps),
+        steps=int(settings.steps),
+        seed=int(settings.seed),
+        device=settings.device,
+        height=int(settings.resolution),
+        width=int(settings.resolution),
+        negative_prompt=settings.negative_prompt,
+        camera=settings.camera,
+        loop=bool(settings.loop),
+        physics=bool(settings.physics),
+        preview_every=int(settings.preview_every),
+    )
+    saved = [pb.matrix_basis.copy() for pb in armature_obj.pose.bones]
+    return RunContext(armature_obj.name, spec, saved)
+
+
+def active_run() -> RunContext | None:
+    """The job in progress, if any."""
+    return _ACTIVE.get("run")  # type: ignore[return-value]
+
+
+def _run_state(context) -> object | None:
+    wm = context.window_manager
+    return getattr(wm, "akd_run", None) if wm is not None else None
+
+
+def _set_state(context, **values) -> None:
+    state = _run_state(context)
+    if state is None:
+        return
+    for key, value in values.items():
+        setattr(state, key, value)
+    screen = getattr(context, "screen", None)
+    for area in screen.areas if screen else ():
+        if area.type == "VIEW_3D":
+            area.tag_redraw()
+
+
+def restore_pose(run: RunContext) -> None:
+    """Put the armature's pose back as it was before the run."""
+    ensure_main_thread()
+    obj = bpy.data.objects.get(run.armature)
+    if obj is None or obj.pose is None:
+        return
+    for pb, basis in zip(obj.pose.bones, run.saved_pose):
+        pb.matrix_basis = basis
+    bpy.context.view_layer.update()
+
+
+def apply_preview(armature_obj: bpy.types.Object, clip, frame: int) -> None:
+    """Pose ``armature_obj`` as ``clip`` at scene frame ``frame`` (clamped to the clip), in each
+    pose bone's own rotation mode. Keys nothing."""
+    ensure_main_thread()
+    from .keyframes import channel_values
+
+    i = min(max(int(frame) - clip.frame_start, 0), clip.num_frames - 1)
+    for j, name in enumerate(clip.bone_names):
+        pb = armature_obj.pose.bones.get(name)
+        if pb is None:
+            continue
+        for prop, values in channel_values(clip, j, pb.rotation_mode).items():
+            setattr(pb, prop, values[i].tolist())
+    bpy.context.view_layer.update()
+
+
+def handle_messages(context: bpy.types.Context, run: RunContext, messages: list) -> str | None:
+    """Apply drained worker messages on the main thread.
+
+    Progress → the panel's bar and text; Preview → the armature's pose; Done → a new action named
+    after the prompt, made active (the old one kept), reported; Failed → the pose restored, the
+    error reported; Stopped → the pose restored, "cancelled" reported.
+    Returns None while the job runs, ``"FINISHED"`` after Done, ``"CANCELLED"`` after Failed/Stopped.
+    """
+    ensure_main_thread()
+    for message in messages:
+        if isinstance(message, wk.Progress):
+            loss = message.losses.get("total", next(iter(message.losses.values()), 0.0)) if message.losses else 0.0
+            eta = -1.0 if message.eta_seconds is None else float(message.eta_seconds)
+            text = f"Step {message.step}/{message.total}"
+            if eta >= 0:
+                text += f" · ETA {_clock(eta)}"
+            text += f" · loss {loss:.4g}"
+            factor = message.step / message.total if message.total else 0.0
+            _set_state(context, step=message.step, total=message.total, progress=factor, eta=eta, loss=loss, status=text)
+        elif isinstance(message, wk.Preview):
+            obj = bpy.data.objects.get(run.armature)
+            if obj is not None:
+                apply_preview(obj, message.clip, context.scene.frame_current)
+        elif isinstance(message, wk.Done):
+            return _finish(context, run, message.outcome)
+        elif isinstance(message, wk.Failed):
+            restore_pose(run)
+            _set_state(context, running=False, status=message.message)
+            run.report({"ERROR"}, message.message)
+            if message.details:
+                print(message.details)
+            return "CANCELLED"
+        elif isinstance(message, wk.Stopped):
+            restore_pose(run)
+            _set_state(context, running=False, status="Cancelled")
+            run.report({"WARNING"}, "Distill Motion cancelled: nothing was changed")
+            return "CANCELLED"
+    return None
+
+
+def _finish(context, run: RunContext, outcome: wk.JobOutcome) -> str:
+    from .keyframes import write_action
+
+    obj = bpy.data.objects.get(run.armature)
+    if obj is None:
+        run.report({"ERROR"}, f"armature '{run.armature}' was deleted while the job ran")
+        _set_state(context, running=False, status="Armature deleted")
+        return "CANCELLED"
+    try:
+        action = write_action(obj, outcome.clip, action_name(run.spec.prompt))
+    except AkdError as exc:
+        restore_pose(run)
+        run.report({"ERROR"}, str(exc))
+        _set_state(context, running=False, status=str(exc))
+        return "CANCELLED"
+    run.action, run.outcome = action.name, outcome
+    context.scene.frame_set(context.scene.frame_current)  # show the new action's pose
+    text = f"New action '{action.name}': {outcome.clip.num_frames} frames in {outcome.seconds:.1f} s on {outcome.device}"
+    _set_state(context, running=False, progress=1.0, status=text)
+    run.report({"INFO"}, text)
+    return "FINISHED"
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(round(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def _armature_poll(context) -> bool:
+    obj = context.active_object
+    return obj is not None and obj.type == "ARMATURE" and context.mode in {"OBJECT", "POSE"}
+
+
+class AKD_OT_distill(bpy.types.Operator):
+    """Distil a motion for the active armature from the prompt (a new action; the old one is kept)"""
+
+    bl_idname = "akd.distill"
+    bl_label = "Distill Motion"
+    bl_options = {"REGISTER", "UNDO"}
+
+    _timer = None
+
+    @classmethod
+    def poll(cls, context) -> bool:
+        return _armature_poll(context) and active_run() is None
+
+    def _start(self, context) -> RunContext | None:
+        try:
+            run = snapshot(context, context.active_object)
+        except AkdError as exc:
+            self.report({"ERROR"}, str(exc))
+            return None
+        run.report = self.report
+        run.worker = wk.Worker(run.spec)
+        _set_state(
+            context,
+            running=True,
+            armature=run.armature,
+            step=0,
+            total=run.spec.steps or 0,
+            progress=0.0,
+            eta=-1.0,
+            status="Starting…",
+        )
+        return run
+
+    def execute(self, context):
+        """Synchronous run (background mode, scripts): the job runs on this thread."""
+        run = self._start(context)
+        if run is None:
+            return {"CANCELLED"}
+        _ACTIVE["run"] = run
+        try:
+            run.worker.run_sync()
+            result = handle_messages(context, run, wk.drain(run.worker.queue))
+        finally:
+            _ACTIVE.pop("run", None)
+        return {result or "CANCELLED"}
+
+    def invoke(self, context, event):
+        if bpy.app.background or context.window is None:
+            return self.execute(context)
+        run = self._start(context)
+        if run is None:
+            return {"CANCELLED"}
+        _ACTIVE["run"] = run
+        run.worker.start()
+        wm = context.window_manager
+        self._timer = wm.event_timer_add(0.2, window=context.window)
+        wm.modal_handler_add(self)
+        return {"RUNNING_MODAL"}
+
+    def modal(self, context, event):
+        run = active_run()
+        if run is None:
+            return self._end(context, "CANCELLED")
+        if event.type == "ESC":
+            run.worker.cancel()
+        if event.type != "TIMER":
+            return {"PASS_THROUGH"}
+        result = handle_messages(context, run, wk.drain(run.worker.queue))
+        if result is None and not run.worker.alive and run.worker.queue.empty():
+            result = handle_messages(context, run, [wk.Failed("the worker stopped without a result")])
+        return {"RUNNING_MODAL"} if result is None else self._end(context, result)
+
+    def _end(self, context, result: str):
+        if self._timer is not None:
+            context.window_manager.event_timer_remove(self._timer)
+            self._timer = None
+        _ACTIVE.pop("run", None)
+        return {result}
+
+
+class AKD_OT_cancel(bpy.types.Operator):
+    """Stop the running distillation; the scene is left as it was and GPU memory is freed"""
+
+    bl_idname = "akd.cancel"
+    bl_label = "Cancel"
+
+    @classmethod
+    def poll(cls, context) -> bool:
+        return active_run() is not None
+
+    def execute(self, context):
+        run = active_run()
+        if run is not None and run.worker is not None:
+            run.worker.cancel()
+            _set_state(context, status="Cancelling…")
+        return {"FINISHED"}
+
+
+class AKD_OT_free_gpu(bpy.types.Operator):
+    """Unload the video model and release the GPU memory it holds"""
+
+    bl_idname = "akd.free_gpu"
+    bl_label = "Free GPU Memory"
+
+    @classmethod
+    def poll(cls, context) -> bool:
+        return active_run() is None
+
+    def execute(self, context):
+        count = wk.free_gpu_memory()
+        self.report({"INFO"}, f"Freed {count} loaded model(s)" if count else "No model was loaded")
+        return {"FINISHED"}
+
+
+class AKD_OT_ground_action(bpy.types.Operator):
+    """Make the active action physically plausible with MuJoCo (gravity, ground contact) as a new action"""
+
+    bl_idname = "akd.ground_action"
+    bl_label = "Ground Action"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context) -> bool:
+        obj = context.active_object
+        return (
+            _armature_poll(context)
+            and active_run() is None
+            and obj.animation_data is not None
+            and obj.animation_data.action is not None
+        )
+
+    def execute(self, context):
+        obj = context.active_object
+        try:
+            name = ground_active_action(context, obj)
+        except AkdError as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"New action '{name}' (grounded with physics)")
+        return {"FINISHED"}
+
+
+def ground_active_action(context, obj, action=None) -> str:
+    """Ground ``action`` (default: the active one) of ``obj`` with ``core.physics.ground_clip``
+    and write the result as a new action ``"<name> grounded"`` (made active). Returns its name."""
+    ensure_main_thread()
+    from ..core.physics import ground_clip
+    from .extract import rig_from_armature
+    from .keyframes import read_clip, write_action
+
+    action = action or obj.animation_data.action
+    start, end = (int(round(v)) for v in action.frame_range)
+    clip = read_clip(obj, start, max(end, start + 1), action=action)
+    result = ground_clip(rig_from_armature(obj), clip)
+    return write_action(obj, result.clip, action_name(f"{action.name} grounded")).name
+
+
+CLASSES = (AKD_OT_distill, AKD_OT_cancel, AKD_OT_free_gpu, AKD_OT_ground_action)

@@ -1,0 +1,98 @@
+"""The add-on's settings (one PropertyGroup on the scene) and run state (one on the window manager).
+
+``scene.akd`` (:class:`AKD_Settings`) is saved with the file; ``window_manager.akd_run``
+(:class:`AKD_RunState`) is what the panel shows while a job runs and is never saved.
+No torch here: the panel must draw in a Blender without torch.
+"""
+
+from __future__ import annotations
+
+import bpy
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+
+__all__ = ["AKD_Settings", "AKD_RunState", "MODELS", "model_spec", "CLASSES"]
+
+# identifier, label, description, spec passed to core.priors.load_prior (None: the folder field)
+MODELS = (
+    ("TINY", "Embedded (offline)", "The small teacher shipped with the add-on; runs on any computer", "tiny"),
+    (
+        "COGVIDEOX_2B",
+        "CogVideoX-2B",
+        "THUDM/CogVideoX-2b from the Hugging Face cache (about 13 GB of GPU memory)",
+        "THUDM/CogVideoX-2b",
+    ),
+    ("COGVIDEOX_5B", "CogVideoX-5B", "THUDM/CogVideoX-5b from the Hugging Face cache (the paper's prior)", "THUDM/CogVideoX-5b"),
+    (
+        "WAN_1_3B",
+        "Wan2.1-1.3B",
+        "Wan-AI/Wan2.1-T2V-1.3B-Diffusers from the Hugging Face cache (fits small GPUs)",
+        "Wan-AI/Wan2.1-T2V-1.3B-Diffusers",
+    ),
+    ("FOLDER", "Folder…", "A diffusers model saved in a local folder", None),
+)
+
+
+def model_spec(settings: AKD_Settings) -> str:
+    """What ``load_prior`` gets for these settings: ``"tiny"``, a hub id, or the chosen folder."""
+    for ident, _label, _desc, spec in MODELS:
+        if ident == settings.model:
+            return spec if spec is not None else bpy.path.abspath(settings.model_folder).rstrip("/\\")
+    return "tiny"
+
+
+class AKD_Settings(bpy.types.PropertyGroup):
+    """Settings of the Distill Motion operator (``scene.akd``)."""
+
+    prompt: StringProperty(name="Prompt", description="What the character should do, e.g. 'a fox trots forward'", default="")
+    negative_prompt: StringProperty(name="Negative", description="What the video should not look like", default="")
+    model: EnumProperty(
+        name="Model",
+        description="The text-to-video model the motion is distilled from",
+        items=[(i, label, desc) for i, label, desc, _spec in MODELS],
+        default="TINY",
+    )
+    model_folder: StringProperty(name="Folder", description="A local diffusers model folder", subtype="DIR_PATH", default="")
+    use_scene_range: BoolProperty(name="Scene Range", description="Use the scene's frame range", default=True)
+    frame_start: IntProperty(name="Start", description="First frame of the motion", default=1, min=0)
+    frame_end: IntProperty(name="End", description="Last frame of the motion", default=48, min=1)
+    use_scene_fps: BoolProperty(name="Scene FPS", description="Use the scene's frame rate", default=True)
+    fps: IntProperty(name="FPS", description="Frames per second of the motion", default=24, min=1, max=240)
+    steps: IntProperty(name="Steps", description="Optimisation steps (more: better, slower)", default=300, min=1, max=100000)
+    seed: IntProperty(name="Seed", description="Random seed", default=0, min=0)
+    resolution: IntProperty(
+        name="Resolution", description="Render size the model sees (pixels, square)", default=64, min=8, max=1024
+    )
+    camera: EnumProperty(
+        name="Camera",
+        description="How the distillation camera films the character",
+        items=[
+            ("follow", "Follow", "The camera tracks the character's root"),
+            ("fixed", "Fixed", "A still camera framing the whole motion"),
+        ],
+        default="follow",
+    )
+    loop: BoolProperty(name="Loop", description="Make the last frame flow into the first (cyclic motion)", default=False)
+    physics: BoolProperty(name="Physics", description="Ground the distilled motion with MuJoCo (gravity, contact)", default=False)
+    device: EnumProperty(
+        name="Device",
+        description="Where the model runs",
+        items=[("auto", "Auto", "CUDA GPU when available, else CPU"), ("cpu", "CPU", "CPU"), ("cuda", "CUDA", "NVIDIA GPU")],
+        default="auto",
+    )
+    preview_every: IntProperty(name="Preview Every", description="Update the pose every N steps (0: off)", default=10, min=0)
+
+
+class AKD_RunState(bpy.types.PropertyGroup):
+    """What the panel shows about the running job (``window_manager.akd_run``; not saved)."""
+
+    running: BoolProperty(default=False)
+    armature: StringProperty(default="")
+    step: IntProperty(default=0)
+    total: IntProperty(default=0)
+    progress: FloatProperty(default=0.0, min=0.0, max=1.0, subtype="FACTOR")
+    eta: FloatProperty(default=-1.0)
+    loss: FloatProperty(default=0.0)
+    status: StringProperty(default="")
+
+
+CLASSES = (AKD_Settings, AKD_RunState)
