@@ -56,6 +56,7 @@ class DiffusersPrior(SDSPrior):
         self.transformer.requires_grad_(False)
         if self.text_encoder is not None:
             self.text_encoder.requires_grad_(False)
+            self.text_encoder.eval()
         for module in (self.vae, self.transformer):  # from_pretrained(torch_dtype=...) already did this
             if module.dtype != self.dtype:
                 module.to(dtype=self.dtype)

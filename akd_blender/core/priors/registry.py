@@ -131,8 +131,8 @@ def load_prior(
     pipeline_cls, adapter = _adapter_for(class_name, where)
     load_dtype = dtype or (torch.bfloat16 if device.type == "cuda" else torch.float32)
     try:
-        pipe = pipeline_cls.from_pretrained(source, torch_dtype=load_dtype, **kwargs)
-    except (OSError, ValueError, EnvironmentError) as exc:
+        pipe = pipeline_cls.from_pretrained(source, dtype=load_dtype, **kwargs)
+    except (OSError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ModelNotAvailable(f"{where} could not be loaded: {first}") from None
     return adapter(pipe, name=repo, device=device, dtype=load_dtype, memory=memory, settings=settings)

@@ -1,0 +1,338 @@
+"""The SDS distillation loop: a prompt and a rig → a MotionClip.
+
+One step::
+
+    MotionParams ──pose_channels──▶ Skeleton (FK + LBS) ──▶ vertices [F,V,3] (world)
+        ──Renderer──▶ video [F,3,H,W] ──prior.sds_loss──▶ SDS loss
+    total = w_sds·SDS + w_smooth·smoothness + w_ground·penetration + w_skate·foot skate
+            + w_limits·joint limits (+ w_loop·loop)
+    Adam on the motion parameters only (rotation offsets per key and bone, root path).
+
+Deterministic on CPU for a seed (noise and timesteps come from one seeded generator).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields, replace
+
+import numpy as np
+import torch
+
+from .errors import AkdError, Cancelled, InputError
+from .kinematics import Skeleton
+from .losses import foot_joints, foot_skate_loss, ground_penetration_loss, joint_limit_loss, loop_loss, smoothness_loss
+from .motion import MotionClip, MotionParams
+from .rig import RigAsset
+
+__all__ = ["DistillConfig", "DistillProgress", "DistillCallbacks", "DistillResult", "NumericalError", "distill"]
+
+
+class NumericalError(AkdError):
+    """The optimisation produced NaN/Inf (exit 1); the message names the step and the loss term."""
+
+
+@dataclass
+class DistillConfig:
+    """Settings of one distillation (defaults suit the embedded teacher on a CPU).
+
+    Video and schedule:
+        steps: optimiser steps (200).
+        frames: clip length in frames (16); fps: frames per second (24.0); frame_start: first
+            Blender frame (1).
+        height, width: render size in pixels (64 × 64); large priors want e.g. 480 × 720 (CogVideoX)
+            or 480 × 832 (Wan), and pad/round what they get.
+        seed: random seed (0). device: "auto" (CUDA when available), "cpu" or "cuda".
+    Motion parameters:
+        keys: temporal keys interpolated over the frames (None → every other frame, at least 2);
+            fewer keys = smoother, lower-dimensional motion. interpolation: "cubic" or "linear".
+        lr: Adam learning rate of the rotation offsets, radians (0.03).
+        root_lr: Adam learning rate of the root path, in character heights (0.01).
+    SDS (see :class:`akd_blender.core.priors.SDSSettings`):
+        cfg_scale: classifier-free guidance (2.0; the spike's most faithful value with target form).
+        sds_mode: "target" (regress onto the model's detached clean prediction) or "score" (classic).
+        target_space: "latent" or "pixel" (target mode: loss on the decoded target video; no VAE
+            encoder backward pass).
+        t_min, t_max, t_max_end: timestep range (fractions), t_max annealed linearly to t_max_end.
+        grad_clip: elementwise clip of the latent SDS gradient (1.0).
+        negative_prompt: text for the unconditional branch ("").
+    Rendering:
+        camera: "follow" (default), "fixed" or "orbit"; views: cameras per frame (1);
+        render_backend: "auto", "torch" or "nvdiffrast".
+    Regulariser weights (lengths in character heights, angles in radians; 0 disables):
+        w_sds (1.0), w_smooth (1.0, joint acceleration), w_ground (10.0, penetration depth²),
+        w_skate (1.0, planted-foot sliding), w_limits (1.0, Limit Rotation excess²),
+        loop (False) with w_loop (1.0): first frame = last frame.
+    Reporting:
+        preview_every: call the preview callback every N steps (25; 0 = never) and at the end.
+    """
+
+    steps: int = 200
+    frames: int = 16
+    fps: float = 24.0
+    frame_start: int = 1
+    height: int = 64
+    width: int = 64
+    seed: int = 0
+    device: str = "auto"
+    keys: int | None = None
+    interpolation: str = "cubic"
+    lr: float = 0.03
+    root_lr: float = 0.01
+    cfg_scale: float = 2.0
+    sds_mode: str = "target"
+    target_space: str = "latent"
+    t_min: float = 0.02
+    t_max: float = 0.98
+    t_max_end: float | None = 0.5
+    grad_clip: float | None = 1.0
+    negative_prompt: str = ""
+    camera: str = "follow"
+    views: int = 1
+    render_backend: str = "auto"
+    w_sds: float = 1.0
+    w_smooth: float = 1.0
+    w_ground: float = 10.0
+    w_skate: float = 1.0
+    w_limits: float = 1.0
+    loop: bool = False
+    w_loop: float = 1.0
+    preview_every: int = 25
+
+    def validate(self) -> None:
+        """InputError naming the first bad field."""
+        if self.steps < 1 or self.frames < 2 or self.height < 8 or self.width < 8:
+            raise InputError(
+                f"distill: need steps >= 1, frames >= 2 and a render of at least 8x8 "
+                f"(got steps={self.steps}, frames={self.frames}, {self.height}x{self.width})"
+            )
+        if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
+            raise InputError(f"distill: device must be auto, cpu or cuda, not {self.device!r}")
+        if self.device.startswith("cuda") and not torch.cuda.is_available():
+            raise InputError("distill: device 'cuda' requested but no CUDA device is available")
+        if self.sds_mode not in ("score", "target"):
+            raise InputError(f"distill: sds_mode must be 'score' or 'target', not {self.sds_mode!r}")
+        if self.camera not in ("follow", "fixed", "orbit"):
+            raise InputError(f"distill: camera must be follow, fixed or orbit, not {self.camera!r}")
+        if not (self.lr > 0 and math.isfinite(self.lr)):
+            raise InputError(f"distill: lr must be a positive number, not {self.lr}")
+
+    def resolved_device(self) -> torch.device:
+        if self.device == "auto":
+            return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        return torch.device(self.device)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class DistillProgress:
+    """One progress report: ``step`` (1-based, done), ``total``, ``losses`` (name → float), ``eta_seconds``."""
+
+    step: int
+    total: int
+    losses: dict[str, float]
+    eta_seconds: float
+
+
+@dataclass
+class DistillCallbacks:
+    """Hooks called from the loop (on the thread running it).
+
+    progress: after every step. preview: (current MotionClip, step) every ``preview_every`` steps and
+    at the end. should_cancel: checked before every step; True → :class:`Cancelled`.
+    """
+
+    progress: Callable[[DistillProgress], None] | None = None
+    preview: Callable[[MotionClip, int], None] | None = None
+    should_cancel: Callable[[], bool] | None = None
+
+
+@dataclass
+class DistillResult:
+    """``clip``: the distilled motion; ``history``: per-step losses; ``seconds``: wall time;
+    ``timings``: seconds per phase (setup, text, pose, render, prior, backward, optimiser);
+    ``config``: the settings used."""
+
+    clip: MotionClip
+    history: list[dict[str, float]]
+    seconds: float
+    timings: dict[str, float]
+    config: DistillConfig
+    prior_name: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+class _Timer:
+    def __init__(self, device: torch.device) -> None:
+        self.device, self.totals = device, {}
+
+    def __call__(self, name: str, start: float) -> float:
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+        now = time.perf_counter()
+        self.totals[name] = self.totals.get(name, 0.0) + now - start
+        return now
+
+
+def _configure_prior(prior, config: DistillConfig) -> None:
+    """Hand the SDS switches to priors that expose ``settings`` (SDSSettings)."""
+    from .priors.base import SDSSettings
+
+    settings = getattr(prior, "settings", None)
+    if isinstance(settings, SDSSettings):
+        prior.settings = replace(
+            settings,
+            cfg_scale=config.cfg_scale,
+            mode=config.sds_mode,
+            target_space=config.target_space,
+            t_min=config.t_min,
+            t_max=config.t_max,
+            t_max_end=config.t_max_end,
+            grad_clip=config.grad_clip,
+        )
+
+
+def _check_finite(step: int, losses: dict[str, torch.Tensor]) -> None:
+    for name, value in losses.items():
+        if not torch.isfinite(value).all():
+            raise NumericalError(
+                f"distillation diverged at step {step}: loss '{name}' is {float(value)}; try a lower learning rate or CFG scale"
+            )
+
+
+def distill(
+    rig: RigAsset,
+    prompt: str,
+    config: DistillConfig | None = None,
+    prior=None,
+    callbacks: DistillCallbacks | None = None,
+) -> DistillResult:
+    """Distil ``prompt`` into a motion of ``rig`` with a video prior (default: the embedded teacher).
+
+    Raises InputError (bad config / prompt), ModelNotAvailable (prior missing), Cancelled (within one
+    step of ``should_cancel`` returning True), NumericalError (NaN/Inf loss or gradient).
+    """
+    t_start = time.perf_counter()
+    config = config or DistillConfig()
+    config.validate()
+    if not prompt or not prompt.strip():
+        raise InputError("distill: the prompt is empty")
+    callbacks = callbacks or DistillCallbacks()
+    device = config.resolved_device()
+    timer = _Timer(device)
+    torch.manual_seed(config.seed)
+    generator = torch.Generator("cpu").manual_seed(config.seed)
+
+    # 1. Prior and text (the text embedding is computed once).
+    if prior is None:
+        from .priors import load_prior
+
+        prior = load_prior("tiny", device=device)
+    _configure_prior(prior, config)
+    from .render import Renderer, make_cameras
+
+    t = timer("setup", t_start)
+    text = prior.encode_text(prompt, config.negative_prompt)
+    t = timer("text", t)
+
+    # 2. Motion, skeleton, renderer, optimiser.
+    keys = config.keys or max(2, (config.frames + 1) // 2)
+    params = MotionParams(rig, config.frames, config.fps, keys=keys, interpolation=config.interpolation).to(device)
+    params.frame_start = config.frame_start
+    skeleton = Skeleton(rig).to(device)
+    renderer = Renderer(rig, config.height, config.width, backend=config.render_backend, device=device)
+    scale = float(rig.height) or 1.0
+    ground = float(rig.ground_height)
+    root = int(rig.root_indices[0])
+    feet = torch.as_tensor(foot_joints(rig), device=device)
+    limited = np.flatnonzero(~np.isnan(rig.rotation_limits).all(axis=(1, 2)))
+    limit_bones = torch.as_tensor(limited, dtype=torch.int64, device=device)
+    limits = torch.as_tensor(rig.rotation_limits[limited], dtype=torch.float32, device=device)
+    bone_len = torch.as_tensor(rig.lengths, dtype=torch.float32, device=device)
+    world = skeleton.armature_world
+    optimiser = torch.optim.Adam(
+        [{"params": [params.rotvec], "lr": config.lr}, {"params": [params.root_offset], "lr": config.root_lr * scale}]
+    )
+    weights = {
+        "smooth": config.w_smooth,
+        "ground": config.w_ground,
+        "skate": config.w_skate,
+        "limits": config.w_limits,
+        "loop": config.w_loop if config.loop else 0.0,
+    }
+    history: list[dict[str, float]] = []
+    t = timer("setup", t)
+    loop_start = time.perf_counter()
+
+    for step in range(config.steps):
+        if callbacks.should_cancel is not None and callbacks.should_cancel():
+            raise Cancelled(f"distillation cancelled at step {step} of {config.steps}")
+        t = time.perf_counter()
+        # 3. Pose: channels → FK → world joints, foot tips and skinned vertices.
+        rotations, locations = params.pose_channels()
+        pose = skeleton.pose_matrices(rotations, locations)  # [F,J,4,4] armature space
+        joints = pose[..., :3, 3] @ world[:3, :3].T + world[:3, 3]  # [F,J,3] world
+        tips = (pose[:, feet, :3, 1] * bone_len[feet, None] + pose[:, feet, :3, 3]) @ world[:3, :3].T + world[:3, 3]
+        vertices = skeleton.deform(rotations, locations)  # [F,V,3] world
+        t = timer("pose", t)
+        # 4. Render what the prior sees.
+        cameras = make_cameras(rig, joints[:, root].detach(), config.height, config.width, mode=config.camera, views=config.views)
+        video = renderer.render(vertices, cameras)[:, :3]  # [F·views,3,H,W]
+        t = timer("render", t)
+        # 5. Losses.
+        sds = prior.sds_loss(video, text, step, config.steps, generator)
+        t = timer("prior", t)
+        terms = {"sds": sds["loss"].float().to(device)}
+        if weights["smooth"]:
+            terms["smooth"] = smoothness_loss(joints, scale)
+        if weights["ground"]:
+            terms["ground"] = ground_penetration_loss(vertices, ground, scale)
+        if weights["skate"]:
+            terms["skate"] = foot_skate_loss(tips, ground, scale)
+        if weights["limits"]:
+            terms["limits"] = joint_limit_loss(rotations, limits, limit_bones)
+        if weights["loop"]:
+            terms["loop"] = loop_loss(rotations, joints, scale)
+        total = config.w_sds * terms["sds"] + sum(weights[k] * v for k, v in terms.items() if k != "sds")
+        terms["total"] = total
+        _check_finite(step, terms)
+        # 6. Backward and update (motion parameters only).
+        optimiser.zero_grad(set_to_none=True)
+        total.backward()
+        t = timer("backward", t)
+        for p in (params.rotvec, params.root_offset):
+            if p.grad is not None and not torch.isfinite(p.grad).all():
+                raise NumericalError(f"distillation diverged at step {step}: non-finite gradient on the motion parameters")
+        optimiser.step()
+        timer("optimiser", t)
+        record = {k: float(v.detach()) for k, v in terms.items()}
+        record.update({f"sds_{k}": float(v) for k, v in sds.items() if k != "loss" and torch.as_tensor(v).numel() == 1})
+        history.append(record)
+        done = step + 1
+        if callbacks.progress is not None:
+            elapsed = time.perf_counter() - loop_start
+            callbacks.progress(DistillProgress(done, config.steps, record, elapsed / done * (config.steps - done)))
+        if callbacks.preview is not None and config.preview_every and done % config.preview_every == 0 and done < config.steps:
+            callbacks.preview(params.to_clip(), done)
+
+    clip = params.to_clip()
+    if callbacks.preview is not None and config.preview_every:
+        callbacks.preview(clip, config.steps)
+    return DistillResult(
+        clip=clip,
+        history=history,
+        seconds=time.perf_counter() - t_start,
+        timings=dict(timer.totals),
+        config=config,
+        prior_name=str(getattr(prior, "name", "")),
+    )
+
+
+def config_from_dict(data: dict) -> DistillConfig:
+    """A DistillConfig from a dict, ignoring unknown keys (e.g. a report's "config")."""
+    names = {f.name for f in fields(DistillConfig)}
+    return DistillConfig(**{k: v for k, v in data.items() if k in names})

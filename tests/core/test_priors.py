@@ -1,0 +1,154 @@
+"""The diffusers adapters with tiny random models of the real classes (CPU, nothing downloaded)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+import torch
+
+from akd_blender.core.errors import InputError, ModelNotAvailable
+from akd_blender.core.priors import ALIASES, SDSSettings, VideoPrior, load_prior
+from akd_blender.core.priors.base import cfg_combine, fit_video, sds_target_loss
+from akd_blender.core.priors.cogvideox import CogVideoXPrior
+from akd_blender.core.priors.registry import resolve_spec
+from akd_blender.core.priors.wan import WanPrior
+from tests.core.dummy_priors import TEXT_DIM, TEXT_LEN, cogvideox_pipeline, save_pipeline, wan_pipeline
+
+PROMPT = "a fox trots forward"
+
+
+@pytest.fixture(scope="module")
+def cog() -> CogVideoXPrior:
+    return CogVideoXPrior(cogvideox_pipeline(), name="tiny-cogvideox", device="cpu")
+
+
+@pytest.fixture(scope="module")
+def wan() -> WanPrior:
+    return WanPrior(wan_pipeline(), name="tiny-wan", device="cpu")
+
+
+@pytest.fixture(params=["cog", "wan"])
+def prior(request, cog, wan):
+    p = cog if request.param == "cog" else wan
+    p.settings = SDSSettings()
+    return p
+
+
+def test_protocol_and_sizes(cog, wan):
+    assert isinstance(cog, VideoPrior) and isinstance(wan, VideoPrior)
+    assert (cog.frames, cog.height, cog.width) == (49, 16, 16)  # sample 2 latents × VAE 8
+    assert (wan.frames, wan.height, wan.width) == (81, 480, 832)
+
+
+def test_text_embedding_shapes(cog, wan):
+    text = cog.encode_text(PROMPT, "blurry")
+    assert text.cond.shape == (1, TEXT_LEN, TEXT_DIM) and text.uncond.shape == (1, TEXT_LEN, TEXT_DIM)
+    assert not torch.equal(text.cond, text.uncond)
+    assert cog.encode_text(PROMPT, "blurry") is text  # computed once per prompt
+    assert wan.encode_text(PROMPT).cond.shape == (1, 512, TEXT_DIM)
+
+
+def test_latent_shapes(cog, wan):
+    video = torch.rand(9, 3, 32, 48)
+    assert cog._encode(cog._prepare_video(video)).shape == (1, 3, 4, 4, 6)  # [1,F',C,h,w]
+    assert wan._encode(wan._prepare_video(video)).shape == (1, 16, 3, 4, 6)  # [1,C,F',h,w]
+
+
+def test_fit_video_pads_frames_and_rounds_size():
+    video = torch.rand(6, 3, 30, 40, requires_grad=True)
+    out = fit_video(video, 4, 16)
+    assert out.shape == (9, 3, 32, 48)
+    out.sum().backward()
+    assert video.grad.abs().sum() > 0
+
+
+@pytest.mark.parametrize(("mode", "space"), [("score", "latent"), ("target", "latent"), ("target", "pixel")])
+def test_sds_gradient_reaches_video(prior, mode, space):
+    prior.configure(mode=mode, target_space=space, cfg_scale=2.0)
+    text = prior.encode_text(PROMPT)
+    video = torch.rand(9, 3, 32, 32, requires_grad=True)
+    out = prior.sds_loss(video, text, 0, 10, torch.Generator().manual_seed(0))
+    assert out["loss"].ndim == 0 and torch.isfinite(out["loss"])
+    out["loss"].backward()
+    assert torch.isfinite(video.grad).all() and video.grad.abs().sum() > 0
+    assert 0.0 < float(out["t"]) < 1.0
+
+
+def test_sds_is_deterministic_for_a_generator(cog):
+    text = cog.encode_text(PROMPT)
+    video = torch.rand(9, 3, 32, 32)
+    a = cog.sds_loss(video, text, 3, 10, torch.Generator().manual_seed(7))["loss"]
+    b = cog.sds_loss(video, text, 3, 10, torch.Generator().manual_seed(7))["loss"]
+    c = cog.sds_loss(video, text, 3, 10, torch.Generator().manual_seed(8))["loss"]
+    assert torch.equal(a, b) and not torch.equal(a, c)
+
+
+def test_cfg_combine_and_surrogate_gradient():
+    pred = torch.stack([torch.zeros(3), torch.ones(3)])
+    assert torch.allclose(cfg_combine(pred, 2.5), torch.full((1, 3), 2.5))
+    assert torch.equal(cfg_combine(pred[1:], 7.0), pred[1:])
+    latents = torch.randn(2, 5, requires_grad=True)
+    grad = torch.randn(2, 5)
+    grad[0, 0] = float("nan")
+    sds_target_loss(latents, grad, clip=None).backward()
+    expect = torch.nan_to_num(grad, nan=0.0) / latents.numel()
+    assert torch.allclose(latents.grad, expect)
+
+
+def test_settings_reject_bad_values():
+    with pytest.raises(ValueError, match="mode"):
+        SDSSettings(mode="fancy")
+    with pytest.raises(ValueError, match="timestep"):
+        SDSSettings(t_min=0.9, t_max=0.5)
+
+
+@pytest.mark.parametrize(("build", "adapter"), [(cogvideox_pipeline, CogVideoXPrior), (wan_pipeline, WanPrior)])
+def test_saved_pipeline_loads_through_load_prior(tmp_path, build, adapter):
+    pipe = build()
+    folder = save_pipeline(pipe, tmp_path / "model")
+    assert (folder / "model_index.json").is_file()
+    loaded = load_prior(str(folder), device="cpu")
+    assert isinstance(loaded, adapter) and loaded.name == str(folder)
+    original = adapter(pipe, device="cpu")
+    assert torch.allclose(loaded.encode_text(PROMPT).cond, original.encode_text(PROMPT).cond)
+    video = torch.rand(5, 3, 16, 16)
+    gen = lambda: torch.Generator().manual_seed(1)  # noqa: E731
+    assert torch.allclose(
+        loaded.sds_loss(video, loaded.encode_text(PROMPT), 0, 1, gen())["loss"],
+        original.sds_loss(video, original.encode_text(PROMPT), 0, 1, gen())["loss"],
+        rtol=1e-4,
+    )
+
+
+def test_missing_model_is_one_line(monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(ModelNotAvailable) as err:
+        load_prior("nonexistent/model", device="cpu")
+    message = str(err.value)
+    assert "\n" not in message and "nonexistent/model" in message and "huggingface-cli download" in message
+    assert err.value.exit_code == 3
+    with pytest.raises(ModelNotAvailable, match="not a hub id"):
+        load_prior(str(tmp_path / "no" / "such" / "folder.safetensors"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ModelNotAvailable, match="model_index.json"):
+        load_prior(str(tmp_path / "empty"))
+    with pytest.raises(InputError):
+        load_prior("  ")
+
+
+def test_aliases():
+    assert resolve_spec("CogVideoX-5B") == "THUDM/CogVideoX-5b" == ALIASES["cogvideox-5b"]
+    assert resolve_spec("cogvideox-2b") == "THUDM/CogVideoX-2b"
+    assert resolve_spec("wan2.1-1.3b") == "Wan-AI/Wan2.1-T2V-1.3B-Diffusers"
+    assert resolve_spec("some/other") == "some/other"
+
+
+def test_tiny_spec():
+    if importlib.util.find_spec("akd_blender.core.priors.tiny") is None:
+        with pytest.raises(ModelNotAvailable, match="tiny"):
+            load_prior("tiny", device="cpu")
+    else:
+        assert isinstance(load_prior("tiny", device="cpu"), VideoPrior)
