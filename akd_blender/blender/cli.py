@@ -37,6 +37,7 @@ from ..core.errors import AkdError, Cancelled, InputError
 __all__ = ["CliJob", "REPORT_FIELDS", "EXPORT_FORMATS", "build_parser", "parse_jobs", "run_one", "main"]
 
 EXPORT_FORMATS = (".fbx", ".bvh", ".glb", ".gltf")
+CAMERA_MODES = ("follow", "fixed", "orbit")  # core.render.CAMERA_MODES (not imported: no torch at parse time)
 
 # Every report holds these keys (DESIGN §4 and a little more); tests check them.
 REPORT_FIELDS = (
@@ -116,7 +117,7 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
     p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     p.add_argument("--height", type=int, help="render height the model sees (pixels)")
     p.add_argument("--width", type=int, help="render width the model sees (pixels)")
-    p.add_argument("--camera", help="distillation camera mode (e.g. follow)")
+    p.add_argument("--camera", choices=CAMERA_MODES, help="distillation camera (default: follow)")
     p.add_argument("--loop", action="store_true", help="make the motion cyclic")
     p.add_argument("--physics", action="store_true", help="ground the distilled motion with MuJoCo")
     p.add_argument("--ground-action", metavar="NAME", help="no distillation: ground this existing action with MuJoCo")
@@ -379,7 +380,8 @@ def _plain_metrics(metrics):
 def write_preview(rig, clip, path: str, size: int = 256, camera: str | None = None) -> None:
     """Render ``clip`` with the project renderer (``core.render.render_clip``) to an H.264 MP4.
 
-    RGBA frames [F,4,H,W] in [0,1] are composited over white and written at the clip's fps.
+    The renderer's RGB (the character composited on the checkerboard ground; alpha is only the
+    character's mask) is written at the clip's fps.
     """
     import imageio_ffmpeg
     import numpy as np
@@ -388,8 +390,7 @@ def write_preview(rig, clip, path: str, size: int = 256, camera: str | None = No
 
     kwargs = {"camera": camera} if camera else {}
     video = render_clip(rig, clip, size, size, **kwargs).detach().float().cpu().numpy()  # [F,4,H,W]
-    rgb, alpha = video[:, :3], video[:, 3:4]
-    frames = (rgb * alpha + (1.0 - alpha)).clip(0, 1).transpose(0, 2, 3, 1)  # [F,H,W,3]
+    frames = video[:, :3].clip(0, 1).transpose(0, 2, 3, 1)  # [F,H,W,3]
     frames = (frames * 255 + 0.5).astype(np.uint8)
     writer = imageio_ffmpeg.write_frames(
         path, (size, size), fps=float(clip.fps), codec="libx264", pix_fmt_out="yuv420p", macro_block_size=2, quality=8

@@ -68,6 +68,7 @@ class AKD_Settings(bpy.types.PropertyGroup):
         items=[
             ("follow", "Follow", "The camera tracks the character's root"),
             ("fixed", "Fixed", "A still camera framing the whole motion"),
+            ("orbit", "Orbit", "The camera follows and turns around the character"),
         ],
         default="follow",
     )

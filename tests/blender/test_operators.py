@@ -1,0 +1,253 @@
+"""The add-on inside Blender (bpy module): registration, poll, the drain logic, a synchronous run, undo.
+
+Real Blender data, real threads; the video prior is a tiny random CogVideoX pipeline saved with
+``save_pretrained`` (tests/core/dummy_priors.py) and loaded through ``--model PATH``-style specs.
+"""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import sys
+import threading
+
+import bpy
+import numpy as np
+import pytest
+
+import akd_blender
+from akd_blender.blender import operators, registration
+from akd_blender.blender import worker as wk
+from akd_blender.core.motion import MotionClip
+from akd_blender.core.procedural.characters import biped
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def addon():
+    akd_blender.register()
+    yield
+    akd_blender.unregister()
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory) -> str:
+    sys.path.insert(0, str(ROOT))
+    from tests.core.dummy_priors import cogvideox_pipeline, save_pipeline
+
+    return str(save_pipeline(cogvideox_pipeline(), tmp_path_factory.mktemp("tiny-cogvideox")))
+
+
+def _character(with_old_action: bool = True):
+    """The procedural biped in Blender, active and selected, optionally with an old action."""
+    from akd_blender.blender.build import armature_from_rig
+
+    arm = armature_from_rig(biped())
+    arm.select_set(True)
+    bpy.context.view_layer.objects.active = arm
+    if with_old_action:
+        arm.pose.bones[1].rotation_mode = "QUATERNION"
+        arm.pose.bones[1].rotation_quaternion = (0.9, 0.3, 0.0, 0.0)
+        arm.pose.bones[1].keyframe_insert("rotation_quaternion", frame=1)
+        arm.animation_data.action.name = "OldAction"
+    return arm
+
+
+def _settings(prompt="a person walks forward", model="FOLDER", folder="", frames=(1, 4)):
+    s = bpy.context.scene.akd
+    s.prompt, s.model, s.model_folder = prompt, model, folder
+    s.use_scene_range = False
+    s.frame_start, s.frame_end = frames
+    s.steps, s.resolution, s.device, s.preview_every = 2, 16, "cpu", 1
+    return s
+
+
+def _clip(arm, frames=4, angle=0.5, frame_start=1) -> MotionClip:
+    names = tuple(b.name for b in arm.data.bones)
+    rot = np.zeros((frames, len(names), 4))
+    rot[..., 0] = 1.0
+    theta = np.linspace(0.0, angle, frames)
+    rot[:, 2, 0], rot[:, 2, 1] = np.cos(theta / 2), np.sin(theta / 2)
+    return MotionClip(names, 24.0, frame_start, rot, np.zeros((frames, len(names), 3)))
+
+
+def _basis(arm) -> np.ndarray:
+    return np.stack([np.array(pb.matrix_basis) for pb in arm.pose.bones])
+
+
+# --- registration and poll ---------------------------------------------------------------------
+
+
+def test_register_unregister_twice():
+    for _ in range(2):
+        akd_blender.register()
+        akd_blender.register()  # a second register is harmless
+        assert registration.is_registered()
+        assert hasattr(bpy.types, "AKD_OT_distill") and hasattr(bpy.types, "VIEW3D_PT_akd")
+        assert bpy.context.scene.akd.model == "TINY"
+        assert bpy.context.window_manager.akd_run.running is False
+        akd_blender.unregister()
+        akd_blender.unregister()  # and so is a second unregister
+        assert not hasattr(bpy.types, "AKD_OT_distill") and not hasattr(bpy.types, "VIEW3D_PT_akd")
+        assert not hasattr(bpy.types.Scene, "akd")
+
+
+def test_registration_imports_no_torch():
+    code = (
+        "import sys; sys.modules['torch'] = None\n"  # importing torch would raise
+        "import akd_blender.blender.registration, akd_blender.blender.panel\n"
+        "print('ok')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "ok" in out.stdout, out.stderr
+
+
+def test_worker_module_is_bpy_free():
+    code = (
+        "import sys; sys.modules['bpy'] = None; sys.modules['mathutils'] = None\nimport akd_blender.blender.worker\nprint('ok')"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "ok" in out.stdout, out.stderr
+
+
+def test_poll(addon):
+    assert not bpy.ops.akd.distill.poll()  # empty scene
+    mesh = bpy.data.objects.new("M", bpy.data.meshes.new("M"))
+    bpy.context.scene.collection.objects.link(mesh)
+    bpy.context.view_layer.objects.active = mesh
+    assert not bpy.ops.akd.distill.poll()
+    arm = _character(with_old_action=False)
+    assert bpy.ops.akd.distill.poll()
+    assert not bpy.ops.akd.ground_action.poll()  # no action to ground yet
+    assert not bpy.ops.akd.cancel.poll()  # nothing running
+    assert bpy.ops.akd.free_gpu.poll()
+    assert operators.AKD_OT_distill.poll(bpy.context) and arm.type == "ARMATURE"
+
+
+def test_operator_reports_bad_input_and_changes_nothing(addon):
+    arm = _character()
+    _settings(prompt="   ")
+    before = (_basis(arm), len(bpy.data.actions))
+    with pytest.raises(RuntimeError, match="prompt is empty"):
+        bpy.ops.akd.distill()
+    _settings(frames=(5, 5))
+    with pytest.raises(RuntimeError, match="fewer than 2 frames"):
+        bpy.ops.akd.distill()
+    assert np.allclose(_basis(arm), before[0]) and len(bpy.data.actions) == before[1]
+
+
+# --- the drain logic, fed by hand --------------------------------------------------------------
+
+
+def test_drain_keeps_newest_progress_and_preview():
+    q: queue.Queue = queue.Queue()
+    for step in range(1, 4):
+        q.put(wk.Progress(step, 3, {"total": float(step)}))
+        q.put(wk.Preview(clip=f"clip{step}", step=step))
+    q.put(wk.Stopped(3))
+    got = wk.drain(q)
+    assert [type(m).__name__ for m in got] == ["Progress", "Preview", "Stopped"]
+    assert got[0].step == 3 and got[1].clip == "clip3"
+    assert wk.drain(q) == []
+
+
+def test_handle_messages_progress_preview_result(addon):
+    arm = _character()
+    _settings(prompt="a  person\twaves")
+    run = operators.snapshot(bpy.context, arm)
+    reports = []
+    run.report = lambda level, text: reports.append((level, text))
+    rest = _basis(arm)
+
+    assert operators.handle_messages(bpy.context, run, [wk.Progress(1, 4, {"total": 0.5, "sds": 0.4}, 12.0)]) is None
+    state = bpy.context.window_manager.akd_run
+    assert (state.step, state.total) == (1, 4) and state.progress == pytest.approx(0.25)
+    assert "ETA 0:12" in state.status and "0.5" in state.status
+
+    bpy.context.scene.frame_set(4)
+    clip = _clip(arm)
+    assert operators.handle_messages(bpy.context, run, [wk.Preview(clip, 2)]) is None
+    assert not np.allclose(_basis(arm)[2], rest[2])  # the pose shows the preview
+    assert arm.animation_data.action.name == "OldAction"  # nothing keyed yet
+
+    outcome = wk.JobOutcome(clip=clip, distilled=clip, seconds=1.0, device="cpu")
+    assert operators.handle_messages(bpy.context, run, [wk.Done(outcome)]) == "FINISHED"
+    action = arm.animation_data.action
+    assert action.name == "a person waves"
+    assert bpy.data.actions["OldAction"].use_fake_user  # the previous action is kept
+    assert reports and reports[-1][0] == {"INFO"} and "a person waves" in reports[-1][1]
+    assert not state.running
+
+
+@pytest.mark.parametrize("terminal", [wk.Failed("video prior 'x' not found", 3), wk.Stopped(2)])
+def test_handle_messages_error_and_cancel_restore_the_scene(addon, terminal):
+    arm = _character()
+    _settings()
+    run = operators.snapshot(bpy.context, arm)
+    reports = []
+    run.report = lambda level, text: reports.append((level, text))
+    before, actions = _basis(arm), {a.name for a in bpy.data.actions}
+    bpy.context.scene.frame_set(3)
+    assert operators.handle_messages(bpy.context, run, [wk.Preview(_clip(arm), 1)]) is None
+    assert not np.allclose(_basis(arm), before)
+    assert operators.handle_messages(bpy.context, run, [terminal]) == "CANCELLED"
+    assert np.allclose(_basis(arm), before, atol=1e-6)  # pose restored
+    assert {a.name for a in bpy.data.actions} == actions and arm.animation_data.action.name == "OldAction"
+    level, text = reports[-1]
+    if isinstance(terminal, wk.Failed):
+        assert level == {"ERROR"} and "not found" in text
+    else:
+        assert level == {"WARNING"} and "cancelled" in text
+
+
+def test_main_thread_guard(addon):
+    arm = _character()
+    _settings()
+    run = operators.snapshot(bpy.context, arm)
+    errors = []
+
+    def off_main():
+        try:
+            operators.handle_messages(bpy.context, run, [])
+        except RuntimeError as exc:
+            errors.append(str(exc))
+
+    t = threading.Thread(target=off_main)
+    t.start()
+    t.join()
+    assert errors and "worker thread" in errors[0]
+
+
+# --- real jobs -----------------------------------------------------------------------------------
+
+
+def test_worker_thread_reports_a_missing_model_and_cancel():
+    spec = wk.JobSpec(rig=biped(), prompt="a person walks", model="/nonexistent/model", frames=4, steps=2, device="cpu")
+    worker = wk.Worker(spec)
+    worker.start()
+    worker.join(120)
+    messages = wk.drain(worker.queue)
+    assert isinstance(messages[-1], wk.Failed) and messages[-1].exit_code == 3, messages
+    cancelled = wk.Worker(spec)
+    cancelled.cancel()
+    assert isinstance(cancelled.run_sync(), wk.Stopped)
+
+
+def test_synchronous_run_then_undo(addon, tiny_model):
+    arm = _character()
+    _settings(prompt="a person walks forward", folder=tiny_model, frames=(3, 6))
+    bpy.ops.ed.undo_push(message="before distill")
+    old = arm.animation_data.action.name
+    assert bpy.ops.akd.distill() == {"FINISHED"}
+    arm = bpy.data.objects["Biped"]
+    action = arm.animation_data.action
+    assert action.name == "a person walks forward" and action.name != old
+    assert tuple(round(v) for v in action.frame_range) == (3, 6)
+    assert bpy.data.actions[old].use_fake_user
+    assert "Step 2/2" in bpy.context.window_manager.akd_run.status or "New action" in bpy.context.window_manager.akd_run.status
+
+    bpy.ops.ed.undo()  # one undo step removes the new action and its keys
+    arm = bpy.data.objects["Biped"]
+    assert "a person walks forward" not in bpy.data.actions
+    assert arm.animation_data.action.name == old
