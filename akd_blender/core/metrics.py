@@ -1,0 +1,221 @@
+"""Motion quality metrics shared by the report JSON, the benchmark and the panel.
+
+Everything is measured on the skinned mesh (``Skeleton(rig)(clip)``, world space, Z up) against the
+ground plane at ``rig.ground_height``. Lengths are in **body heights** (``h = rig.height``, the rest
+pose's world-Z extent), so numbers compare across rigs of any scale (the Fox is 79 units tall, a
+human 1.7 m); multiply by ``metrics["height"]`` for Blender units. Times are seconds.
+
+Feet are found generically, for any rig (:func:`detect_feet`): every deform bone whose own vertices
+(those it dominates, ``argmax`` of the weights) reach within ``foot_tolerance`` of the ground in the
+rest pose is a foot; its vertices in the lower part of the body are its contact candidates. A foot
+vertex is *in contact* at a frame when it is within ``contact_tolerance`` of the ground.
+
+Keys of :func:`motion_metrics`:
+    foot_skate: mean horizontal speed of foot vertices while in contact (in contact at both ends
+        of a frame step), h/s.
+    foot_skate_max: the largest per-frame-step mean of that speed, h/s.
+    penetration: ∫ depth dt of the lowest vertex below the ground (depth × time), h·s.
+    penetration_max: deepest penetration, h.
+    floating: ∫ gap dt where the lowest vertex is more than ``contact_tolerance`` above the ground
+        (support expected but no contact; gap measured beyond the tolerance), h·s.
+    floating_fraction: fraction of frames with no vertex within ``contact_tolerance`` of the ground.
+    contact_fraction: fraction of (frame, foot) pairs with the foot in contact.
+    jitter: mean norm of the third time derivative of joint positions, h/s³.
+    duration: seconds; height: h in Blender units (world).
+:func:`tracking_error` compares a result to its reference (joint angles in degrees, root in h).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .kinematics import Skeleton
+from .motion import MotionClip
+from .rig import RigAsset
+from .rotations import quat_multiply
+
+__all__ = ["Feet", "detect_feet", "main_root", "motion_curves", "motion_metrics", "tracking_error"]
+
+CONTACT_TOLERANCE = 0.02  # h: a vertex this close to the ground is in contact
+FOOT_TOLERANCE = 0.04  # h: a bone whose rest vertices come this close to the ground is a foot
+SOLE_HEIGHT = 0.15  # h: a foot's contact candidates are its vertices below this rest height
+
+
+@dataclass(frozen=True)
+class Feet:
+    """The rig's feet: ``bones`` [N] bone indices and, per foot, its contact-candidate vertex indices."""
+
+    bones: tuple[int, ...]
+    vertices: tuple[np.ndarray, ...]
+
+    @property
+    def all_vertices(self) -> np.ndarray:
+        return np.concatenate(self.vertices)
+
+
+def dominant_bones(rig: RigAsset) -> np.ndarray:
+    """int64 [V]: the bone with the largest weight at each vertex, -1 for an unweighted vertex."""
+    owner = rig.weights.argmax(1).astype(np.int64)
+    owner[rig.weights.sum(1) <= 0] = -1
+    return owner
+
+
+def main_root(rig: RigAsset) -> int:
+    """The lowest common ancestor of the bones that dominate vertices (the pelvis of most rigs)."""
+    owners = np.unique(dominant_bones(rig))
+    owners = owners[owners >= 0]
+    if len(owners) == 0:
+        return int(rig.root_indices[0])
+
+    def chain(b: int) -> list[int]:
+        out = []
+        while b >= 0:
+            out.append(b)
+            b = int(rig.parents[b])
+        return out[::-1]
+
+    chains = [chain(int(b)) for b in owners]
+    lca = chains[0][0]
+    for depth in range(min(len(c) for c in chains)):
+        if len({c[depth] for c in chains}) != 1:
+            break
+        lca = chains[0][depth]
+    return int(lca)
+
+
+def detect_feet(rig: RigAsset, foot_tolerance: float = FOOT_TOLERANCE, sole_height: float = SOLE_HEIGHT) -> Feet:
+    """Feet of any rig from its rest pose (see the module docstring); tolerances in body heights.
+
+    Falls back to the bone owning the lowest vertex when no bone comes close to the ground.
+    """
+    z = rig.world_vertices()[:, 2] - rig.ground_height
+    h = max(rig.height, 1e-9)
+    owner = dominant_bones(rig)
+    bones, verts = [], []
+    for b in range(rig.num_bones):
+        mine = np.flatnonzero(owner == b)
+        if len(mine) and z[mine].min() <= foot_tolerance * h:
+            bones.append(b)
+            verts.append(mine[z[mine] <= max(sole_height * h, z[mine].min() + 1e-9)])
+    if not bones:
+        lowest = int(np.argmin(np.where(owner >= 0, z, np.inf)))
+        b = int(owner[lowest])
+        mine = np.flatnonzero(owner == b)
+        bones, verts = [b], [mine[z[mine] <= z[mine].min() + sole_height * h]]
+    return Feet(tuple(bones), tuple(verts))
+
+
+def _world_vertices(rig: RigAsset, clip: MotionClip) -> tuple[np.ndarray, np.ndarray]:
+    """World vertices [F,V,3] and joint heads [F,J,3] of ``clip`` (float64)."""
+    skel = Skeleton(rig, dtype=torch.float64)
+    rot, loc = clip.pose_channels(torch.float64)
+    with torch.no_grad():
+        verts = skel.deform(rot, loc).numpy()
+        joints = skel.joint_positions(rot, loc).numpy()
+    return verts, joints
+
+
+def motion_curves(rig: RigAsset, clip: MotionClip, contact_tolerance: float = CONTACT_TOLERANCE, feet: Feet | None = None) -> dict:
+    """Per-frame curves behind the metrics (for plots), lengths in body heights.
+
+    Returns a dict: ``time`` [F] s; ``feet`` (bone names); ``foot_height`` [F,N] lowest foot vertex
+    above the ground; ``skate`` [F,N] horizontal speed (h/s) of the foot's vertices in contact over
+    the step ending at each frame (0 at frame 0 and when none is in contact); ``lowest`` [F] lowest
+    vertex of the whole mesh above the ground; ``in_contact`` bool [F,N].
+    """
+    if not clip.matches(rig):
+        raise ValueError(f"motion_metrics: the clip's bones do not match armature '{rig.name}'")
+    feet = feet or detect_feet(rig)
+    h = max(rig.height, 1e-9)
+    verts, _ = _world_vertices(rig, clip)
+    z = (verts[..., 2] - rig.ground_height) / h  # [F,V]
+    xy = verts[..., :2] / h
+    frames = clip.num_frames
+    foot_height = np.stack([z[:, v].min(1) for v in feet.vertices], 1)
+    skate = np.zeros((frames, len(feet.bones)))
+    for n, v in enumerate(feet.vertices):
+        touching = z[:, v] <= contact_tolerance  # [F,n]
+        both = touching[1:] & touching[:-1]
+        speed = np.linalg.norm(np.diff(xy[:, v], axis=0), axis=-1) * clip.fps  # [F-1,n]
+        count = both.sum(1)
+        skate[1:, n] = np.where(count > 0, (speed * both).sum(1) / np.maximum(count, 1), 0.0)
+    return {
+        "time": np.arange(frames) / clip.fps,
+        "feet": tuple(rig.bone_names[b] for b in feet.bones),
+        "foot_height": foot_height,
+        "skate": skate,
+        "lowest": z.min(1),
+        "in_contact": foot_height <= contact_tolerance,
+    }
+
+
+def motion_metrics(rig: RigAsset, clip: MotionClip, contact_tolerance: float = CONTACT_TOLERANCE) -> dict[str, float]:
+    """Foot skate, penetration, floating and jitter of ``clip`` on ``rig`` (keys and units: module docstring)."""
+    feet = detect_feet(rig)
+    h = max(rig.height, 1e-9)
+    verts, joints = _world_vertices(rig, clip)
+    z = (verts[..., 2] - rig.ground_height) / h
+    xy = verts[..., :2] / h
+    dt = 1.0 / clip.fps
+    cand = feet.all_vertices
+    touching = z[:, cand] <= contact_tolerance
+    both = touching[1:] & touching[:-1]
+    speed = np.linalg.norm(np.diff(xy[:, cand], axis=0), axis=-1) / dt
+    per_step = np.where(both.sum(1) > 0, (speed * both).sum(1) / np.maximum(both.sum(1), 1), 0.0)
+    lowest = z.min(1)
+    depth = np.maximum(-lowest, 0.0)
+    gap = np.maximum(lowest - contact_tolerance, 0.0)
+    contact = np.stack([(z[:, v] <= contact_tolerance).any(1) for v in feet.vertices], 1)
+    jitter = 0.0
+    if clip.num_frames >= 4:
+        jerk = np.diff(joints / h, n=3, axis=0) / dt**3
+        jitter = float(np.linalg.norm(jerk, axis=-1).mean())
+    return {
+        "foot_skate": float((speed * both).sum() / both.sum()) if both.any() else 0.0,
+        "foot_skate_max": float(per_step.max()) if len(per_step) else 0.0,
+        "penetration": float(depth.sum() * dt),
+        "penetration_max": float(depth.max()),
+        "floating": float(gap.sum() * dt),
+        "floating_fraction": float((lowest > contact_tolerance).mean()),
+        "contact_fraction": float(contact.mean()),
+        "jitter": jitter,
+        "duration": float(clip.num_frames * dt),
+        "height": float(rig.height),
+    }
+
+
+def tracking_error(rig: RigAsset, reference: MotionClip, clip: MotionClip) -> dict[str, float]:
+    """How far ``clip`` is from ``reference`` (same rig, same frame count).
+
+    Returns ``joint_angle_error_deg`` / ``joint_angle_error_max_deg`` (geodesic angle between the
+    two clips' pose-bone rotations, mean / max over frames and bones that can rotate, degrees),
+    ``root_position_error`` / ``root_position_error_max`` (world distance of the :func:`main_root`
+    bone's head, h) and ``root_height_error`` (mean absolute vertical difference of that head, h).
+    """
+    if reference.num_frames != clip.num_frames or not (reference.matches(rig) and clip.matches(rig)):
+        raise ValueError("tracking_error: the clips must match the rig and each other in length")
+    free = ~rig.rotation_locks.all(1)
+    a = torch.as_tensor(reference.rotations[:, free], dtype=torch.float64)
+    b = torch.as_tensor(clip.rotations[:, free], dtype=torch.float64)
+    a = a / a.norm(dim=-1, keepdim=True)
+    b = b / b.norm(dim=-1, keepdim=True)
+    conj = b * torch.tensor([1.0, -1.0, -1.0, -1.0], dtype=torch.float64)
+    rel = quat_multiply(a, conj)
+    angle = 2 * torch.atan2(rel[..., 1:].norm(dim=-1), rel[..., 0].abs()).numpy()
+    skel = Skeleton(rig, dtype=torch.float64)
+    root = main_root(rig)
+    with torch.no_grad():
+        pa = skel.joint_positions(*reference.pose_channels(torch.float64))[:, root].numpy()
+        pb = skel.joint_positions(*clip.pose_channels(torch.float64))[:, root].numpy()
+    h = max(rig.height, 1e-9)
+    dist = np.linalg.norm(pa - pb, axis=-1) / h
+    return {
+        "joint_angle_error_deg": float(np.degrees(angle).mean()),
+        "joint_angle_error_max_deg": float(np.degrees(angle).max()),
+        "root_position_error": float(dist.mean()),
+        "root_position_error_max": float(dist.max()),
+        "root_height_error": float(np.abs(pa[:, 2] - pb[:, 2]).mean() / h),
+    }
