@@ -63,6 +63,7 @@ REPORT_FIELDS = (
     "final_losses",
     "motion_metrics",
     "physics",
+    "config",
     "outputs",
     "warnings",
 )
@@ -235,7 +236,6 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
     from . import worker as wk
     from .extract import rig_from_armature
     from .io import find_armature, load_scene
-    from .keyframes import write_action
     from .operators import action_name
 
     t0 = time.perf_counter()
@@ -247,8 +247,9 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
     fps = float(job.fps or scene.render.fps / scene.render.fps_base)
     ad = arm.animation_data
     previous = ad.action.name if ad is not None and ad.action is not None else None
+    from .keyframes import write_action  # torch: only once the input is known to be usable
 
-    outcome, names = None, []
+    outcome, names, used = None, [], {}
     if job.ground_action is not None:
         clip, physics, timings = _ground_existing(arm, rig, job.ground_action, fps)
         names.append(write_action(arm, clip, action_name(f"{job.ground_action} grounded")).name)
@@ -290,8 +291,7 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
         else:
             names.append(write_action(arm, clip, action_name(spec.prompt)).name)
         device, losses, frames = outcome.device, outcome.final_losses, clip.num_frames
-        steps = int(outcome.history[-1].get("step", len(outcome.history))) if outcome.history else job.steps or 0
-        steps = max(steps, len(outcome.history))
+        steps, used = int(outcome.config.get("steps", len(outcome.history))), outcome.config
     scene.frame_start, scene.frame_end = clip.frame_start, clip.frame_end
     scene.frame_set(clip.frame_start)
 
@@ -336,6 +336,7 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
         "final_losses": losses,
         "motion_metrics": wk._plain(motion_metrics(rig, clip)),
         "physics": physics,
+        "config": {k: v for k, v in used.items() if isinstance(v, str | int | float | bool | type(None))},
         "outputs": outputs,
         "warnings": list(rig.warnings),
     }

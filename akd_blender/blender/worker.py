@@ -53,7 +53,8 @@ class JobSpec:
         rig: the character (``akd_blender.core.rig.RigAsset``), numpy only.
         prompt: what the character should do.
         model: ``"tiny"`` (embedded teacher), a local diffusers folder or a hub id.
-        frames: number of frames F (≥ 2); the clip covers ``frame_start … frame_start + F - 1``.
+        frames: number of frames F (≥ 2; None: the DistillConfig default); the clip covers
+            ``frame_start … frame_start + F - 1``.
         frame_start: Blender frame number of the first frame.
         fps: frames per second of the motion.
         steps: optimisation steps (None: the DistillConfig default).
@@ -68,7 +69,7 @@ class JobSpec:
     rig: Any
     prompt: str
     model: str = "tiny"
-    frames: int = 16
+    frames: int | None = None
     frame_start: int = 1
     fps: float = 24.0
     steps: int | None = None
@@ -97,6 +98,7 @@ class JobOutcome:
         timings: named durations in seconds (``load_prior``, ``distill``, ``physics`` …).
         device: the device actually used (``"cpu"``, ``"cuda"``).
         physics: metrics before/after grounding, or None.
+        config: the DistillConfig actually used, as a dict (steps, frames, height, width, …).
     """
 
     clip: Any
@@ -107,6 +109,7 @@ class JobOutcome:
     timings: dict[str, float] = field(default_factory=dict)
     device: str = "cpu"
     physics: dict | None = None
+    config: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -225,6 +228,7 @@ def distill_config(spec: JobSpec, device: str) -> Any:
     names = {f.name for f in dataclasses.fields(DistillConfig)}
     wanted = {
         "frames": spec.frames,
+        "frame_start": spec.frame_start,
         "fps": spec.fps,
         "seed": spec.seed,
         "device": device,
@@ -309,7 +313,8 @@ def _run(spec: JobSpec, post: Callable[[Message], None], should_cancel: Callable
         timings["physics"] = time.perf_counter() - t2
         clip = _placed(grounded.clip, spec)
         physics = {"before": _plain(grounded.metrics_before), "after": _plain(grounded.metrics_after)}
-    return JobOutcome(clip, distilled, history, final, time.perf_counter() - t0, timings, device, physics)
+    used = config.as_dict() if hasattr(config, "as_dict") else dict(vars(config))
+    return JobOutcome(clip, distilled, history, final, time.perf_counter() - t0, timings, device, physics, used)
 
 
 def _placed(clip: Any, spec: JobSpec) -> Any:

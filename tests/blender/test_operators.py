@@ -247,7 +247,11 @@ def test_synchronous_run_then_undo(addon, tiny_model):
     assert bpy.data.actions[old].use_fake_user
     assert "Step 2/2" in bpy.context.window_manager.akd_run.status or "New action" in bpy.context.window_manager.akd_run.status
 
-    bpy.ops.ed.undo()  # one undo step removes the new action and its keys
+    # The bpy module has no window manager loop to push the step for the operator's UNDO flag, so push
+    # it as wm_operator_finished does; then one undo must take back the keys and the new action.
+    assert "UNDO" in operators.AKD_OT_distill.bl_options
+    bpy.ops.ed.undo_push(message=operators.AKD_OT_distill.bl_label)
+    bpy.ops.ed.undo()
     arm = bpy.data.objects["Biped"]
     assert "a person walks forward" not in bpy.data.actions
     assert arm.animation_data.action.name == old
