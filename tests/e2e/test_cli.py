@@ -1,0 +1,107 @@
+"""Black-box: ``python run_akd.py`` on the shared Fox glTF and on a saved .blend, as a user runs it.
+
+One ``--jobs`` run (three jobs, the middle one failing) keeps the cost to one Blender start and one
+model load; the tests below read what it wrote. The prior is a tiny random CogVideoX pipeline saved
+with ``save_pretrained`` (``--model PATH``); 2 steps, 16×16 renders.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import imageio_ffmpeg
+import pytest
+
+from akd_blender import __version__
+from akd_blender.blender.cli import REPORT_FIELDS
+from tests.conftest import ASSET_FILES
+from tests.e2e.akd_cli import blend_summary, make_blends, run_cli, sha256, tiny_model
+
+PROMPT_FOX = "a fox trots forward"
+PROMPT_BIPED = "a person waves the right arm"
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("cli")
+    model = tiny_model(tmp / "tiny-cogvideox")
+    blends = make_blends(tmp)
+    fox = ASSET_FILES["Fox"]
+    jobs = [
+        {"input": str(fox), "prompt": PROMPT_FOX, "out": str(tmp / "fox.blend"), "report": str(tmp / "fox.json")}
+        | {"preview": str(tmp / "fox.mp4"), "preview-size": 32, "export": str(tmp / "fox.glb")},
+        {"input": str(tmp / "missing.glb"), "prompt": "a fox jumps", "out": str(tmp / "never.blend")},
+        {"input": str(blends["biped"]), "prompt": PROMPT_BIPED, "frames": 6, "out": str(tmp / "biped_out.blend")}
+        | {"report": str(tmp / "biped.json"), "export": str(tmp / "biped.fbx")},
+    ]
+    (tmp / "jobs.json").write_text(json.dumps(jobs))
+    hashes = {p: sha256(p) for p in (fox, blends["biped"])}
+    common = ("--model", model, "--steps", 2, "--frames", 4, "--height", 16, "--width", 16, "--device", "cpu")
+    result = run_cli("--jobs", tmp / "jobs.json", *common)
+    return {"tmp": tmp, "result": result, "hashes": hashes, "blends": blends}
+
+
+def test_jobs_run_reports_the_failure_and_goes_on(batch):
+    result, tmp = batch["result"], batch["tmp"]
+    assert result.returncode == 2, result.stderr[-3000:]  # the failing job's exit code
+    assert "summary: 2 of 3 jobs done, 1 failed" in result.stdout
+    assert "job 2 [exit 2]" in result.stdout and "missing.glb" in result.stdout
+    errors = [ln for ln in result.stderr.splitlines() if ln.startswith("akd:")]
+    assert len(errors) == 1 and "missing.glb" in errors[0] and "does not exist" in errors[0]
+    assert not (tmp / "never.blend").exists()
+    assert (tmp / "fox.blend").is_file() and (tmp / "biped_out.blend").is_file()
+
+
+def test_inputs_unchanged(batch):
+    for path, digest in batch["hashes"].items():
+        assert sha256(path) == digest, path
+
+
+def test_fox_blend_has_new_action_and_keeps_old_ones(batch):
+    summary = blend_summary(batch["tmp"] / "fox.blend")
+    actions = summary["actions"]
+    new = actions[PROMPT_FOX]
+    assert new["fcurves"] > 0 and new["frames"] == [1, 2, 3, 4]
+    assert list(summary["armatures"].values()) == [PROMPT_FOX]
+    for old in ("Survey", "Walk", "Run"):  # the Fox's own animations survive
+        assert any(name.startswith(old) for name in actions), actions.keys()
+
+
+def test_fox_report_has_every_field(batch):
+    report = json.loads((batch["tmp"] / "fox.json").read_text())
+    assert set(REPORT_FIELDS) <= set(report)
+    assert report["status"] == "done" and report["package_version"] == __version__
+    assert report["prompt"] == PROMPT_FOX and report["armature"] and report["device"] == "cpu"
+    assert (report["frames"], report["steps"], report["fps"]) == (4, 2, 24.0)
+    assert report["model"].endswith("tiny-cogvideox") and report["action_names"] == [PROMPT_FOX]
+    assert report["final_losses"] and all(math.isfinite(v) for v in report["final_losses"].values())
+    assert {"foot_skate", "penetration", "jitter"} <= set(report["motion_metrics"])
+    assert report["seconds"] > 0 and report["previous_action"]
+    assert set(report["outputs"]) == {"out", "report", "preview", "export"}
+
+
+def test_fox_preview_mp4_has_every_frame(batch):
+    frames, _seconds = imageio_ffmpeg.count_frames_and_secs(str(batch["tmp"] / "fox.mp4"))
+    assert frames == 4
+    reader = imageio_ffmpeg.read_frames(str(batch["tmp"] / "fox.mp4"))
+    meta = next(reader)
+    assert tuple(meta["size"]) == (32, 32)
+    reader.close()
+
+
+def test_exports_written(batch):
+    tmp = batch["tmp"]
+    assert (tmp / "fox.glb").read_bytes()[:4] == b"glTF"
+    assert b"Kaydara FBX Binary" in (tmp / "biped.fbx").read_bytes()[:32]
+
+
+def test_blend_input_new_action_over_frame_range_old_actions_kept(batch):
+    summary = blend_summary(batch["tmp"] / "biped_out.blend")
+    actions = summary["actions"]
+    assert actions[PROMPT_BIPED]["frames"] == [1, 2, 3, 4, 5, 6] and actions[PROMPT_BIPED]["fcurves"] >= 19 * 4
+    assert summary["armatures"] == {"Biped": PROMPT_BIPED}
+    assert actions["OldWalk"]["fake_user"] and actions["OldWalk"]["frames"] == [1, 10]
+    assert "OldSpare" in actions
+    report = json.loads((batch["tmp"] / "biped.json").read_text())
+    assert report["previous_action"] == "OldWalk" and report["frames"] == 6
