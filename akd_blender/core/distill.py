@@ -25,6 +25,7 @@ from .errors import AkdError, Cancelled, InputError
 from .kinematics import Skeleton
 from .losses import foot_joints, foot_skate_loss, ground_penetration_loss, joint_limit_loss, loop_loss, smoothness_loss
 from .motion import MotionClip, MotionParams
+from .priors.base import multiscale_mse
 from .rig import RigAsset
 
 __all__ = ["DistillConfig", "DistillProgress", "DistillCallbacks", "DistillResult", "NumericalError", "distill"]
@@ -58,6 +59,9 @@ class DistillConfig:
         t_min, t_max, t_max_end: timestep range (fractions), t_max annealed linearly to t_max_end.
         grad_clip: elementwise clip of the latent SDS gradient (1.0).
         negative_prompt: text for the unconditional branch ("").
+        target_reuse: with sds_mode "target" and target_space "pixel", query the prior every N steps
+            and regress the render onto the same decoded target video in between (1 = every step);
+            amortises the teacher over N cheap render-only steps.
     Rendering:
         camera: "follow" (default), "fixed" or "orbit"; views: cameras per frame (1);
         render_backend: "auto", "torch" or "nvdiffrast".
@@ -89,6 +93,7 @@ class DistillConfig:
     t_max_end: float | None = 0.5
     grad_clip: float | None = 1.0
     negative_prompt: str = ""
+    target_reuse: int = 1
     camera: str = "follow"
     views: int = 1
     render_backend: str = "auto"
@@ -200,7 +205,7 @@ def _check_finite(step: int, losses: dict[str, torch.Tensor]) -> None:
     for name, value in losses.items():
         if not torch.isfinite(value).all():
             raise NumericalError(
-                f"distillation diverged at step {step}: loss '{name}' is {float(value)}; try a lower learning rate or CFG scale"
+                f"distillation diverged at step {step}: loss '{name}' is {float(value.detach())}; try a lower learning rate or CFG scale"
             )
 
 
@@ -233,7 +238,7 @@ def distill(
 
         prior = load_prior("tiny", device=device)
     _configure_prior(prior, config)
-    from .render import Renderer, make_cameras
+    from .render import Renderer, make_cameras, root_path
 
     t = timer("setup", t_start)
     text = prior.encode_text(prompt, config.negative_prompt)
@@ -247,7 +252,6 @@ def distill(
     renderer = Renderer(rig, config.height, config.width, backend=config.render_backend, device=device)
     scale = float(rig.height) or 1.0
     ground = float(rig.ground_height)
-    root = int(rig.root_indices[0])
     feet = torch.as_tensor(foot_joints(rig), device=device)
     limited = np.flatnonzero(~np.isnan(rig.rotation_limits).all(axis=(1, 2)))
     limit_bones = torch.as_tensor(limited, dtype=torch.int64, device=device)
@@ -265,6 +269,7 @@ def distill(
         "loop": config.w_loop if config.loop else 0.0,
     }
     history: list[dict[str, float]] = []
+    cached_target = None
     t = timer("setup", t)
     loop_start = time.perf_counter()
 
@@ -280,11 +285,15 @@ def distill(
         vertices = skeleton.deform(rotations, locations)  # [F,V,3] world
         t = timer("pose", t)
         # 4. Render what the prior sees.
-        cameras = make_cameras(rig, joints[:, root].detach(), config.height, config.width, mode=config.camera, views=config.views)
+        cameras = make_cameras(rig, root_path(vertices), config.height, config.width, mode=config.camera, views=config.views)
         video = renderer.render(vertices, cameras)[:, :3]  # [F·views,3,H,W]
         t = timer("render", t)
         # 5. Losses.
-        sds = prior.sds_loss(video, text, step, config.steps, generator)
+        if cached_target is not None and step % max(config.target_reuse, 1):
+            sds = {"loss": multiscale_mse(video.float(), cached_target)}
+        else:
+            sds = prior.sds_loss(video, text, step, config.steps, generator)
+            cached_target = sds.pop("target_video", None) if config.target_reuse > 1 else None
         t = timer("prior", t)
         terms = {"sds": sds["loss"].float().to(device)}
         if weights["smooth"]:
@@ -310,7 +319,7 @@ def distill(
         optimiser.step()
         timer("optimiser", t)
         record = {k: float(v.detach()) for k, v in terms.items()}
-        record.update({f"sds_{k}": float(v) for k, v in sds.items() if k != "loss" and torch.as_tensor(v).numel() == 1})
+        record.update({f"sds_{k}": float(v) for k, v in sds.items() if k != "loss" and v.numel() == 1})
         history.append(record)
         done = step + 1
         if callbacks.progress is not None:

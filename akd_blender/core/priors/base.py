@@ -109,6 +109,7 @@ class MemoryOptions:
         cpu_offload: keep components on the CPU and move each to the GPU only while it runs
             (order: text encoder once, VAE, transformer, VAE); slow, smallest GPU footprint.
         free_text_encoder: move the text encoder off the GPU after each ``encode_text``.
+        cudnn_benchmark: let cuDNN pick the fastest convolution algorithms (the VAE is conv-heavy).
     """
 
     vae_checkpointing: bool = True
@@ -116,6 +117,7 @@ class MemoryOptions:
     vae_tiling: bool = False
     cpu_offload: bool = False
     free_text_encoder: bool = True
+    cudnn_benchmark: bool = True
 
     @classmethod
     def lowest(cls) -> MemoryOptions:
@@ -256,12 +258,13 @@ class SDSPrior:
         total_steps: int,
         generator: torch.Generator | None = None,
     ) -> dict[str, torch.Tensor]:
-        """See :class:`VideoPrior`. Diagnostics: "t" (fraction), "grad_norm" (RMS of the latent gradient)."""
+        """See :class:`VideoPrior`. Diagnostics: "t" (fraction), "grad_norm" (RMS of the latent gradient);
+        in pixel target space also "target_video" [F,3,H,W] (detached decoded target at the input size)."""
         if video.ndim != 4 or video.shape[1] != 3:
             raise ValueError(f"sds_loss expects video [F,3,H,W], got {tuple(video.shape)}")
         s = self.settings
         pixel = s.mode == "target" and s.target_space == "pixel"
-        video = self._prepare_video(video)
+        original, video = video, self._prepare_video(video)
         # 1. Latents of the rendered video (no encoder graph needed when the loss is in pixel space).
         with torch.set_grad_enabled(torch.is_grad_enabled() and not pixel):
             latents = self._encode(video)
@@ -286,8 +289,11 @@ class SDSPrior:
         if pixel:
             with torch.no_grad():
                 target_video = self._decode(x0.to(latents.dtype)).float().clamp(0, 1)
-            target_video = torch.nan_to_num(target_video).to(video.device)
-            out["loss"] = multiscale_mse(video.float(), target_video[: video.shape[0]])
+                target_video = torch.nan_to_num(target_video).to(original.device)[: original.shape[0]]
+                if target_video.shape[-2:] != original.shape[-2:]:
+                    target_video = F.interpolate(target_video, size=original.shape[-2:], mode="bilinear", align_corners=False)
+            out["loss"] = multiscale_mse(original.float(), target_video)
+            out["target_video"] = target_video  # [F,3,H,W] detached: reusable for cheap steps (DistillConfig.target_reuse)
             return out
         # 6. Surrogate loss whose latent gradient is `grad`.
         out["loss"] = sds_target_loss(latents, grad, s.grad_clip)

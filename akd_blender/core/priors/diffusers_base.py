@@ -62,13 +62,21 @@ class DiffusersPrior(SDSPrior):
                 module.to(dtype=self.dtype)
         self.vae.eval()
         self.transformer.eval()
-        if self.memory.vae_slicing:
-            self.vae.enable_slicing()
-        if self.memory.vae_tiling:
-            self.vae.enable_tiling()
-        if self.memory.vae_checkpointing and getattr(self.vae, "_supports_gradient_checkpointing", False):
-            self.vae.enable_gradient_checkpointing()
-        home = torch.device("cpu") if self.memory.cpu_offload else self.device
+        self.set_memory(self.memory)
+
+    def set_memory(self, memory: MemoryOptions) -> None:
+        """Apply memory modes (can be changed between steps)."""
+        self.memory = memory
+        self.vae.enable_slicing() if memory.vae_slicing else self.vae.disable_slicing()
+        self.vae.enable_tiling() if memory.vae_tiling else self.vae.disable_tiling()
+        if getattr(self.vae, "_supports_gradient_checkpointing", False):
+            if memory.vae_checkpointing:
+                self.vae.enable_gradient_checkpointing()
+            else:
+                self.vae.disable_gradient_checkpointing()
+        if self.device.type == "cuda":
+            torch.backends.cudnn.benchmark = memory.cudnn_benchmark
+        home = torch.device("cpu") if memory.cpu_offload else self.device
         self.vae.to(home)
         self.transformer.to(home)
 
