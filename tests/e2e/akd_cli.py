@@ -106,7 +106,9 @@ print("SUMMARY" + json.dumps({"actions": actions, "armatures": arms}))
 
 def blend_summary(path: Path) -> dict:
     """{"actions": {name: {fcurves, frames, fake_user, users}}, "armatures": {name: active action}}."""
-    out = subprocess.run([sys.executable, "-c", _SUMMARY, str(path)], cwd=ROOT, env=env(), capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", _SUMMARY, str(path)], cwd=ROOT, env=env(), capture_output=True, text=True, timeout=120
+    )
     line = next((ln for ln in out.stdout.splitlines() if ln.startswith("SUMMARY")), None)
     if line is None:
         raise RuntimeError(out.stderr[-3000:])
