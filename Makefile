@@ -20,17 +20,22 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 demo: setup
 	$(PY) -m akd_blender.blender.demo --out demo_out
 
-## test: lint + every CPU test (bpy module 5.0.1); CI runs exactly this
-test: setup
+## test: lint + every CPU test (bpy module 5.0.1) + the version-sensitive Blender tests on bpy 4.2.23;
+## CI runs exactly this
+LEGACY_TESTS := tests/blender/test_keyframes.py tests/blender/test_mirror.py tests/blender/test_build.py
+test: setup .venv-4.2.23/.installed
 	$(PY) -m ruff check akd_blender tests run_akd.py
 	$(PY) -m pytest -q -n 2 tests --ignore=tests/bench
+	.venv-4.2.23/bin/python -m pytest -q -n 2 -p no:cacheprovider $(LEGACY_TESTS)
 
-## test-all: also the Blender-facing tests on bpy 4.2.23 and 4.5.15 (own venvs)
-test-all: test
-	for v in 4.2.23 4.5.15; do \
-	  [ -f .venv-$$v/.installed ] || { $(PYTHON) -m venv .venv-$$v && .venv-$$v/bin/pip install --quiet -r requirements.txt bpy==$$v pytest pytest-xdist && touch .venv-$$v/.installed; }; \
-	  .venv-$$v/bin/python -m pytest -q -n 2 tests/blender || exit 1; \
-	done
+.venv-%/.installed: requirements.txt
+	$(PYTHON) -m venv .venv-$*
+	.venv-$*/bin/python -m pip install --quiet -r requirements.txt bpy==$* pytest==9.2.0 pytest-xdist==3.8.0
+	touch $@
+
+## test-all: also every Blender-facing test on bpy 4.2.23 and 4.5.15 (own venvs)
+test-all: test .venv-4.5.15/.installed
+	for v in 4.2.23 4.5.15; do .venv-$$v/bin/python -m pytest -q -n 2 -p no:cacheprovider tests/blender || exit 1; done
 
 lint: setup
 	$(PY) -m ruff check akd_blender tests run_akd.py
