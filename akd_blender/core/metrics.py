@@ -39,7 +39,7 @@ from .rotations import quat_multiply
 
 __all__ = ["Feet", "detect_feet", "main_root", "motion_curves", "motion_metrics", "tracking_error"]
 
-CONTACT_TOLERANCE = 0.02  # h: a vertex this close to the ground is in contact
+CONTACT_TOLERANCE = 0.01  # h: a vertex this close to the ground is in contact (1.7 cm on a human)
 FOOT_TOLERANCE = 0.04  # h: a bone whose rest vertices come this close to the ground is a foot
 SOLE_HEIGHT = 0.15  # h: a foot's contact candidates are its vertices below this rest height
 
@@ -118,7 +118,9 @@ def _world_vertices(rig: RigAsset, clip: MotionClip) -> tuple[np.ndarray, np.nda
     return verts, joints
 
 
-def motion_curves(rig: RigAsset, clip: MotionClip, contact_tolerance: float = CONTACT_TOLERANCE, feet: Feet | None = None) -> dict:
+def motion_curves(
+    rig: RigAsset, clip: MotionClip, contact_tolerance: float = CONTACT_TOLERANCE, feet: Feet | None = None
+) -> dict:
     """Per-frame curves behind the metrics (for plots), lengths in body heights.
 
     Returns a dict: ``time`` [F] s; ``feet`` (bone names); ``foot_height`` [F,N] lowest foot vertex

@@ -19,12 +19,17 @@ class PhysicsConfig:
         friction: sliding friction coefficient of body–ground contact.
         min_bone_vertices: a deform bone dominating fewer vertices (argmax of the weights) is merged
             into its parent's body (no joint of its own; it keeps its input rotation).
+        foot_hulls: feet collide through the convex hull of their own vertices (exact sole height)
+            rather than their fitted capsule/box, which still gives their mass.
         contact_timeconst: contact softness (MuJoCo solref time constant), s.
         impratio: frictional-to-normal constraint impedance ratio (MuJoCo ``impratio``, elliptic
             friction cones); high values make static friction hold, so planted feet do not creep.
         noslip_iterations: MuJoCo's no-slip solver passes (0 disables it).
         armature: rotor inertia added to every joint dof, as a fraction of that dof's inertia at
             rest (keeps light chains such as tails stable at the timestep).
+        min_joint_inertia: every joint dof's inertia (own plus rotor) is at least this fraction of
+            total mass × height²; with servo gains proportional to inertia this keeps light end
+            bones (paws, toes) from being folded by ground contact.
     Tracking:
         timestep: simulation step, s (rounded down so a whole number of steps fills a frame).
         joint_frequency: natural frequency of the joint PD servos, Hz (kp = (2πf)² · inertia).
@@ -37,22 +42,27 @@ class PhysicsConfig:
         iterations: tracking passes; each pass adds the previous pass's feedback torques to the
             feed-forward torques (iterative learning control), so later passes track closer.
         learning_rate: fraction of the feedback added per pass.
+        match_mesh_contact: shift the result by one constant height so that the skinned mesh, not
+            the capsule/box proxies, touches the ground while the body is in contact.
         seed: reserved for sampling-based trackers; the PD + learning tracker draws no random numbers.
     """
 
     height: float | None = None
     density: float = 1000.0
-    friction: float = 1.0
+    friction: float = 1.5
     min_bone_vertices: int = 4
-    contact_timeconst: float = 0.01
+    foot_hulls: bool = True
+    contact_timeconst: float = 0.004
     impratio: float = 10.0
     noslip_iterations: int = 0
     armature: float = 0.1
-    timestep: float = 0.002
-    joint_frequency: float = 8.0
+    min_joint_inertia: float = 0.002
+    timestep: float = 0.001
+    joint_frequency: float = 15.0
     damping_ratio: float = 1.0
     root_rotation_frequency: float = 2.0
-    root_position_frequency: float = 0.3
-    iterations: int = 3
+    root_position_frequency: float = 0.0
+    iterations: int = 1
     learning_rate: float = 1.0
+    match_mesh_contact: bool = True
     seed: int = 0

@@ -9,7 +9,9 @@
 3. Joints: ball at the bone head; a hinge about the one local axis the rig's rotation locks leave
    free; none where all three are locked (merged). Limits from ``rig.rotation_limits``.
 4. Geoms: a capsule (or a box for flat parts) fitted along the principal axes of the vertices each
-   body owns, masses from their volumes at ``density``; collide with the ground plane only.
+   body owns, masses from their volumes at ``density``; collide with the ground plane only. Feet
+   (``metrics.detect_feet``) touch the ground with the convex hull of their vertices instead
+   (``foot_hulls``), so the skinned sole, not a rounder proxy, is what stands on the ground.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import mujoco
 import numpy as np
 
 from ..errors import InputError
-from ..metrics import dominant_bones
+from ..metrics import detect_feet, dominant_bones
 from ..rig import RigAsset
 from .config import PhysicsConfig
 
@@ -159,7 +161,7 @@ def _fit_geom(points: np.ndarray, floor: float) -> dict:
         mujoco.mju_mat2Quat(quat, axes.T.ravel())
         return {"type": mujoco.mjtGeom.mjGEOM_BOX, "size": half, "pos": center, "quat": quat}
     radial = np.linalg.norm(proj[:, 1:] - mid[1:], axis=1)
-    radius = max(float(np.percentile(radial, 95)), floor)
+    radius = max(float(radial.max()), floor)
     length = max(half[0] - radius, 0.0)
     if length < floor:
         return {"type": mujoco.mjtGeom.mjGEOM_SPHERE, "size": [max(radius, half[0]), 0, 0], "pos": center}
@@ -195,6 +197,7 @@ def build_model(rig: RigAsset, config: PhysicsConfig | None = None) -> PhysicsMo
         friction=[config.friction, 0.005, 0.0001],
     )
     owner = dominant_bones(rig)
+    foot_bodies = {int(bone_body[b]) for b in detect_feet(rig).bones if bone_body[b] >= 0}
     verts = probe.to_sim(rig.vertices)
     rel_rot = np.zeros((len(body_bones), 3, 3))
     hinge = np.zeros((len(body_bones), 3))
@@ -235,6 +238,21 @@ def build_model(rig: RigAsset, config: PhysicsConfig | None = None) -> PhysicsMo
                 setattr(geom, key, value)
             geom.friction = [config.friction, 0.005, 0.0001]
             geom.solref = [config.contact_timeconst, 1.0]
+            if config.foot_hulls and i in foot_bodies and len(mine) >= 4:
+                # feet touch the ground with the convex hull of their own vertices (exact contact
+                # height); the fitted proxy above keeps giving the mass but no longer collides
+                geom.contype = geom.conaffinity = 0
+                spec.add_mesh(name=f"hull{i}", uservert=local.ravel().tolist())
+                hull = body.add_geom(
+                    name=f"h{i}",
+                    type=mujoco.mjtGeom.mjGEOM_MESH,
+                    meshname=f"hull{i}",
+                    mass=0.0,
+                    contype=BODY_GROUP,
+                    conaffinity=GROUND_GROUP,
+                )
+                hull.friction = [config.friction, 0.005, 0.0001]
+                hull.solref = [config.contact_timeconst, 1.0]
         else:  # no mesh of its own (e.g. a root above the pelvis): a small explicit inertia
             mass = config.density * (0.05 * height) ** 3
             body.explicitinertial = True
@@ -244,19 +262,20 @@ def build_model(rig: RigAsset, config: PhysicsConfig | None = None) -> PhysicsMo
         model = spec.compile()
     except ValueError as exc:
         raise InputError(f"armature '{rig.name}': MuJoCo could not build the physics model: {exc}") from None
-    _add_armature(model, config.armature)
+    _add_armature(model, config.armature, config.min_joint_inertia * float(model.body_mass.sum()) * height**2)
     return PhysicsModel(
         rig, config, spec, model, scale, rotation, body_bones, bone_body, body_parents, rest_rot, rest_pos, rel_rot, hinge
     )
 
 
-def _add_armature(model: mujoco.MjModel, fraction: float) -> None:
-    """Rotor inertia on the joint dofs (not the free root), ``fraction`` of each dof's rest inertia."""
-    if fraction <= 0:
-        return
+def _add_armature(model: mujoco.MjModel, fraction: float, floor: float) -> None:
+    """Rotor inertia on the joint dofs (not the free root): ``fraction`` of each dof's rest inertia,
+    or more where that is below ``floor`` (kg·m²), so that light end bones (paws, toes) get servos
+    stiff enough to hold their pose against ground contact while staying stable at the timestep."""
     data = mujoco.MjData(model)
     mujoco.mj_forward(model, data)
-    model.dof_armature[6:] = fraction * mass_diagonal(model, data)[6:]
+    diag = mass_diagonal(model, data)[6:]
+    model.dof_armature[6:] = np.maximum(fraction * diag, floor - diag)
 
 
 def mass_diagonal(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:

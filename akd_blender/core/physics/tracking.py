@@ -11,6 +11,8 @@ Controller (per simulation step, torques written to ``qfrc_applied``):
    reference (balance) and a weak horizontal pull towards the reference path. Nothing holds the
    root up: its height comes from the legs standing on the ground, so floating and sinking go,
    and feet in contact stick to the ground by friction instead of sliding.
+Afterwards the whole result is shifted vertically by one constant so that the skinned mesh (not the
+collision proxies) touches the ground over the frames in contact (``match_mesh_contact``).
 The reference is interpolated between frames along its finite-difference velocity; simulated body
 frames are sampled at every frame and turned back into Blender pose channels.
 """
@@ -23,14 +25,17 @@ from typing import Any
 
 import mujoco
 import numpy as np
+import torch
 
 from ..errors import AkdError, Cancelled, InputError
+from ..kinematics import Skeleton
 from ..metrics import motion_metrics, tracking_error
 from ..motion import MotionClip
 from ..rig import RigAsset
 from .config import PhysicsConfig
 from .convert import bodies_to_clip, clip_to_qpos, qpos_velocities
 from .model import PhysicsModel, build_model, mass_diagonal
+from .perturb import translate_root
 
 __all__ = ["GroundingResult", "ground_clip", "simulate", "SimulationTrace"]
 
@@ -68,6 +73,7 @@ class SimulationTrace:
     feedback: np.ndarray
     joint_error_deg: float
     max_speed: float
+    contact: np.ndarray  # bool [F], the body touched the ground at that frame
 
 
 def _callback(callbacks: Any, name: str):
@@ -75,10 +81,10 @@ def _callback(callbacks: Any, name: str):
 
 
 def _lowest_geom_point(model: mujoco.MjModel, data: mujoco.MjData) -> float:
-    """Lowest z of every body geom (not the ground) in the current kinematic state."""
+    """Lowest z of every colliding body geom (not the ground) in the current kinematic state."""
     low = np.inf
     for g in range(model.ngeom):
-        if model.geom_bodyid[g] == 0:
+        if model.geom_bodyid[g] == 0 or not (model.geom_contype[g] or model.geom_conaffinity[g]):
             continue
         size, pos, mat = model.geom_size[g], data.geom_xpos[g], data.geom_xmat[g].reshape(3, 3)
         kind = model.geom_type[g]
@@ -86,6 +92,10 @@ def _lowest_geom_point(model: mujoco.MjModel, data: mujoco.MjData) -> float:
             z = pos[2] - size[0]
         elif kind == mujoco.mjtGeom.mjGEOM_CAPSULE:
             z = pos[2] - abs(mat[2, 2]) * size[1] - size[0]
+        elif kind == mujoco.mjtGeom.mjGEOM_MESH:
+            mesh = model.geom_dataid[g]
+            start, count = model.mesh_vertadr[mesh], model.mesh_vertnum[mesh]
+            z = pos[2] + (model.mesh_vert[start : start + count] @ mat[2]).min()
         else:  # box
             z = pos[2] - np.abs(mat[2]) @ size
         low = min(low, z)
@@ -121,7 +131,9 @@ def simulate(
     d.qvel[2] = 0.0
     mujoco.mj_forward(m, d)
     inertia = mass_diagonal(m, d) + m.dof_armature
-    w_joint, w_rot, w_pos = (2 * np.pi * f for f in (cfg.joint_frequency, cfg.root_rotation_frequency, cfg.root_position_frequency))
+    w_joint, w_rot, w_pos = (
+        2 * np.pi * f for f in (cfg.joint_frequency, cfg.root_rotation_frequency, cfg.root_position_frequency)
+    )
     kp, kd = w_joint**2 * inertia, 2 * cfg.damping_ratio * w_joint * inertia
     kp[0:2], kd[0:2] = w_pos**2 * inertia[0:2], 2 * w_pos * inertia[0:2]
     kp[2] = kd[2] = 0.0
@@ -133,6 +145,8 @@ def simulate(
     body_rot = np.zeros((frames, nbody, 3, 3))
     body_pos = np.zeros((frames, nbody, 3))
     body_rot[0], body_pos[0] = d.xmat[1:].reshape(-1, 3, 3), d.xpos[1:]
+    contact = np.zeros(frames, dtype=bool)
+    contact[0] = d.ncon > 0
     err = np.zeros(m.nv)
     target = np.zeros(m.nq)
     joint_err = []
@@ -154,11 +168,25 @@ def simulate(
         if not (np.isfinite(d.qpos).all() and np.abs(d.qvel[:3]).max() < limit):
             raise AkdError(f"physics simulation of '{pm.rig.name}' went unstable at frame {f + 1}; try a smaller timestep")
         body_rot[f + 1], body_pos[f + 1] = d.xmat[1:].reshape(-1, 3, 3), d.xpos[1:]
+        contact[f + 1] = d.ncon > 0
         joint_err.append(np.abs(err[6:]).mean())
         if progress is not None:
             progress(pass_index * (frames - 1) + f + 1, passes * (frames - 1), phase="physics", pass_index=pass_index)
     speed = np.linalg.norm(np.diff(body_pos, axis=0), axis=-1).max() * fps if frames > 1 else 0.0
-    return SimulationTrace(body_rot, body_pos, feedback, float(np.degrees(np.mean(joint_err))) if joint_err else 0.0, float(speed))
+    mean_err = float(np.degrees(np.mean(joint_err))) if joint_err else 0.0
+    return SimulationTrace(body_rot, body_pos, feedback, mean_err, float(speed), contact)
+
+
+def mesh_contact_offset(rig: RigAsset, clip: MotionClip, contact: np.ndarray) -> float:
+    """Median height (world units) of the mesh's lowest vertex over the frames where the simulated
+    body touched the ground: the gap between the collision proxies and the skinned mesh."""
+    if not contact.any():
+        return 0.0
+    skel = Skeleton(rig, dtype=torch.float64)
+    with torch.no_grad():
+        verts = skel(clip.pose_channels(torch.float64)).numpy()
+    lowest = verts[..., 2].min(1) - rig.ground_height
+    return float(np.median(lowest[contact]))
 
 
 def ground_clip(
@@ -201,6 +229,9 @@ def ground_clip(
             learnt[:, 0:3] = 0.0  # never learn a root force: height and travel stay physical
             feedforward = learnt if feedforward is None else feedforward + learnt
     out = bodies_to_clip(pm, clip, trace.body_rot, trace.body_pos)
+    if config.match_mesh_contact:
+        offset = mesh_contact_offset(rig, out, trace.contact)
+        out = translate_root(rig, out, np.tile([0.0, 0.0, -offset], (out.num_frames, 1)))
     before = motion_metrics(rig, clip)
     after = {**motion_metrics(rig, out), **tracking_error(rig, clip, out)}
     return GroundingResult(out, before, after, time.perf_counter() - start, passes, pm)
