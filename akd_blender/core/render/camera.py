@@ -177,7 +177,7 @@ def make_cameras(
     fov_y: float = 35.0,
     elevation: float = 15.0,
     azimuth: float = 50.0,
-    fill: float = 0.6,
+    fill: float = 0.7,
     smoothing: float = 3.0,
     orbit_degrees: float = 360.0,
     distance: float | None = None,
