@@ -40,7 +40,7 @@ from .rotations import quat_multiply
 __all__ = ["Feet", "detect_feet", "main_root", "motion_curves", "motion_metrics", "tracking_error"]
 
 CONTACT_TOLERANCE = 0.01  # h: a vertex this close to the ground is in contact (1.7 cm on a human)
-FOOT_TOLERANCE = 0.04  # h: a bone whose rest vertices come this close to the ground is a foot
+FOOT_TOLERANCE = 0.02  # h: a bone whose rest vertices come this close to the ground is a foot
 SOLE_HEIGHT = 0.15  # h: a foot's contact candidates are its vertices below this rest height
 
 

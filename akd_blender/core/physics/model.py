@@ -182,6 +182,7 @@ def build_model(rig: RigAsset, config: PhysicsConfig | None = None) -> PhysicsMo
     floor = 0.005 * height
 
     spec = mujoco.MjSpec()
+    spec.compiler.degree = False  # joint ranges in radians, as the rig stores them
     spec.modelname = "akd_" + "".join(c if c.isalnum() else "_" for c in rig.name)
     spec.option.timestep = config.timestep
     spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
