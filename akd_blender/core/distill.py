@@ -54,14 +54,15 @@ class DistillConfig:
     SDS (see :class:`akd_blender.core.priors.SDSSettings`):
         cfg_scale: classifier-free guidance (2.0; the spike's most faithful value with target form).
         sds_mode: "target" (regress onto the model's detached clean prediction) or "score" (classic).
-        target_space: "latent" or "pixel" (target mode: loss on the decoded target video; no VAE
-            encoder backward pass).
+        target_space: "pixel" (target mode: multi-scale image loss against the decoded target video;
+            no VAE encoder backward pass; default) or "latent".
         t_min, t_max, t_max_end: timestep range (fractions), t_max annealed linearly to t_max_end.
         grad_clip: elementwise clip of the latent SDS gradient (1.0).
         negative_prompt: text for the unconditional branch ("").
         target_reuse: with sds_mode "target" and target_space "pixel", query the prior every N steps
             and regress the render onto the same decoded target video in between (1 = every step);
-            amortises the teacher over N cheap render-only steps.
+            amortises the teacher over N cheap render-only steps (4; priors that return no decoded
+            target are queried every step).
     Rendering:
         camera: "follow" (default), "fixed" or "orbit"; views: cameras per frame (1);
         render_backend: "auto", "torch" or "nvdiffrast".
@@ -87,13 +88,13 @@ class DistillConfig:
     root_lr: float = 0.01
     cfg_scale: float = 2.0
     sds_mode: str = "target"
-    target_space: str = "latent"
+    target_space: str = "pixel"
     t_min: float = 0.02
     t_max: float = 0.98
     t_max_end: float | None = 0.5
     grad_clip: float | None = 1.0
     negative_prompt: str = ""
-    target_reuse: int = 1
+    target_reuse: int = 4
     camera: str = "follow"
     views: int = 1
     render_backend: str = "auto"

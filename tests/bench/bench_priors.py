@@ -18,6 +18,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 import torch
 
 from akd_blender.core.priors.base import MemoryOptions, SDSSettings
@@ -283,4 +284,23 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    main()
+
+
+def test_bench_priors_tiny_smoke(tmp_path, monkeypatch):
+    """CPU smoke of this script with tiny random models (the figures come from the GPU run)."""
+    monkeypatch.setattr(
+        "sys.argv", ["bench_priors", "--tiny", "--models", "cogvideox-2b", "--distill-steps", "1", "--out", str(tmp_path)]
+    )
+    main()
+    rows = [json.loads(line) for line in (tmp_path / "bench_priors.jsonl").read_text().splitlines()]
+    assert {r["mode"] for r in rows if "mode" in r} == set(MODES)
+    assert any(r.get("event") == "distill" and r["clip_frames"] == 9 for r in rows)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_bench_priors_full_size(tmp_path, monkeypatch):
+    """The full-size figures (about 4.5 minutes on an H200)."""
+    monkeypatch.setattr("sys.argv", ["bench_priors", "--out", str(tmp_path)])
     main()

@@ -29,7 +29,9 @@ def prior() -> CogVideoXPrior:
     return CogVideoXPrior(cogvideox_pipeline(), name="tiny-cogvideox", device="cpu")
 
 
-def test_sds_gradient_reaches_joint_parameters(rig, prior):
+@pytest.mark.parametrize("space", ["latent", "pixel"])
+def test_sds_gradient_reaches_joint_parameters(rig, prior, space):
+    prior.configure(target_space=space)
     params = MotionParams(rig, 5, keys=3)
     skeleton, renderer = Skeleton(rig), Renderer(rig, 32, 32, backend="torch", device="cpu")
     vertices = skeleton(params)
@@ -59,6 +61,14 @@ def test_distill_changes_motion_and_reports(rig, prior):
     assert {"render", "prior", "backward"} <= set(result.timings) and result.seconds > 0
 
 
+@pytest.mark.parametrize("space", ["latent", "pixel"])
+def test_target_reuse_queries_the_prior_every_n_steps(rig, prior, space):
+    config = DistillConfig(**{**CONFIG, "steps": 3}, target_space=space, target_reuse=2)
+    history = distill(rig, PROMPT, config, prior=prior).history
+    queried = ["sds_t" in h for h in history]
+    assert queried == ([True, False, True] if space == "pixel" else [True, True, True])  # latent: no decoded target
+
+
 def test_deterministic_for_a_seed(rig, prior):
     a = distill(rig, PROMPT, DistillConfig(**CONFIG, seed=3), prior=prior).clip
     b = distill(rig, PROMPT, DistillConfig(**CONFIG, seed=3), prior=prior).clip
@@ -78,7 +88,7 @@ def test_nan_guard(rig):
     with torch.no_grad():
         poisoned.vae.encoder.conv_in.conv.weight[0] = float("nan")  # e.g. overflowed weights
     with pytest.raises(NumericalError, match="diverged at step 0: loss 'sds'") as err:
-        distill(rig, PROMPT, DistillConfig(**CONFIG), prior=poisoned)
+        distill(rig, PROMPT, DistillConfig(**CONFIG, target_space="latent"), prior=poisoned)
     assert err.value.exit_code == 1
 
 

@@ -73,8 +73,11 @@ class SDSSettings:
         t_min, t_max: timestep range as fractions of the schedule at the start of the run.
         t_max_end: upper bound at the end of the run (linear annealing from t_max); None = no annealing.
         grad_clip: elementwise clip of the latent gradient (None = off).
-        target_space: "latent" (loss on latents, gradient through the VAE encoder) or "pixel"
-            (target mode only: loss on the decoded target video, encoder run without gradient).
+        target_space: "pixel" (default; target mode only: multi-scale image loss against the decoded
+            target video, VAE encoder run without gradient — CogVideoX-5B 49×480×720 on an H200:
+            4.8 s / 28 GB per teacher query vs 3.6 s / 137 GB for the latent form without
+            checkpointing, and the decoded target can be reused for cheap steps) or "latent" (loss on
+            the latents, gradient through the VAE encoder; with checkpointing 5.2 s / 39 GB).
         weighting: "sds" (w(t) = the noise variance of the forward process) or "uniform" (w = 1);
             score mode only.
     """
@@ -85,7 +88,7 @@ class SDSSettings:
     t_max: float = 0.98
     t_max_end: float | None = 0.5
     grad_clip: float | None = 1.0
-    target_space: str = "latent"
+    target_space: str = "pixel"
     weighting: str = "sds"
 
     def __post_init__(self) -> None:
