@@ -46,15 +46,14 @@ class VIEW3D_PT_akd(_AKDPanel, bpy.types.Panel):
         if settings.model == "FOLDER":
             col.prop(settings, "model_folder")
         row = col.row(heading="Frames")
-        row.prop(settings, "use_scene_range", text="Scene")
-        if settings.use_scene_range:
-            col.label(text=f"{context.scene.frame_start} – {context.scene.frame_end}")
-        else:
+        scene_range = f"Scene ({context.scene.frame_start}–{context.scene.frame_end})"
+        row.prop(settings, "use_scene_range", text=scene_range)
+        if not settings.use_scene_range:
             sub = col.column(align=True)
             sub.prop(settings, "frame_start")
             sub.prop(settings, "frame_end", text="End")
         row = col.row(heading="FPS")
-        row.prop(settings, "use_scene_fps", text="Scene")
+        row.prop(settings, "use_scene_fps", text=f"Scene ({context.scene.render.fps / context.scene.render.fps_base:g})")
         if not settings.use_scene_fps:
             col.prop(settings, "fps")
         col.prop(settings, "steps")
