@@ -150,5 +150,10 @@ def test_tiny_spec():
     if importlib.util.find_spec("akd_blender.core.priors.tiny") is None:
         with pytest.raises(ModelNotAvailable, match="tiny"):
             load_prior("tiny", device="cpu")
+        return
+    try:  # the teacher's code is there; its weights may not be shipped yet
+        prior = load_prior("tiny", device="cpu")
+    except ModelNotAvailable as exc:
+        assert "\n" not in str(exc) and "teacher" in str(exc)
     else:
-        assert isinstance(load_prior("tiny", device="cpu"), VideoPrior)
+        assert isinstance(prior, VideoPrior)
