@@ -82,7 +82,7 @@ def test_gait_is_clean_and_perturbation_adds_artifacts(name):
     clean = motion_metrics(rig, clip)
     bad = motion_metrics(rig, inject_artifacts(rig, clip))
     assert clean["foot_skate"] < 0.05, clean  # body heights per second
-    assert clean["penetration"] < 1e-3 and clean["floating_fraction"] < 0.05, clean
+    assert clean["penetration"] < 1e-3 and clean["floating_fraction"] < 0.1, clean
     assert bad["foot_skate"] > 4 * clean["foot_skate"] + 0.05, bad
     assert bad["penetration"] > 10 * clean["penetration"] + 1e-3, bad
     assert bad["floating_fraction"] > 0.15, bad

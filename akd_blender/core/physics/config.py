@@ -39,6 +39,9 @@ class PhysicsConfig:
         root_position_frequency: weak horizontal residual force pulling the root towards the
             reference path, Hz; 0 leaves horizontal motion to ground contact alone. Vertical motion
             is never assisted: gravity and contact decide the height.
+        root_vertical_damping: a damper (no spring) on the root's vertical velocity, as the
+            frequency in Hz of a critically damped 1-dof system of the body's mass; it calms hops
+            without holding the body up. 0 disables it.
         iterations: tracking passes; each pass adds the previous pass's feedback torques to the
             feed-forward torques (iterative learning control), so later passes track closer.
         learning_rate: fraction of the feedback added per pass.
@@ -62,6 +65,7 @@ class PhysicsConfig:
     damping_ratio: float = 1.0
     root_rotation_frequency: float = 2.0
     root_position_frequency: float = 0.0
+    root_vertical_damping: float = 1.5
     iterations: int = 1
     learning_rate: float = 1.0
     match_mesh_contact: bool = True

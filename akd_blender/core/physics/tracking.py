@@ -136,7 +136,7 @@ def simulate(
     )
     kp, kd = w_joint**2 * inertia, 2 * cfg.damping_ratio * w_joint * inertia
     kp[0:2], kd[0:2] = w_pos**2 * inertia[0:2], 2 * w_pos * inertia[0:2]
-    kp[2] = kd[2] = 0.0
+    kp[2], kd[2] = 0.0, 2 * 2 * np.pi * cfg.root_vertical_damping * inertia[2]
     kp[3:6], kd[3:6] = w_rot**2 * inertia[3:6], 2 * w_rot * inertia[3:6]
     m.dof_damping[:] = kd  # the damping acts implicitly (implicitfast integrator): stable at high gains
     feedforward = np.zeros((steps, m.nv)) if feedforward is None else feedforward
