@@ -1,7 +1,8 @@
 # The add-on as users meet it (issue 5): extension zip, bundled wheels, real-Blender checks.
 REAL_BLENDER ?= $(SHARED)/tools/real-blender
 EXT_VERSION = $(shell sed -n 's/^__version__ = "\(.*\)"/\1/p' akd_blender/__init__.py)
-WHEEL_PLATFORM ?= manylinux_2_28_x86_64
+# pip download does not widen --platform to older manylinux tags: list them
+WHEEL_PLATFORMS ?= manylinux_2_28_x86_64 manylinux_2_27_x86_64 manylinux_2_17_x86_64 manylinux2014_x86_64 manylinux_2_5_x86_64 manylinux1_x86_64
 WHEEL_PYTHON ?= 3.11
 
 .PHONY: extension extension-nowheels wheels real-blender-fixtures real-blender-cli screenshot
@@ -18,7 +19,7 @@ extension-nowheels: setup
 wheels: setup
 	mkdir -p wheels
 	grep -v -E '^(#|numpy|matplotlib)' requirements.txt | sed '/^$$/d' > build-wheels-requirements.txt
-	$(PY) -m pip download --dest wheels --only-binary=:all: --platform $(WHEEL_PLATFORM) \
+	$(PY) -m pip download --dest wheels --only-binary=:all: $(addprefix --platform ,$(WHEEL_PLATFORMS)) \
 	  --python-version $(WHEEL_PYTHON) --implementation cp -r build-wheels-requirements.txt
 	rm -f build-wheels-requirements.txt wheels/numpy-*.whl  # Blender ships its own numpy
 	ls wheels/*.whl | wc -l; du -sh wheels
