@@ -309,12 +309,22 @@ def _run(spec: JobSpec, post: Callable[[Message], None], should_cancel: Callable
         from ..core.physics import ground_clip
 
         t2 = time.perf_counter()
-        grounded = ground_clip(spec.rig, clip)
+        grounded = ground_clip(spec.rig, clip, callbacks=_PhysicsCallbacks(should_cancel))
         timings["physics"] = time.perf_counter() - t2
         clip = _placed(grounded.clip, spec)
         physics = {"before": _plain(grounded.metrics_before), "after": _plain(grounded.metrics_after)}
     used = config.as_dict() if hasattr(config, "as_dict") else dict(vars(config))
     return JobOutcome(clip, distilled, history, final, time.perf_counter() - t0, timings, device, physics, used)
+
+
+class _PhysicsCallbacks:
+    """What ``core.physics.ground_clip`` calls: progress (unused here) and the cancel check."""
+
+    def __init__(self, should_cancel: Callable[[], bool]) -> None:
+        self.should_cancel = should_cancel
+
+    def progress(self, step: int, total: int, **info) -> None:
+        pass
 
 
 def _placed(clip: Any, spec: JobSpec) -> Any:

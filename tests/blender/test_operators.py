@@ -255,3 +255,15 @@ def test_synchronous_run_then_undo(addon, tiny_model):
     arm = bpy.data.objects["Biped"]
     assert "a person walks forward" not in bpy.data.actions
     assert arm.animation_data.action.name == old
+
+
+def test_ground_action_operator(addon):
+    arm = _character()
+    for frame, x in ((1, 0.0), (6, 0.4)):
+        arm.pose.bones[1].rotation_quaternion = (1.0, x, 0.0, 0.0)
+        arm.pose.bones[1].keyframe_insert("rotation_quaternion", frame=frame)
+    assert bpy.ops.akd.ground_action.poll()
+    assert bpy.ops.akd.ground_action() == {"FINISHED"}
+    action = arm.animation_data.action
+    assert action.name == "OldAction grounded" and tuple(round(v) for v in action.frame_range) == (1, 6)
+    assert bpy.data.actions["OldAction"].use_fake_user

@@ -33,7 +33,9 @@ def batch(tmp_path_factory):
         | {"preview": str(tmp / "fox.mp4"), "preview-size": 32, "export": str(tmp / "fox.glb")},
         {"input": str(tmp / "missing.glb"), "prompt": "a fox jumps", "out": str(tmp / "never.blend")},
         {"input": str(blends["biped"]), "prompt": PROMPT_BIPED, "frames": 6, "out": str(tmp / "biped_out.blend")}
-        | {"report": str(tmp / "biped.json"), "export": str(tmp / "biped.fbx")},
+        | {"report": str(tmp / "biped.json"), "export": str(tmp / "biped.fbx"), "physics": True},
+        {"input": str(blends["biped"]), "ground-action": "OldWalk", "out": str(tmp / "grounded.blend")}
+        | {"report": str(tmp / "grounded.json")},
     ]
     (tmp / "jobs.json").write_text(json.dumps(jobs))
     hashes = {p: sha256(p) for p in (fox, blends["biped"])}
@@ -45,7 +47,7 @@ def batch(tmp_path_factory):
 def test_jobs_run_reports_the_failure_and_goes_on(batch):
     result, tmp = batch["result"], batch["tmp"]
     assert result.returncode == 2, result.stderr[-3000:]  # the failing job's exit code
-    assert "summary: 2 of 3 jobs done, 1 failed" in result.stdout
+    assert "summary: 3 of 4 jobs done, 1 failed" in result.stdout
     assert "job 2 [exit 2]" in result.stdout and "missing.glb" in result.stdout
     errors = [ln for ln in result.stderr.splitlines() if ln.startswith("akd:")]
     assert len(errors) == 1 and "missing.glb" in errors[0] and "does not exist" in errors[0]
@@ -100,8 +102,22 @@ def test_blend_input_new_action_over_frame_range_old_actions_kept(batch):
     summary = blend_summary(batch["tmp"] / "biped_out.blend")
     actions = summary["actions"]
     assert actions[PROMPT_BIPED]["frames"] == [1, 2, 3, 4, 5, 6] and actions[PROMPT_BIPED]["fcurves"] >= 19 * 4
-    assert summary["armatures"] == {"Biped": PROMPT_BIPED}
+    grounded = f"{PROMPT_BIPED} grounded"  # --physics: the distilled action and the grounded one
+    assert actions[grounded]["frames"] == [1, 2, 3, 4, 5, 6]
+    assert summary["armatures"] == {"Biped": grounded}
     assert actions["OldWalk"]["fake_user"] and actions["OldWalk"]["frames"] == [1, 10]
     assert "OldSpare" in actions
     report = json.loads((batch["tmp"] / "biped.json").read_text())
     assert report["previous_action"] == "OldWalk" and report["frames"] == 6
+    assert report["action_names"] == [PROMPT_BIPED, grounded]
+    assert {"foot_skate", "penetration"} <= set(report["physics"]["before"]) and report["physics"]["after"]
+
+
+def test_ground_existing_action(batch):
+    summary = blend_summary(batch["tmp"] / "grounded.blend")
+    assert summary["armatures"] == {"Biped": "OldWalk grounded"}
+    assert summary["actions"]["OldWalk grounded"]["frames"] == list(range(1, 11))
+    assert summary["actions"]["OldWalk"]["frames"] == [1, 10]
+    report = json.loads((batch["tmp"] / "grounded.json").read_text())
+    assert set(REPORT_FIELDS) <= set(report) and report["prompt"] is None and report["steps"] == 0
+    assert report["physics"]["after"]["penetration"] <= report["physics"]["before"]["penetration"] + 1e-3
