@@ -5,7 +5,7 @@ EXT_VERSION = $(shell sed -n 's/^__version__ = "\(.*\)"/\1/p' akd_blender/__init
 WHEEL_PLATFORMS ?= manylinux_2_28_x86_64 manylinux_2_27_x86_64 manylinux_2_17_x86_64 manylinux2014_x86_64 manylinux_2_5_x86_64 manylinux1_x86_64
 WHEEL_PYTHON ?= 3.11
 
-.PHONY: extension extension-nowheels wheels real-blender-fixtures real-blender-cli screenshot
+.PHONY: extension extension-nowheels wheels real-blender-fixtures real-blender-cli real-blender-command screenshot
 
 ## extension: dist/akd_blender-<version>.zip (manifest + akd_blender/ + wheels/), validated and built by blender_ext.py
 extension: setup
@@ -45,3 +45,12 @@ screenshot: real-blender-fixtures
 	$(REAL_BLENDER) gui build/screenshots/akd_panel.png --factory-startup -P scripts/screenshot_panel.py
 	$(REAL_BLENDER) gui build/screenshots/akd_panel_running.png --factory-startup -P scripts/screenshot_panel.py \
 	  -- --running build/real-blender/tiny-cogvideox
+
+## real-blender-command: install the zip (no wheels) into the real Blender 4.3 and run `blender --command akd …`
+real-blender-command: real-blender-fixtures
+	$(PY) scripts/build_extension.py --no-wheels --out-dir build/real-blender/dist --stage build/real-blender/stage/akd_blender
+	$(REAL_BLENDER) run --command extension install-file -r user_default -e build/real-blender/dist/akd_blender-$(EXT_VERSION).zip
+	$(REAL_BLENDER) run --command akd --input build/real-blender/Fox/Fox.gltf --prompt "a fox trots forward" \
+	  --model build/real-blender/tiny-cogvideox --steps 2 --frames 4 --height 16 --width 16 --device cpu \
+	  --out build/real-blender/fox_cmd.blend --report build/real-blender/fox_cmd.json
+	$(REAL_BLENDER) run --command extension remove user_default.akd_blender
