@@ -267,3 +267,20 @@ def test_ground_action_operator(addon):
     action = arm.animation_data.action
     assert action.name == "OldAction grounded" and tuple(round(v) for v in action.frame_range) == (1, 6)
     assert bpy.data.actions["OldAction"].use_fake_user
+
+
+def test_worker_thread_cancel_mid_run_frees_the_model(tiny_model):
+    spec = wk.JobSpec(
+        rig=biped(), prompt="a person walks", model=tiny_model, frames=4, steps=500, device="cpu", height=16, width=16
+    )
+    worker = wk.Worker(spec)
+    worker.start()
+    first = worker.queue.get(timeout=120)  # the worker is running: progress arrives from its thread
+    assert isinstance(first, wk.Progress) and first.total == 500
+    assert wk.cached_priors() == [(tiny_model, "cpu")]
+    worker.cancel()
+    worker.join(60)
+    assert not worker.alive
+    messages = wk.drain(worker.queue)
+    assert isinstance(messages[-1], wk.Stopped) and not any(isinstance(m, wk.Done) for m in messages)
+    assert wk.cached_priors() == []  # cancelling released the model
