@@ -27,7 +27,16 @@ import torch.nn.functional as F
 
 from ..errors import ModelNotAvailable
 from .base import SDSPrior, SDSSettings, TextEmbedding
-from .tiny_model.model import TeacherConfig, build_scheduler, build_unet, pack, sample_videos, text_condition, unpack
+from .tiny_model.model import (
+    TeacherConfig,
+    build_scheduler,
+    build_unet,
+    load_weights,
+    pack,
+    sample_videos,
+    text_condition,
+    unpack,
+)
 from .tiny_model.text import PhraseTable, TextEncoder
 
 __all__ = ["TinyPrior", "load_tiny_prior", "ASSET_DIR", "load_judge", "main"]
@@ -83,6 +92,7 @@ class TinyPrior(SDSPrior):
 
     # SDSPrior hooks (latents = frame-stacked pixels [1, F·3, H, W] in [-1,1]) ----------------
     def _prepare_video(self, video: torch.Tensor) -> torch.Tensor:
+        self._input_frames = video.shape[0]
         video = _resample_frames(video, self.frames)
         if video.shape[-2:] != (self.height, self.width):
             video = F.interpolate(video, size=(self.height, self.width), mode="bilinear", align_corners=False, antialias=True)
@@ -92,7 +102,9 @@ class TinyPrior(SDSPrior):
         return pack(video.to(self.device, torch.float32))
 
     def _decode(self, latents: torch.Tensor) -> torch.Tensor:
-        return unpack(latents.float(), self.frames)[0]
+        """Latents → video [F_in,3,H,W] in [0,1] at the frame count the caller rendered."""
+        video = unpack(latents.float(), self.frames)[0]
+        return _resample_frames(video, getattr(self, "_input_frames", self.frames))
 
     def _step(self, t: float) -> int:
         return int(round(t * (self.cfg.train_timesteps - 1)))
@@ -146,14 +158,13 @@ def load_tiny_prior(
     settings: SDSSettings | None = None,
 ) -> TinyPrior:
     """The shipped teacher (``akd_blender/assets/teacher``) as a :class:`TinyPrior` (fp32 by default)."""
-    from safetensors.torch import load_file
-
     folder = Path(folder or ASSET_DIR)
     record = json.loads(_require(folder, "teacher.json").read_text())
     cfg = TeacherConfig.from_dict(record["config"])
     unet = build_unet(cfg)
-    state = load_file(str(_require(folder, "teacher.safetensors")))
-    unet.load_state_dict({k: v.float() for k, v in state.items()})
+    for name in record.get("weights", ["teacher.safetensors"]):
+        _require(folder, name)
+    unet.load_state_dict(load_weights(folder, "teacher"))
     table = PhraseTable.load(folder / "phrases.npz") if (folder / "phrases.npz").is_file() else None
     device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     return TinyPrior(unet, cfg, TextEncoder(table), device, dtype if dtype is not None else torch.float32, settings)

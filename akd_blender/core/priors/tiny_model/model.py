@@ -15,7 +15,17 @@ from dataclasses import asdict, dataclass, field
 import torch
 from diffusers import DDIMScheduler, DDPMScheduler, UNet2DConditionModel
 
-__all__ = ["TeacherConfig", "build_unet", "build_scheduler", "pack", "unpack", "text_condition", "sample_videos"]
+__all__ = [
+    "TeacherConfig",
+    "build_unet",
+    "build_scheduler",
+    "pack",
+    "unpack",
+    "text_condition",
+    "sample_videos",
+    "save_weights",
+    "load_weights",
+]
 
 
 @dataclass
@@ -34,8 +44,8 @@ class TeacherConfig:
     frames: int = 16
     height: int = 64
     width: int = 64
-    channels: tuple[int, ...] = (64, 96, 128, 192)
-    layers_per_block: int = 2
+    channels: tuple[int, ...] = (128, 128, 160, 192)
+    layers_per_block: int = 1
     text_dim: int = 384
     train_timesteps: int = 1000
     beta_schedule: str = "squaredcos_cap_v2"
@@ -74,6 +84,41 @@ def build_unet(cfg: TeacherConfig) -> UNet2DConditionModel:
         class_embed_type="projection",
         projection_class_embeddings_input_dim=cfg.text_dim,
     )
+
+
+def save_weights(module: torch.nn.Module, folder, stem: str = "teacher", max_bytes: int = 15 * 2**20) -> list[str]:
+    """Save fp16 weights as ``{stem}-0000k-of-0000n.safetensors`` shards below ``max_bytes`` each."""
+    from pathlib import Path
+
+    from safetensors.torch import save_file
+
+    state = {k: v.detach().to(torch.float16).cpu().contiguous() for k, v in module.state_dict().items()}
+    shards, cur, size = [], {}, 0
+    for k, v in state.items():
+        nbytes = v.numel() * v.element_size()
+        if cur and size + nbytes > max_bytes:
+            shards.append(cur)
+            cur, size = {}, 0
+        cur[k], size = v, size + nbytes
+    shards.append(cur)
+    names = []
+    for i, shard in enumerate(shards):
+        name = f"{stem}-{i + 1:05d}-of-{len(shards):05d}.safetensors"
+        save_file(shard, str(Path(folder) / name))
+        names.append(name)
+    return names
+
+
+def load_weights(folder, stem: str = "teacher") -> dict[str, torch.Tensor]:
+    """All ``{stem}*.safetensors`` shards in ``folder`` merged into one float32 state dict."""
+    from pathlib import Path
+
+    from safetensors.torch import load_file
+
+    state = {}
+    for path in sorted(Path(folder).glob(f"{stem}*.safetensors")):
+        state.update({k: v.float() for k, v in load_file(str(path)).items()})
+    return state
 
 
 def build_scheduler(cfg: TeacherConfig, kind: str = "ddpm"):

@@ -24,7 +24,7 @@ import torch.nn.functional as F
 from ...procedural.dataset import MOTION_KEYS, build_dataset
 from ...procedural.motions import LABELS, NONE_LABEL, motion_spec
 from .judge import Judge, JudgeConfig, JudgeNet, hard_negatives
-from .model import TeacherConfig, build_scheduler, build_unet, pack, sample_videos, text_condition
+from .model import TeacherConfig, build_scheduler, build_unet, pack, sample_videos, save_weights, text_condition
 from .text import PhraseTable
 
 __all__ = ["train_teacher", "train_judge", "main", "phrase_indices"]
@@ -151,7 +151,7 @@ def train_judge(
         opt.step()
         losses.append(float(loss.detach()))
         step += 1
-        if step % 200 == 0:
+        if step % 1000 == 0:
             log(f"judge step {step} loss {np.mean(losses[-200:]):.4f}")
     judge = Judge(net.eval(), cfg, device)
     return judge, {"steps": step, "seconds": round(time.time() - start, 1), "final_loss": float(np.mean(losses[-100:]))}
@@ -222,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-motion", type=int, default=160, help="train-split variations per motion")
     ap.add_argument("--heldout-per-motion", type=int, default=16)
     ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--lr", type=float, default=3e-4)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--render-batch", type=int, default=48)
@@ -277,10 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     unet.eval()
     metrics, (samples, want) = evaluate(judge, held, unet, cfg, table, dev, args.eval_samples, args.seed, args.eval_steps)
     log(f"metrics: {json.dumps(metrics)}")
-    from safetensors.torch import save_file
-
-    state = {k: v.detach().to(torch.float16).cpu().contiguous() for k, v in unet.state_dict().items()}
-    save_file(state, str(out / "teacher.safetensors"))
+    shards = save_weights(unet, out)
     record = {
         "config": cfg.to_dict(),
         "training": {
@@ -294,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
             "heldout_clips": int((held["motion"] >= 0).sum()),
             "render_seconds": round(t1 - t0, 1),
         },
+        "weights": shards,
         "command": "python -m akd_blender.core.priors.tiny train " + " ".join(argv or []),
     }
     (out / "teacher.json").write_text(json.dumps(record, indent=1))

@@ -1,0 +1,18 @@
+# The embedded teacher (issue 6): phrase table, training (CUDA GPU), tests, quality benchmark.
+TEACHER_DIR := akd_blender/assets/teacher
+PY ?= .venv/bin/python
+
+.PHONY: teacher-phrases teacher test-teacher bench-quality
+
+teacher-phrases:
+	HF_HUB_OFFLINE=1 $(PY) -m akd_blender.core.priors.tiny embed --out $(TEACHER_DIR)/phrases.npz
+
+teacher:
+	$(PY) -m akd_blender.core.priors.tiny train --out $(TEACHER_DIR) --phrases $(TEACHER_DIR)/phrases.npz \
+		--seconds 225 --judge-seconds 35 --per-motion 160 --heldout-per-motion 16 --batch 192 --lr 4e-4 --render-batch 64 --seed 0
+
+test-teacher:
+	$(PY) -m pytest -q tests/core/test_motions.py tests/core/test_tiny.py
+
+bench-quality:
+	$(PY) tests/bench/bench_quality.py $(BENCH_QUALITY_ARGS)
