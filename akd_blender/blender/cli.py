@@ -61,6 +61,7 @@ REPORT_FIELDS = (
     "action_names",
     "previous_action",
     "final_losses",
+    "loss_history",
     "motion_metrics",
     "physics",
     "config",
@@ -249,7 +250,7 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
     previous = ad.action.name if ad is not None and ad.action is not None else None
     from .keyframes import write_action  # torch: only once the input is known to be usable
 
-    outcome, names, used = None, [], {}
+    outcome, names, used, history = None, [], {}, []
     if job.ground_action is not None:
         clip, physics, timings = _ground_existing(arm, rig, job.ground_action, fps)
         names.append(write_action(arm, clip, action_name(f"{job.ground_action} grounded")).name)
@@ -292,6 +293,7 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
             names.append(write_action(arm, clip, action_name(spec.prompt)).name)
         device, losses, frames = outcome.device, outcome.final_losses, clip.num_frames
         steps, used = int(outcome.config.get("steps", len(outcome.history))), outcome.config
+        history = [{k: float(v) for k, v in row.items() if isinstance(v, int | float)} for row in outcome.history]
     scene.frame_start, scene.frame_end = clip.frame_start, clip.frame_end
     scene.frame_set(clip.frame_start)
 
@@ -334,6 +336,7 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
         "action_names": names,
         "previous_action": previous,
         "final_losses": losses,
+        "loss_history": history,
         "motion_metrics": wk._plain(motion_metrics(rig, clip)),
         "physics": physics,
         "config": {k: v for k, v in used.items() if isinstance(v, str | int | float | bool | type(None))},
