@@ -40,7 +40,9 @@ def test_bench_extraction_per_100k_vertices():
     start = time.perf_counter()
     rig = rig_from_armature(arm)
     seconds = time.perf_counter() - start
-    print(f"\nextraction: {rig.num_vertices} vertices, {rig.num_bones} bones: {seconds:.3f} s = {seconds / rig.num_vertices * 1e5:.3f} s per 100k vertices")
+    print(
+        f"\nextraction: {rig.num_vertices} vertices, {rig.num_bones} bones: {seconds:.3f} s = {seconds / rig.num_vertices * 1e5:.3f} s per 100k vertices"
+    )
     assert rig.num_vertices > 50_000
 
 
@@ -57,7 +59,9 @@ def test_bench_lbs_forward_backward_cpu():
         for _ in range(repeats):
             skeleton(params).square().mean().backward()
         per_frame = (time.perf_counter() - start) / repeats / frames
-        print(f"\nLBS fwd+bwd, Fox ({rig.num_vertices} v, {rig.num_bones} bones), {frames} frames, {torch.get_num_threads()} threads: {per_frame * 1e3:.2f} ms per frame")
+        print(
+            f"\nLBS fwd+bwd, Fox ({rig.num_vertices} v, {rig.num_bones} bones), {frames} frames, {torch.get_num_threads()} threads: {per_frame * 1e3:.2f} ms per frame"
+        )
 
 
 def test_bench_keys_written_per_second():

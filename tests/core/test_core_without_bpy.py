@@ -43,5 +43,7 @@ def test_every_core_module_imports_without_blender():
 
 
 def test_the_blocker_really_blocks():
-    result = subprocess.run([sys.executable, "-c", BLOCKER, "akd_blender.blender.io"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", BLOCKER, "akd_blender.blender.io"], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode != 0 and "bpy is blocked" in result.stderr

@@ -125,7 +125,9 @@ def test_rotation_round_trips():
     matrix = quat_to_matrix(quat)
     assert torch.allclose(sixd_to_matrix(matrix_to_sixd(matrix)), matrix, atol=1e-9)
     back = matrix_to_quat(matrix)
-    assert torch.allclose(torch.minimum((back - quat).abs().amax(-1), (back + quat).abs().amax(-1)), torch.zeros(50, dtype=torch.float64), atol=1e-9)
+    assert torch.allclose(
+        torch.minimum((back - quat).abs().amax(-1), (back + quat).abs().amax(-1)), torch.zeros(50, dtype=torch.float64), atol=1e-9
+    )
     for mode in ("XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"):
         euler = quat_to_euler(quat, mode)
         again = euler_to_quat(euler, mode)
