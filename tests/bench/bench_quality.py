@@ -92,7 +92,10 @@ def main(argv: list[str] | None = None) -> int:
             gt_labels, _ = judge.classify(held)
             totals["gt"] += [lab == spec.label for lab in gt_labels]
             base = {
-                "rest": (judge.classify(rest_video[None])[0][0], joint_distance(joints_rel(skeleton, rest_clip(rig, 16), h), gt_joints)),
+                "rest": (
+                    judge.classify(rest_video[None])[0][0],
+                    joint_distance(joints_rel(skeleton, rest_clip(rig, 16), h), gt_joints),
+                ),
                 "random": (judge.classify(rand_video[None])[0][0], joint_distance(joints_rel(skeleton, rand_clip, h), gt_joints)),
             }
             for key, (lab, _) in base.items():
@@ -146,12 +149,16 @@ def main(argv: list[str] | None = None) -> int:
     }
     print("\n| judge accuracy | held-out GT | distilled | teacher samples | rest pose | random motion |")
     print("|---|---|---|---|---|---|")
-    print(f"| ({len(rows)} cases, {summary['device']}) | {acc['gt']:.0%} | {acc['distilled']:.0%} | {acc['sample']:.0%} | {acc['rest']:.0%} | {acc['random']:.0%} |")
+    print(
+        f"| ({len(rows)} cases, {summary['device']}) | {acc['gt']:.0%} | {acc['distilled']:.0%} | {acc['sample']:.0%} | {acc['rest']:.0%} | {acc['random']:.0%} |"
+    )
     print(
         f"\nmean joint distance to nearest GT (character heights): distilled {summary['mean_joint_dist']:.3f}, "
         f"rest {summary['mean_rest_joint_dist']:.3f}, random {summary['mean_random_joint_dist']:.3f}"
     )
-    print(f"mean render RMSE to nearest GT: distilled {summary['mean_render_dist']:.3f}, teacher samples {summary['mean_sample_render_dist']:.3f}")
+    print(
+        f"mean render RMSE to nearest GT: distilled {summary['mean_render_dist']:.3f}, teacher samples {summary['mean_sample_render_dist']:.3f}"
+    )
     print(f"{summary['steps']} steps, {summary['seconds_per_distillation']:.1f} s per distillation on {summary['device']}")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -142,7 +142,14 @@ def train_judge(
         xn = hard_negatives(videos[neg].float() / 255, reversible[neg], gen)
         x = torch.cat([x, xn])
         y = torch.cat([labels[idx], torch.full((len(neg),), none, device=device)])
-        x = x + 0.02 * torch.randn_like(x)  # light noise: distilled renders are not pixel-identical
+        # Degradations (noise, blur) so teacher-like and distilled renders are judged by their motion, not pixel detail.
+        sigma = 0.08 * torch.rand(x.shape[0], 1, 1, 1, 1, device=device)
+        x = x + sigma * torch.randn_like(x)
+        blur = torch.rand(x.shape[0], device=device) < 0.5
+        if blur.any():
+            b = x[blur].flatten(0, 1)
+            b = F.interpolate(F.avg_pool2d(b, 2), scale_factor=2, mode="bilinear", align_corners=False)
+            x[blur] = b.view(-1, *x.shape[1:])
         with torch.autocast(**amp):
             logits = net(x)
         loss = F.cross_entropy(logits.float(), y, label_smoothing=0.05)
