@@ -32,7 +32,7 @@ def judge_action(path: str, armature: str | None, action: str, top: int = 3) -> 
     """Load ``path``, judge ``action`` of ``armature``; returns {"label", "probability", "top": [(label, p)…], "frames"}."""
     import torch
 
-    from ..core.priors.tiny import load_judge
+    from ..core.priors.tiny import load_judge, load_teacher_config
     from ..core.render import render_clip
 
     load_scene(path)
@@ -47,8 +47,18 @@ def judge_action(path: str, armature: str | None, action: str, top: int = 3) -> 
     clip = read_clip(obj, start, end, action=act, fps=bpy.context.scene.render.fps)
     rig = rig_from_armature(obj)
     judge = load_judge("cpu")
+    look = load_teacher_config()  # the judge was trained on renders in the teacher's look
     with torch.no_grad():
-        video = render_clip(rig, clip, judge.cfg.height, judge.cfg.width, camera="follow", backend="torch")[:, :3]
+        video = render_clip(
+            rig,
+            clip,
+            judge.cfg.height,
+            judge.cfg.width,
+            camera="follow",
+            backend="torch",
+            style=look.scene_style(),
+            camera_options=look.camera_options(),
+        )[:, :3]
     labels, probs = judge.classify(video[None])
     order = probs[0].argsort(descending=True)[:top].tolist()
     return {

@@ -41,10 +41,11 @@ class DistillConfig:
 
     Video and schedule:
         steps: optimiser steps (200).
-        frames: clip length in frames (16); fps: frames per second (24.0); frame_start: first
-            Blender frame (1).
-        height, width: render size in pixels (64 × 64); large priors want e.g. 480 × 720 (CogVideoX)
-            or 480 × 832 (Wan), and pad/round what they get.
+        frames: clip length in frames (None → the prior's clip duration at ``fps``: the embedded
+            teacher's 16 frames at 8 fps become 48 frames at 24 fps; a prior that states no fps gives
+            its own frame count); fps: frames per second (24.0); frame_start: first Blender frame (1).
+        height, width: render size in pixels (None → the prior's own size: 32 × 32 for the embedded
+            teacher, 480 × 720 for CogVideoX, 480 × 832 for Wan; priors pad/round what they get).
         seed: random seed (0). device: "auto" (CUDA when available), "cpu" or "cuda".
     Motion parameters:
         keys: temporal keys interpolated over the frames (None → every other frame, at least 2);
@@ -75,11 +76,11 @@ class DistillConfig:
     """
 
     steps: int = 200
-    frames: int = 16
+    frames: int | None = None
     fps: float = 24.0
     frame_start: int = 1
-    height: int = 64
-    width: int = 64
+    height: int | None = None
+    width: int | None = None
     seed: int = 0
     device: str = "auto"
     keys: int | None = None
@@ -109,7 +110,7 @@ class DistillConfig:
 
     def validate(self) -> None:
         """InputError naming the first bad field."""
-        if self.steps < 1 or self.frames < 2 or self.height < 8 or self.width < 8:
+        if self.steps < 1 or (self.frames or 2) < 2 or (self.height or 8) < 8 or (self.width or 8) < 8:
             raise InputError(
                 f"distill: need steps >= 1, frames >= 2 and a render of at least 8x8 "
                 f"(got steps={self.steps}, frames={self.frames}, {self.height}x{self.width})"
@@ -184,6 +185,21 @@ class _Timer:
         return now
 
 
+def resolve_sizes(config: DistillConfig, prior) -> DistillConfig:
+    """``config`` with ``frames``, ``height`` and ``width`` filled in from the prior where None."""
+    frames = config.frames
+    if frames is None:
+        native = int(getattr(prior, "frames", 16) or 16)
+        prior_fps = getattr(prior, "fps", None)
+        frames = max(2, round(native * config.fps / prior_fps)) if prior_fps else native
+    return replace(
+        config,
+        frames=frames,
+        height=config.height or int(getattr(prior, "height", 64) or 64),
+        width=config.width or int(getattr(prior, "width", 64) or 64),
+    )
+
+
 def _configure_prior(prior, config: DistillConfig) -> None:
     """Hand the SDS switches to priors that expose ``settings`` (SDSSettings)."""
     from .priors.base import SDSSettings
@@ -239,6 +255,7 @@ def distill(
 
         prior = load_prior("tiny", device=device)
     _configure_prior(prior, config)
+    config = resolve_sizes(config, prior)
     from .render import Renderer, make_cameras, root_path
 
     t = timer("setup", t_start)
@@ -250,7 +267,9 @@ def distill(
     params = MotionParams(rig, config.frames, config.fps, keys=keys, interpolation=config.interpolation).to(device)
     params.frame_start = config.frame_start
     skeleton = Skeleton(rig).to(device)
-    renderer = Renderer(rig, config.height, config.width, backend=config.render_backend, device=device)
+    # Priors that learnt one look (the embedded teacher) say which ground and framing they expect.
+    style, camera_options = getattr(prior, "render_style", None), dict(getattr(prior, "camera_options", None) or {})
+    renderer = Renderer(rig, config.height, config.width, backend=config.render_backend, device=device, style=style)
     scale = float(rig.height) or 1.0
     ground = float(rig.ground_height)
     feet = torch.as_tensor(foot_joints(rig), device=device)
@@ -286,7 +305,9 @@ def distill(
         vertices = skeleton.deform(rotations, locations)  # [F,V,3] world
         t = timer("pose", t)
         # 4. Render what the prior sees.
-        cameras = make_cameras(rig, root_path(vertices), config.height, config.width, mode=config.camera, views=config.views)
+        cameras = make_cameras(
+            rig, root_path(vertices), config.height, config.width, mode=config.camera, views=config.views, **camera_options
+        )
         video = renderer.render(vertices, cameras)[:, :3]  # [F·views,3,H,W]
         t = timer("render", t)
         # 5. Losses.

@@ -69,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     device = "cuda" if args.device == "auto" and torch.cuda.is_available() else ("cpu" if args.device == "auto" else args.device)
     torch.manual_seed(args.seed)
     prior = load_tiny_prior(device)
+    size = prior.height  # render in the teacher's own size and look (the judge learnt the same)
+    look = {"style": prior.render_style, "camera_options": prior.camera_options}
     judge = load_judge(device)
     rows, start_all = [], time.time()
     totals: dict[str, list] = {k: [] for k in ("gt", "distilled", "sample", "rest", "random")}
@@ -76,18 +78,18 @@ def main(argv: list[str] | None = None) -> int:
         rig = CHARACTERS[character]()
         skeleton = Skeleton(rig, torch.float64)
         h = float(rig.height)
-        rest_video = render_clips(rig, [rest_clip(rig, 16, 8.0)], [VIEW], 64, 64, device)[0]
+        rest_video = render_clips(rig, [rest_clip(rig, 16, 8.0)], [VIEW], size, size, device, **look)[0]
         rng = torch.Generator().manual_seed(args.seed)
         rand = MotionParams(rig, 16, 8.0, keys=4)
         with torch.no_grad():
             rand.rotvec.copy_(torch.randn(rand.rotvec.shape, generator=rng) * 0.4)
         rand_clip = rand.to_clip()
-        rand_video = render_clips(rig, [rand_clip], [VIEW], 64, 64, device)[0]
+        rand_video = render_clips(rig, [rand_clip], [VIEW], size, size, device, **look)[0]
         for spec in MOTIONS[character]:
             variations = sample_variations(args.gt // 2, 5, "train") + sample_variations(args.gt - args.gt // 2, 5, "heldout")
             gt_clips = [make_clip(rig, character, spec.label, v, 16, 8.0) for v in variations]
             gt_joints = [joints_rel(skeleton, c, h) for c in gt_clips]
-            gt_videos = render_clips(rig, gt_clips, [VIEW] * len(gt_clips), 64, 64, device)
+            gt_videos = render_clips(rig, gt_clips, [VIEW] * len(gt_clips), size, size, device, **look)
             held = gt_videos[args.gt // 2 :]
             gt_labels, _ = judge.classify(held)
             totals["gt"] += [lab == spec.label for lab in gt_labels]
@@ -102,11 +104,11 @@ def main(argv: list[str] | None = None) -> int:
                 totals[key].append(lab == spec.label)
             for phrasing in spec.heldout_phrasings[: args.phrasings]:
                 t0 = time.time()
-                cfg = DistillConfig(steps=args.steps, frames=16, fps=8.0, height=64, width=64, seed=args.seed, device=device)
+                cfg = DistillConfig(steps=args.steps, frames=16, fps=8.0, height=size, width=size, seed=args.seed, device=device)
                 result = distill(rig, phrasing, cfg, prior)
                 seconds = time.time() - t0
                 clip = result.clip
-                video = render_clips(rig, [clip], [VIEW], 64, 64, device)[0]
+                video = render_clips(rig, [clip], [VIEW], size, size, device, **look)[0]
                 label, probs = judge.classify(video[None])
                 sample = prior.sample(prior.encode_text(phrasing), torch.Generator(device).manual_seed(args.seed))
                 s_label, _ = judge.classify(sample[None])

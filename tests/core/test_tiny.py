@@ -10,7 +10,7 @@ import torch
 from akd_blender.core.kinematics import Skeleton
 from akd_blender.core.motion import MotionParams
 from akd_blender.core.priors.base import VideoPrior
-from akd_blender.core.priors.tiny import ASSET_DIR, TinyPrior, load_judge, load_tiny_prior
+from akd_blender.core.priors.tiny import ASSET_DIR, TinyPrior, load_judge, load_teacher_config, load_tiny_prior
 from akd_blender.core.priors.tiny_model.model import TeacherConfig, build_unet
 from akd_blender.core.priors.tiny_model.text import PhraseTable, TextEncoder
 from akd_blender.core.procedural.characters import biped
@@ -40,7 +40,9 @@ def test_shipped_teacher_is_small_and_documented():
 
 def test_teacher_is_a_video_prior_and_sds_gradient_is_finite(prior):
     assert isinstance(prior, VideoPrior) and prior.name == "tiny"
-    assert (prior.frames, prior.height, prior.width) == (16, 64, 64)
+    shipped = load_teacher_config()
+    assert (prior.frames, prior.height, prior.width) == (16, shipped.height, shipped.width)
+    assert prior.render_style == shipped.scene_style() and prior.camera_options == shipped.camera_options()
     text = prior.encode_text("a person walks forward")
     video = torch.rand(12, 3, 48, 48, requires_grad=True)  # other sizes are resampled
     out = prior.sds_loss(video, text, step=0, total_steps=10, generator=torch.Generator().manual_seed(0))
@@ -53,9 +55,10 @@ def test_sds_gradient_reaches_joint_rotations(prior):
     params = MotionParams(rig, 16, 8.0, keys=4)
     with torch.no_grad():
         params.rotvec.normal_(0, 0.1)
-    skeleton, renderer = Skeleton(rig), Renderer(rig, 64, 64, backend="torch")
+    size = prior.height
+    skeleton, renderer = Skeleton(rig), Renderer(rig, size, size, backend="torch", style=prior.render_style)
     verts = skeleton(params)
-    video = renderer.render(verts, make_cameras(rig, root_path(verts), 64, 64))[:, :3]
+    video = renderer.render(verts, make_cameras(rig, root_path(verts), size, size, **prior.camera_options))[:, :3]
     out = prior.sds_loss(video, prior.encode_text("a man is waving hello"), 3, 10, torch.Generator().manual_seed(1))
     out["loss"].backward()
     assert torch.isfinite(params.rotvec.grad).all() and params.rotvec.grad.abs().sum() > 0
@@ -63,7 +66,7 @@ def test_sds_gradient_reaches_joint_rotations(prior):
 
 def test_sample_then_fit_sample_shape(prior):
     video = prior.sample(prior.encode_text("a dog wags its tail"), torch.Generator().manual_seed(0), steps=2)
-    assert video.shape == (16, 3, 64, 64) and 0 <= float(video.min()) and float(video.max()) <= 1
+    assert video.shape == (16, 3, prior.height, prior.width) and 0 <= float(video.min()) and float(video.max()) <= 1
 
 
 def test_text_encoder_is_offline_and_matches_the_table():
@@ -88,7 +91,7 @@ def test_judge_recognises_heldout_ground_truth_and_rejects_frozen(judge):
     """Known answers: held-out variations (never trained on) of three motions are recognised."""
     cases = [("biped", "walk"), ("biped", "raise_arms"), ("quadruped", "wag_tail")]
     items = [ClipItem(c, m, v, 40.0, 15.0) for c, m in cases for v in sample_variations(2, 99, "heldout")]
-    videos = render_items(items, 64, 64, 16, batch=8)
+    videos = render_items(items, batch=8, **_teacher_look())
     labels, probs = judge.classify(videos)
     assert labels == [m for _, m in cases for _ in range(2)], labels
     frozen = videos[:, :1].expand_as(videos)
@@ -98,5 +101,18 @@ def test_judge_recognises_heldout_ground_truth_and_rejects_frozen(judge):
 
 
 def test_judge_rest_pose_is_none(judge):
-    videos = render_items([ClipItem("biped", "none", Variation(facing=0.2), 50.0, 15.0)], 64, 64, 16)
+    videos = render_items([ClipItem("biped", "none", Variation(facing=0.2), 50.0, 15.0)], **_teacher_look())
     assert judge.classify(videos)[0] == ["none"]
+
+
+def _teacher_look() -> dict:
+    """render_items arguments: the teacher's video size, frame rate and look (the judge learnt the same)."""
+    cfg = load_teacher_config()
+    return {
+        "height": cfg.height,
+        "width": cfg.width,
+        "frames": cfg.frames,
+        "fps": cfg.fps,
+        "style": cfg.scene_style(),
+        "camera_options": cfg.camera_options(),
+    }

@@ -39,7 +39,7 @@ from .tiny_model.model import (
 )
 from .tiny_model.text import PhraseTable, TextEncoder
 
-__all__ = ["TinyPrior", "load_tiny_prior", "ASSET_DIR", "load_judge", "main"]
+__all__ = ["TinyPrior", "load_tiny_prior", "load_teacher_config", "ASSET_DIR", "load_judge", "main"]
 
 ASSET_DIR = Path(__file__).resolve().parents[2] / "assets" / "teacher"
 
@@ -81,6 +81,7 @@ class TinyPrior(SDSPrior):
         self.cfg, self.encoder, self.name = cfg, encoder, name
         self.frames, self.height, self.width = cfg.frames, cfg.height, cfg.width
         self.fps = cfg.fps
+        self.render_style, self.camera_options = cfg.scene_style(), cfg.camera_options()  # the look it learnt
         self.settings = settings or SDSSettings(cfg_scale=2.0, mode="target")
         self.alphas = build_scheduler(cfg).alphas_cumprod.double()
 
@@ -160,7 +161,7 @@ def load_tiny_prior(
     """The shipped teacher (``akd_blender/assets/teacher``) as a :class:`TinyPrior` (fp32 by default)."""
     folder = Path(folder or ASSET_DIR)
     record = json.loads(_require(folder, "teacher.json").read_text())
-    cfg = TeacherConfig.from_dict(record["config"])
+    cfg = load_teacher_config(folder)
     unet = build_unet(cfg)
     for name in record.get("weights", ["teacher.safetensors"]):
         _require(folder, name)
@@ -168,6 +169,12 @@ def load_tiny_prior(
     table = PhraseTable.load(folder / "phrases.npz") if (folder / "phrases.npz").is_file() else None
     device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     return TinyPrior(unet, cfg, TextEncoder(table), device, dtype if dtype is not None else torch.float32, settings)
+
+
+def load_teacher_config(folder: str | Path | None = None) -> TeacherConfig:
+    """The shipped teacher's :class:`TeacherConfig` (size, fps, ground and framing of its videos)."""
+    folder = Path(folder or ASSET_DIR)
+    return TeacherConfig.from_dict(json.loads(_require(folder, "teacher.json").read_text())["config"])
 
 
 def load_judge(device: torch.device | str = "cpu", folder: str | Path | None = None):

@@ -18,7 +18,7 @@ import torch
 
 from ..kinematics import Skeleton
 from ..motion import MotionClip
-from ..render import Cameras, Renderer, make_cameras, root_path
+from ..render import Cameras, Renderer, SceneStyle, make_cameras, root_path
 from .characters import CHARACTERS
 from .motions import LABELS, MOTIONS, NONE_LABEL, Variation, make_clip, rest_clip, sample_variations
 
@@ -91,15 +91,20 @@ def render_clips(
     device: torch.device | str = "cpu",
     backend: str = "torch",
     renderer: Renderer | None = None,
+    style: SceneStyle | None = None,
+    camera_options: dict | None = None,
 ) -> torch.Tensor:
-    """Render clips of one rig, each from a follow camera at its (azimuth, elevation) → float [N,F,3,H,W] in [0,1]."""
-    renderer = renderer or Renderer(rig, height, width, backend=backend, device=device)
+    """Render clips of one rig, each from a follow camera at its (azimuth, elevation) → float [N,F,3,H,W] in [0,1].
+    ``style`` / ``camera_options`` (extra :func:`make_cameras` arguments, e.g. ``fill``) set the look."""
+    renderer = renderer or Renderer(rig, height, width, backend=backend, device=device, style=style)
     skeleton = Skeleton(rig).to(renderer.device)
     verts, cams = [], []
     for clip, (az, el) in zip(clips, views):
         v = skeleton(clip)
         verts.append(v)
-        cams.append(make_cameras(rig, root_path(v), height, width, mode="follow", azimuth=az, elevation=el))
+        cams.append(
+            make_cameras(rig, root_path(v), height, width, mode="follow", azimuth=az, elevation=el, **(camera_options or {}))
+        )
     video = renderer.render(torch.cat(verts), _concat_cameras(cams))[:, :3]
     return video.reshape(len(clips), -1, 3, height, width)
 
@@ -115,6 +120,8 @@ def render_items(
     backend: str = "torch",
     batch: int = 16,
     progress: bool = False,
+    style: SceneStyle | None = None,
+    camera_options: dict | None = None,
 ) -> torch.Tensor:
     """Render ``items`` → uint8 [N,F,3,H,W] (on the CPU), ``batch`` clips per renderer call."""
     out = torch.zeros(len(items), frames, 3, height, width, dtype=torch.uint8)
@@ -133,12 +140,12 @@ def render_items(
         for character, idx in by_char.items():
             rig = rigs[character]
             if character not in renderers:
-                renderers[character] = Renderer(rig, height, width, backend=backend, device=device)
+                renderers[character] = Renderer(rig, height, width, backend=backend, device=device, style=style)
                 if hasattr(renderers[character].raster, "max_pairs") and torch.device(device).type == "cuda":
                     renderers[character].raster.max_pairs = 60_000_000
             clips = [_clip(rig, items[i], frames, fps) for i in idx]
             views = [(items[i].azimuth, items[i].elevation) for i in idx]
-            video = render_clips(rig, clips, views, height, width, renderer=renderers[character])
+            video = render_clips(rig, clips, views, height, width, renderer=renderers[character], camera_options=camera_options)
             out[idx] = (video * 255).round().clamp(0, 255).to(torch.uint8).cpu()
     return out
 
@@ -156,6 +163,8 @@ def build_dataset(
     rest: int = 0,
     batch: int = 16,
     progress: bool = False,
+    style: SceneStyle | None = None,
+    camera_options: dict | None = None,
 ) -> dict:
     """Render a split of the library.
 
@@ -169,7 +178,16 @@ def build_dataset(
     negatives = make_items(split, low_amplitude, seed + 101, amplitude_scale=0.15) if low_amplitude else []
     negatives += rest_items(rest, seed) if rest else []
     videos = render_items(
-        items + negatives, height, width, frames, device=device, backend=backend, batch=batch, progress=progress
+        items + negatives,
+        height,
+        width,
+        frames,
+        device=device,
+        backend=backend,
+        batch=batch,
+        progress=progress,
+        style=style,
+        camera_options=camera_options,
     )
     none = LABELS.index(NONE_LABEL)
     motion = [MOTION_KEYS.index((it.character, it.label)) for it in items] + [-1] * len(negatives)

@@ -172,15 +172,20 @@ def render_clip(
     *,
     device: torch.device | str | None = None,
     style: SceneStyle | None = None,
+    camera_options: dict | None = None,
 ) -> torch.Tensor:
     """Render a motion of ``rig`` as the distillation sees it: RGBA [F,4,H,W] in [0,1] (row 0 top).
 
     ``camera`` is a mode of :func:`make_cameras` (``"follow"``, ``"fixed"``, ``"orbit"``; framed from
-    the rig's size, following the vertex centroid) or ready-made :class:`Cameras` (one view per
+    the rig's size, following the vertex centroid; ``camera_options`` are further
+    :func:`make_cameras` arguments such as ``fill``) or ready-made :class:`Cameras` (one view per
     frame). The result is on the renderer's device.
     """
     renderer = Renderer(rig, height, width, backend, device, style)
     skeleton = Skeleton(rig).to(renderer.device)
     vertices = skeleton(clip)
-    cams = camera if isinstance(camera, Cameras) else make_cameras(rig, root_path(vertices), height, width, mode=camera)
+    if isinstance(camera, Cameras):
+        cams = camera
+    else:
+        cams = make_cameras(rig, root_path(vertices), height, width, mode=camera, **(camera_options or {}))
     return renderer.render(vertices, cams)

@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass, field
 import torch
 from diffusers import DDIMScheduler, DDPMScheduler, UNet2DConditionModel
 
+from ...render.scene import SceneStyle
+
 __all__ = [
     "TeacherConfig",
     "build_unet",
@@ -39,6 +41,11 @@ class TeacherConfig:
         train_timesteps, beta_schedule, prediction_type: the DDPM schedule.
         text_dropout: fraction of training samples with the text replaced by zeros (for CFG).
         fps: the frame rate the library clips were made at (motions span frames/fps seconds).
+        ground: ``"checker"`` (the default scene) or ``"plain"`` (one ground colour, so the model
+            spends its capacity on the character, not on a checkerboard scrolling under the camera).
+        fill: fraction of the image height the character fills (the follow camera's framing).
+    The distillation renders with the same ground and framing (:meth:`scene_style`,
+    :meth:`camera_options`), so the teacher is asked about videos like the ones it learnt.
     """
 
     frames: int = 16
@@ -52,7 +59,20 @@ class TeacherConfig:
     prediction_type: str = "v_prediction"
     text_dropout: float = 0.15
     fps: float = 8.0
+    ground: str = "checker"
+    fill: float = 0.7
     extra: dict = field(default_factory=dict)
+
+    def scene_style(self) -> SceneStyle:
+        """The scene the teacher's videos are rendered in."""
+        if self.ground == "plain":
+            grey = (0.62, 0.63, 0.64)
+            return SceneStyle(checker_colors=(grey, grey))
+        return SceneStyle()
+
+    def camera_options(self) -> dict:
+        """Keyword arguments of :func:`~akd_blender.core.render.make_cameras` for its framing."""
+        return {"fill": self.fill}
 
     def to_dict(self) -> dict:
         out = asdict(self)

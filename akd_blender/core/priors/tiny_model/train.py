@@ -235,13 +235,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--render-batch", type=int, default=48)
     ap.add_argument("--eval-samples", type=int, default=4, help="teacher samples per held-out phrasing to judge")
     ap.add_argument("--eval-steps", type=int, default=30, help="DDIM steps of those samples")
+    ap.add_argument("--size", type=int, default=TeacherConfig.height, help="video height = width in pixels")
+    ap.add_argument("--ground", choices=("checker", "plain"), default=TeacherConfig.ground)
+    ap.add_argument("--fill", type=float, default=TeacherConfig.fill, help="fraction of the image the character fills")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     dev = args.device
     torch.backends.cuda.matmul.allow_tf32 = True
     torch.backends.cudnn.allow_tf32 = True
-    cfg = TeacherConfig()
+    cfg = TeacherConfig(height=args.size, width=args.size, ground=args.ground, fill=args.fill)
+    look = {"style": cfg.scene_style(), "camera_options": cfg.camera_options()}
     table = PhraseTable.load(args.phrases)
     t0 = time.time()
     train = build_dataset(
@@ -256,6 +260,7 @@ def main(argv: list[str] | None = None) -> int:
         low_amplitude=12,
         rest=60,
         batch=args.render_batch,
+        **look,
     )
     log(f"rendered train split {tuple(train['videos'].shape)} in {time.time() - t0:.0f}s")
     t1 = time.time()
@@ -271,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
         low_amplitude=2,
         rest=8,
         batch=args.render_batch,
+        **look,
     )
     log(f"rendered held-out split {tuple(held['videos'].shape)} in {time.time() - t1:.0f}s")
     gt = train["motion"] >= 0
