@@ -256,8 +256,11 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
         names.append(write_action(arm, clip, action_name(f"{job.ground_action} grounded")).name)
         device, losses, steps, frames = "cpu", {}, 0, clip.num_frames
     else:
+        from .keyframes import current_pose
+
         spec = wk.JobSpec(
             rig=rig,
+            init_pose=current_pose(arm),  # the motion starts from the pose the file shows
             prompt=job.prompt.strip(),
             model=job.model,
             frames=job.frames,

@@ -20,6 +20,7 @@ import time
 import bpy
 
 from ..core.procedural import biped
+from ..core.procedural.motions import neutral_clip
 from . import cli
 from .build import armature_from_rig
 
@@ -27,9 +28,15 @@ DEFAULT_PROMPT = "a person waves their right arm"
 
 
 def write_biped(path: str) -> None:
-    """Save the procedural biped (armature + skinned mesh) as a new .blend at ``path``."""
+    """Save the procedural biped (armature + skinned mesh) as a new .blend at ``path``, posed (not
+    keyed) in the motion library's standing pose, arms down: the distillation starts from it."""
     bpy.ops.wm.read_homefile(use_empty=True)
-    armature_from_rig(biped())
+    rig = biped()
+    arm = armature_from_rig(rig)
+    standing = neutral_clip(rig)
+    for pb, quat in zip(arm.pose.bones, standing.rotations[0]):
+        pb.rotation_mode = "QUATERNION"
+        pb.rotation_quaternion = quat.tolist()
     bpy.ops.wm.save_as_mainfile(filepath=path)
 
 

@@ -23,7 +23,7 @@ from ..core.errors import InputError
 from ..core.motion import MotionClip
 from ..core.rotations import make_quat_continuous, quat_to_euler, quat_to_rotvec
 
-__all__ = ["SparseKeys", "write_action", "read_clip", "channel_values"]
+__all__ = ["SparseKeys", "write_action", "read_clip", "current_pose", "channel_values"]
 
 _INTERPOLATION = {"CONSTANT": 0, "LINEAR": 1, "BEZIER": 2}
 
@@ -216,3 +216,14 @@ def read_clip(
     names = tuple(b.name for b in armature_obj.data.bones)
     clip = MotionClip(names, float(fps or scene.render.fps / scene.render.fps_base), int(frame_start), rotations, locations)
     return clip.continuous()
+
+
+def current_pose(armature_obj: bpy.types.Object) -> MotionClip:
+    """The armature's pose as it is now (one frame, Blender order): rotations from each pose bone's
+    ``matrix_basis`` (any rotation mode), locations from ``location``. Changes nothing."""
+    bones = armature_obj.pose.bones
+    rotations = np.array([tuple(pb.matrix_basis.to_quaternion()) for pb in bones], dtype=np.float64)
+    locations = np.array([tuple(pb.location) for pb in bones], dtype=np.float64)
+    names = tuple(b.name for b in armature_obj.data.bones)
+    fps = bpy.context.scene.render.fps / bpy.context.scene.render.fps_base
+    return MotionClip(names, float(fps), int(bpy.context.scene.frame_current), rotations[None], locations[None])

@@ -94,6 +94,7 @@ def snapshot(context: bpy.types.Context, armature_obj: bpy.types.Object) -> RunC
     ensure_main_thread()
     from ..core.errors import InputError
     from .extract import rig_from_armature
+    from .keyframes import current_pose
 
     settings = context.scene.akd
     prompt = settings.prompt.strip()
@@ -104,6 +105,7 @@ def snapshot(context: bpy.types.Context, armature_obj: bpy.types.Object) -> RunC
         raise InputError(f"the frame range {first}–{last} has fewer than 2 frames")
     scene_fps = context.scene.render.fps / context.scene.render.fps_base
     spec = wk.JobSpec(
+        init_pose=current_pose(armature_obj),  # the motion starts from the pose the user sees
         rig=rig_from_armature(armature_obj),
         prompt=prompt,
         model=model_spec(settings),

@@ -64,6 +64,8 @@ class JobSpec:
         negative_prompt, camera, loop, cfg_scale: passed to DistillConfig when it has them.
         physics: ground the result with MuJoCo (``core.physics.ground_clip``) after distilling.
         preview_every: send a :class:`Preview` every N steps (0: never).
+        init_pose: the pose the motion starts from (a MotionClip, first frame used; the armature's
+            current pose), or None for the rest pose.
     """
 
     rig: Any
@@ -83,6 +85,7 @@ class JobSpec:
     cfg_scale: float | None = None
     physics: bool = False
     preview_every: int = 0
+    init_pose: Any = None
 
 
 @dataclass
@@ -295,7 +298,7 @@ def _run(spec: JobSpec, post: Callable[[Message], None], should_cancel: Callable
 
     callbacks = DistillCallbacks(progress=on_progress, preview=on_preview, should_cancel=should_cancel)
     t1 = time.perf_counter()
-    result = distill(spec.rig, spec.prompt, config, prior=prior, callbacks=callbacks)
+    result = distill(spec.rig, spec.prompt, config, prior=prior, callbacks=callbacks, init_pose=spec.init_pose)
     timings["distill"] = time.perf_counter() - t1
     timings.update({f"distill.{k}": float(v) for k, v in (getattr(result, "timings", None) or {}).items()})
     clip = _placed(result.clip, spec)

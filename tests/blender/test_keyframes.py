@@ -135,3 +135,22 @@ def _fcurves(action):
     if hasattr(action, "layers") and len(action.layers):
         return [fc for strip in action.layers[0].strips for bag in strip.channelbags for fc in bag.fcurves]
     return list(action.fcurves)
+
+
+def test_current_pose_reads_any_rotation_mode_and_changes_nothing():
+    arm = build_stress_rig()
+    rig = rig_from_armature(arm)
+    modes = ["XYZ", "QUATERNION", "AXIS_ANGLE", "ZXY", "QUATERNION", "YZX", "QUATERNION"]
+    for pb, mode in zip(arm.pose.bones, modes):
+        pb.rotation_mode = mode
+    clip = smooth_clip(rig, frames=1, amplitude=1.0, flip_signs=False)
+    write_action(arm, clip, "one pose")
+    bpy.context.scene.frame_set(clip.frame_start)
+    before = pose_matrices(arm)
+    from akd_blender.blender.keyframes import current_pose
+
+    pose = current_pose(arm)
+    assert pose.num_frames == 1 and pose.bone_names == rig.bone_names
+    assert np.allclose(pose_matrices(arm), before)
+    got = Skeleton(rig, torch.float64).pose_matrices(*pose.pose_channels(torch.float64))[0].numpy()
+    assert np.abs(got - before).max() <= 1e-5 * rig.height

@@ -97,3 +97,34 @@ def test_bad_config(rig, prior):
         distill(rig, PROMPT, DistillConfig(**CONFIG, sds_mode="fancy"), prior=prior)
     with pytest.raises(InputError, match="prompt"):
         distill(rig, " ", DistillConfig(**CONFIG), prior=prior)
+
+
+def test_motion_starts_from_the_given_pose(rig, prior):
+    from akd_blender.core.procedural.motions import neutral_clip
+
+    standing = neutral_clip(rig)
+    config = DistillConfig(**{**CONFIG, "steps": 1, "lr": 1e-6, "root_lr": 1e-6})
+    result = distill(rig, PROMPT, config, prior=prior, init_pose=standing)
+    got = result.clip.rotations
+    want = np.repeat(standing.rotations, 5, axis=0)
+    assert np.minimum(np.abs(got - want), np.abs(got + want)).max() < 1e-3
+    rest = distill(rig, PROMPT, config, prior=prior).clip.rotations
+    assert np.abs(rest - got).max() > 0.1  # the arms really start down, not in the T-pose
+    other = MotionClip.rest(biped(), 1)
+    bad = MotionClip(tuple(f"x{i}" for i in range(rig.num_bones)), 24.0, 1, other.rotations, other.locations)
+    with pytest.raises(InputError, match="starting pose is for other bones"):
+        distill(rig, PROMPT, config, prior=prior, init_pose=bad)
+
+
+def test_sizes_default_to_the_prior(prior):
+    from akd_blender.core.distill import resolve_sizes
+
+    class Teacher:  # what a prior states about the videos it knows
+        frames, height, width, fps = 16, 32, 32, 8.0
+
+    resolved = resolve_sizes(DistillConfig(fps=24.0), Teacher())
+    assert (resolved.frames, resolved.height, resolved.width, resolved.supersample) == (48, 32, 32, 4)
+    big = resolve_sizes(DistillConfig(), prior)  # states no fps: its own frame count
+    assert big.frames == prior.frames and big.supersample == (4 if max(prior.height, prior.width) <= 64 else 1)
+    explicit = resolve_sizes(DistillConfig(frames=5, height=40, width=48, supersample=2), Teacher())
+    assert (explicit.frames, explicit.height, explicit.width, explicit.supersample) == (5, 40, 48, 2)

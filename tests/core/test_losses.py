@@ -71,3 +71,15 @@ def test_foot_joints_named(build):
     names = [rig.bone_names[i] for i in foot_joints(rig)]
     assert names and all("foot" in n for n in names)
     assert np.all(rig.tails[foot_joints(rig), 2] < 0.25 * rig.height + rig.ground_height)
+
+
+def test_multiscale_mse_levels_reach_two_pixels():
+    from akd_blender.core.priors.base import multiscale_mse
+
+    a, b = torch.zeros(2, 3, 32, 32), torch.zeros(2, 3, 32, 32)
+    b[..., 0, 0] = 1.0  # one pixel differs: full resolution alone sees 1/1024 of it per channel
+    full = torch.nn.functional.mse_loss(a, b)
+    assert multiscale_mse(a, b, scales=1) == pytest.approx(float(full))
+    # level k (32, 16, 8, 4, 2 pixels): the pixel is averaged into one of (32/2^k)^2, so MSE = 1/(1024·4^k)
+    expected = sum(1 / (1024 * 4**k) for k in range(5)) / 5
+    assert float(multiscale_mse(a, b)) == pytest.approx(expected, rel=1e-5)

@@ -197,8 +197,15 @@ def sds_target_loss(latents: torch.Tensor, grad: torch.Tensor, clip: float | Non
     return 0.5 * F.mse_loss(latents.float(), target, reduction="mean")
 
 
-def multiscale_mse(video: torch.Tensor, target: torch.Tensor, scales: int = 3) -> torch.Tensor:
-    """Mean of MSEs between ``video`` and ``target`` [F,3,H,W] at 1, 1/2, 1/4 … resolution."""
+def multiscale_mse(video: torch.Tensor, target: torch.Tensor, scales: int | None = None) -> torch.Tensor:
+    """Mean of MSEs between ``video`` and ``target`` [F,3,H,W] at 1, 1/2, 1/4 … resolution.
+
+    ``scales`` levels (None: down to 2 pixels on the smaller side). The coarse levels make the loss
+    smooth in the joint angles: at full resolution alone a limb that does not overlap its target
+    gets no useful gradient, and small images are dominated by pixel aliasing.
+    """
+    if scales is None:
+        scales = max(1, int(math.log2(max(min(video.shape[-2:]), 2))))
     total = video.new_zeros(())
     for s in range(scales):
         if s:

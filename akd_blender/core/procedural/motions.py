@@ -35,6 +35,7 @@ __all__ = [
     "motion_spec",
     "make_clip",
     "rest_clip",
+    "neutral_clip",
     "sample_variations",
     "all_phrasings",
 ]
@@ -505,6 +506,15 @@ def make_clip(
 def rest_clip(rig: RigAsset, frames: int = 16, fps: float = 8.0, facing: float = 0.0) -> MotionClip:
     """The rest pose held for ``frames`` frames, turned by ``facing`` (radians about Z)."""
     return _Pose(rig, frames, fps).clip(facing)
+
+
+def neutral_clip(rig: RigAsset, frames: int = 1, fps: float = 8.0) -> MotionClip:
+    """The library's standing pose held for ``frames`` frames: every motion starts from it (the
+    biped's arms down at its sides instead of its T-pose rest; the quadruped's rest pose)."""
+    p = _Pose(rig, frames, fps)
+    if "upper_arm.L" in rig.bone_names:
+        _biped_arms_down(p)
+    return p.clip(0.0)
 
 
 def sample_variations(n: int, seed: int = 0, split: str = "train") -> list[Variation]:
