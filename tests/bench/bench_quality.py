@@ -30,7 +30,7 @@ from akd_blender.core.motion import MotionParams  # noqa: E402
 from akd_blender.core.priors.tiny import load_judge, load_tiny_prior  # noqa: E402
 from akd_blender.core.procedural.characters import CHARACTERS  # noqa: E402
 from akd_blender.core.procedural.dataset import render_clips  # noqa: E402
-from akd_blender.core.procedural.motions import MOTIONS, make_clip, rest_clip, sample_variations  # noqa: E402
+from akd_blender.core.procedural.motions import MOTIONS, make_clip, neutral_clip, rest_clip, sample_variations  # noqa: E402
 
 VIEW = (50.0, 15.0)  # the distillation's default follow camera (azimuth, elevation)
 
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
             for phrasing in spec.heldout_phrasings[: args.phrasings]:
                 t0 = time.time()
                 cfg = DistillConfig(steps=args.steps, frames=16, fps=8.0, height=size, width=size, seed=args.seed, device=device)
-                result = distill(rig, phrasing, cfg, prior)
+                result = distill(rig, phrasing, cfg, prior, init_pose=neutral_clip(rig))  # the library's standing pose
                 seconds = time.time() - t0
                 clip = result.clip
                 video = render_clips(rig, [clip], [VIEW], size, size, device, **look)[0]
