@@ -24,6 +24,7 @@ The SDS step ("video in, loss dict out", threestudio-style, the CFG combine writ
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
@@ -216,7 +217,7 @@ def multiscale_mse(video: torch.Tensor, target: torch.Tensor, scales: int | None
     return total / (s + 1)
 
 
-class SDSPrior:
+class SDSPrior(ABC):
     """The SDS step for priors built from a VAE + a denoiser; adapters fill in the model hooks.
 
     Hooks (adapter-specific, shapes in the adapter's latent layout):
@@ -235,23 +236,29 @@ class SDSPrior:
     width: int = 720
     settings: SDSSettings
 
+    @abstractmethod
     def _encode(self, video: torch.Tensor) -> torch.Tensor:
-        raise NotImplementedError
+        """Adapter hook (see the class docstring)."""
 
+    @abstractmethod
     def _decode(self, latents: torch.Tensor) -> torch.Tensor:
-        raise NotImplementedError
+        """Adapter hook (see the class docstring)."""
 
+    @abstractmethod
     def _noise(self, latents: torch.Tensor, noise: torch.Tensor, t: float) -> tuple[torch.Tensor, torch.Tensor]:
-        raise NotImplementedError
+        """Adapter hook (see the class docstring)."""
 
+    @abstractmethod
     def _predict(self, noisy: torch.Tensor, timestep: torch.Tensor, text: TextEmbedding, cfg: bool) -> torch.Tensor:
-        raise NotImplementedError
+        """Adapter hook (see the class docstring)."""
 
+    @abstractmethod
     def _clean_and_noise(self, noisy: torch.Tensor, pred: torch.Tensor, t: float) -> tuple[torch.Tensor, torch.Tensor]:
-        raise NotImplementedError
+        """Adapter hook (see the class docstring)."""
 
+    @abstractmethod
     def _noise_variance(self, t: float) -> float:
-        raise NotImplementedError
+        """Adapter hook (see the class docstring)."""
 
     def _prepare_video(self, video: torch.Tensor) -> torch.Tensor:
         return video

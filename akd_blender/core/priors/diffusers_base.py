@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+from abc import abstractmethod
 
 import torch
 
@@ -142,8 +143,9 @@ class DiffusersPrior(SDSPrior):
         with self._on_device(self.transformer):
             return self._run_transformer(batch, steps, embeds)
 
+    @abstractmethod
     def _run_transformer(self, latents: torch.Tensor, timesteps: torch.Tensor, embeds: torch.Tensor) -> torch.Tensor:
-        raise NotImplementedError
+        """Adapter hook: the transformer's prediction for a latent batch (CFG branches stacked)."""
 
     def free(self) -> None:
         """Drop the components and cached embeddings and release the CUDA cache."""
