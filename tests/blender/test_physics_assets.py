@@ -3,7 +3,6 @@ Run (read from Blender's actions) ground with far less foot skate and penetratio
 
 from __future__ import annotations
 
-import bpy
 import mujoco
 import numpy as np
 import pytest
@@ -15,6 +14,8 @@ from akd_blender.core.kinematics import Skeleton
 from akd_blender.core.physics import build_model, ground_clip
 from akd_blender.core.physics.perturb import inject_artifacts, loop_clip
 from tests.conftest import ASSET_FILES
+
+from .helpers import imported_action
 
 
 @pytest.mark.parametrize("name", sorted(ASSET_FILES))
@@ -39,7 +40,7 @@ def _fox_clip(assets, action):
     load_scene(str(assets["Fox"]))
     arm = find_armature()
     rig = rig_from_armature(arm)
-    act = bpy.data.actions[action]
+    act = imported_action(action)  # "Walk" on Blender 5.0, "Walk_root" on 4.2
     start, end = act.frame_range
     clip = read_clip(arm, int(start), int(np.ceil(end)), action=act)
     return rig, loop_clip(clip, 3.0)
