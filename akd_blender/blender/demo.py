@@ -1,10 +1,10 @@
 """`make demo`: a text-to-motion job end to end, offline, on the CPU.
 
-Builds the procedural biped in Blender and saves it as ``OUT/biped.blend``, then runs the batch CLI on
-it exactly as a user would (``run_akd.py --input OUT/biped.blend --prompt … --out … --preview …
---report …``) with the embedded teacher, and plots the loss curve from the report. Writes into OUT:
-``biped.blend`` (the input), ``biped_akd.blend`` (with the new action), ``biped_akd.mp4`` (preview),
-``biped_akd.json`` (report) and ``loss_curve.png``.
+Builds the procedural biped and quadruped in Blender and saves them as ``OUT/<name>.blend``, then
+runs the batch CLI on each exactly as a user would (``run_akd.py --input OUT/biped.blend --prompt …
+--out … --preview … --report …``) with the embedded teacher, and plots the loss curves from the
+reports. Writes into OUT, per character: ``<name>.blend`` (the input), ``<name>_akd.blend`` (with the
+new action), ``<name>_akd.mp4`` (preview), ``<name>_akd.json`` (report) and ``<name>_loss_curve.png``.
 
 Run: ``python -m akd_blender.blender.demo --out demo_out`` (bpy module).
 """
@@ -19,19 +19,20 @@ import time
 
 import bpy
 
-from ..core.procedural import biped
+from ..core.procedural import CHARACTERS
 from ..core.procedural.motions import neutral_clip
 from . import cli
 from .build import armature_from_rig
 
-DEFAULT_PROMPT = "a person waves their right arm"
+JOBS = {"biped": "a person waves their right arm", "quadruped": "a dog sits down"}
 
 
-def write_biped(path: str) -> None:
-    """Save the procedural biped (armature + skinned mesh) as a new .blend at ``path``, posed (not
-    keyed) in the motion library's standing pose, arms down: the distillation starts from it."""
+def write_character(name: str, path: str) -> None:
+    """Save procedural character ``name`` (armature + skinned mesh) as a new .blend at ``path``, posed
+    (not keyed) in the motion library's standing pose (the biped's arms down): the distillation
+    starts from it."""
     bpy.ops.wm.read_homefile(use_empty=True)
-    rig = biped()
+    rig = CHARACTERS[name]()
     arm = armature_from_rig(rig)
     standing = neutral_clip(rig)
     for pb, quat in zip(arm.pose.bones, standing.rotations[0]):
@@ -51,7 +52,7 @@ def plot_losses(report_path: str, png_path: str) -> None:
         report = json.load(fh)
     history = report["loss_history"]
     fig, ax = plt.subplots(figsize=(7, 4))
-    keys = [k for k in history[0] if k not in ("step", "seconds", "lr", "t")]
+    keys = [k for k in history[0] if k not in ("step", "seconds", "lr", "t") and not k.startswith("sds_")]  # losses only
     for key in keys:
         values = [abs(row.get(key, float("nan"))) + 1e-12 for row in history]
         ax.plot(values, label=key, linewidth=1.5 if key == "total" else 1.0)
@@ -68,31 +69,30 @@ def plot_losses(report_path: str, png_path: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="demo_out")
-    parser.add_argument("--prompt", default=DEFAULT_PROMPT)
     parser.add_argument("--steps", type=int, default=None, help="default: the CLI's")
     args = parser.parse_args(argv)
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
     start = time.perf_counter()
-    source = os.path.join(out, "biped.blend")
-    write_biped(source)
-    print(f"[demo] procedural biped saved to {source}")
-    flags = ["--input", source, "--prompt", args.prompt, "--out", os.path.join(out, "biped_akd.blend")]
-    flags += ["--preview", os.path.join(out, "biped_akd.mp4"), "--report", os.path.join(out, "biped_akd.json")]
-    if args.steps:
-        flags += ["--steps", str(args.steps)]
-    print("[demo] python run_akd.py " + " ".join(f"'{f}'" if " " in f else f for f in flags))
-    code = cli.main(flags)
-    if code != 0:
-        return code
-    plot_losses(os.path.join(out, "biped_akd.json"), os.path.join(out, "loss_curve.png"))
-    with open(os.path.join(out, "biped_akd.json"), encoding="utf-8") as fh:
-        report = json.load(fh)
-    print(
-        f"[demo] new action {report['action_names']} ({report['frames']} frames, {report['steps']} steps, "
-        f"{report['seconds']:.0f} s distil+write); loss curve {os.path.join(out, 'loss_curve.png')}; "
-        f"whole demo {time.perf_counter() - start:.0f} s"
-    )
+    for name, prompt in JOBS.items():
+        source = os.path.join(out, f"{name}.blend")
+        write_character(name, source)
+        print(f"[demo] procedural {name} saved to {source}")
+        stem = os.path.join(out, f"{name}_akd")
+        flags = ["--input", source, "--prompt", prompt, "--out", f"{stem}.blend", "--preview", f"{stem}.mp4"]
+        flags += ["--report", f"{stem}.json"] + (["--steps", str(args.steps)] if args.steps else [])
+        print("[demo] python run_akd.py " + " ".join(f"'{f}'" if " " in f else f for f in flags))
+        code = cli.main(flags)
+        if code != 0:
+            return code
+        plot_losses(f"{stem}.json", os.path.join(out, f"{name}_loss_curve.png"))
+        with open(f"{stem}.json", encoding="utf-8") as fh:
+            report = json.load(fh)
+        print(
+            f"[demo] {name}: new action {report['action_names']} ({report['frames']} frames, {report['steps']} steps, "
+            f"{report['seconds']:.0f} s distil+write); preview {stem}.mp4"
+        )
+    print(f"[demo] done in {time.perf_counter() - start:.0f} s; outputs in {out}")
     return 0
 
 
