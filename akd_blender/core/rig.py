@@ -17,13 +17,14 @@ Conventions
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .errors import InputError
 
-__all__ = ["RigAsset", "RigError", "transform_points"]
+__all__ = ["RigAsset", "RigError", "transform_points", "save_rig", "load_rig"]
 
 
 class RigError(InputError):
@@ -173,3 +174,31 @@ class RigAsset:
 def transform_points(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Apply a 4×4 affine ``matrix`` to ``points`` [...,3]; returns [...,3]."""
     return points @ matrix[:3, :3].T + matrix[:3, 3]
+
+
+def save_rig(rig: RigAsset, path: str) -> None:
+    """Write ``rig`` to a ``.npz`` file (arrays as they are, names and scalars alongside) so a job can
+    run where Blender is not installed (e.g. a GPU machine)."""
+    from dataclasses import fields
+
+    arrays, meta = {}, {}
+    for f in fields(rig):
+        value = getattr(rig, f.name)
+        if isinstance(value, np.ndarray):
+            arrays[f.name] = value
+        elif value is not None:
+            meta[f.name] = list(value) if isinstance(value, tuple) else value
+    np.savez_compressed(path, __meta__=np.array(json.dumps(meta)), **arrays)
+
+
+def load_rig(path: str) -> RigAsset:
+    """Read a RigAsset written by :func:`save_rig` (RigError naming the file if it is not one)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["__meta__"]))
+            arrays = {k: data[k] for k in data.files if k != "__meta__"}
+    except (OSError, KeyError, ValueError) as exc:
+        raise RigError(f"'{path}' is not a saved RigAsset ({exc})") from None
+    tuples = ("bone_names", "rotation_modes", "mesh_names", "warnings")
+    meta = {k: tuple(v) if k in tuples else v for k, v in meta.items()}
+    return RigAsset(**meta, **arrays)

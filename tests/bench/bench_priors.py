@@ -176,7 +176,7 @@ def cheap_step(video: torch.Tensor, target: torch.Tensor) -> float:
     return time.perf_counter() - start
 
 
-def bench_model(name: str, modes: list[str], distill_steps: int, log) -> None:
+def bench_model(name: str, modes: list[str], distill_steps: int, log, rig_path: str | None = None) -> None:
     device = torch.device("cuda" if CUDA else "cpu")
     t0 = time.perf_counter()
     prior = build_prior(name, device, MODES["ckpt"][0])
@@ -212,11 +212,15 @@ def bench_model(name: str, modes: list[str], distill_steps: int, log) -> None:
             row["cheap_step_seconds"] = cheap
             row["amortised_4"] = (result["seconds"] + 3 * cheap) / 4
         log(row)
-    prior.set_memory(MODES[warm][0])
-    prior.settings = SDSSettings(**MODES[warm][1])
+    # The distillation runs in the defaults a user gets (pixel target, target reuse), Wan included.
+    prior.set_memory(MemoryOptions())
+    prior.settings = SDSSettings()
     if distill_steps:
         from akd_blender.core.distill import DistillConfig, distill
         from akd_blender.core.procedural.characters import biped
+        from akd_blender.core.rig import load_rig
+
+        rig = load_rig(rig_path) if rig_path else biped()
 
         small = (9, 32, 32) if MODELS[name].get("tiny") else (25, 240, 368)
         config = DistillConfig(
@@ -228,11 +232,12 @@ def bench_model(name: str, modes: list[str], distill_steps: int, log) -> None:
             render_backend="torch",
             preview_every=0,
         )
-        result = distill(biped(), "a person walks forward", config, prior=prior)
+        result = distill(rig, "a person walks forward", config, prior=prior)
         log(
             {
                 "model": name,
                 "event": "distill",
+                "rig": rig.name,
                 "steps": distill_steps,
                 "video": "x".join(map(str, small)),
                 "seconds": result.seconds,
@@ -254,6 +259,7 @@ def main() -> None:
     parser.add_argument("--modes", default="ckpt,naive,pixel,lowest")
     parser.add_argument("--distill-steps", type=int, default=20)
     parser.add_argument("--tiny", action="store_true", help="tiny random models (CPU smoke test)")
+    parser.add_argument("--rig", help="a RigAsset .npz (akd_blender.core.rig.save_rig) to distil; default: the procedural biped")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -271,7 +277,7 @@ def main() -> None:
     log({"event": "device", "name": torch.cuda.get_device_name() if CUDA else "cpu", "torch": torch.__version__})
     for name in args.models.split(","):
         try:
-            bench_model(name, args.modes.split(","), args.distill_steps, log)
+            bench_model(name, [m for m in args.modes.split(",") if m], args.distill_steps, log, args.rig)
         except Exception as exc:  # keep the other models' figures
             log({"model": name, "event": "error", "error": f"{type(exc).__name__}: {exc}"[:500]})
             if CUDA:

@@ -152,3 +152,17 @@ def test_make_quat_continuous():
     flipped[1::2] *= -1
     fixed = make_quat_continuous(flipped)
     assert torch.allclose(fixed, quat)
+
+
+def test_rig_save_and_load_round_trip(tmp_path):
+    from akd_blender.core.rig import RigError, load_rig, save_rig
+
+    rig = quadruped()
+    save_rig(rig, str(tmp_path / "q.npz"))
+    back = load_rig(str(tmp_path / "q.npz"))
+    assert back.bone_names == rig.bone_names and back.rotation_modes == rig.rotation_modes
+    assert np.array_equal(back.weights, rig.weights) and np.array_equal(back.rest_matrices, rig.rest_matrices)
+    assert back.height == rig.height and back.uvs is None
+    (tmp_path / "bad.npz").write_bytes(b"not a zip")
+    with pytest.raises(RigError, match="is not a saved RigAsset"):
+        load_rig(str(tmp_path / "bad.npz"))
