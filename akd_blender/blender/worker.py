@@ -223,12 +223,9 @@ def free_gpu_memory() -> int:
 
 
 def distill_config(spec: JobSpec, device: str) -> Any:
-    """A ``core.distill.DistillConfig`` from ``spec``; options the config lacks are left out."""
-    import dataclasses
-
+    """A ``core.distill.DistillConfig`` from ``spec``; options left at None keep the config's default."""
     from ..core.distill import DistillConfig
 
-    names = {f.name for f in dataclasses.fields(DistillConfig)}
     wanted = {
         "frames": spec.frames,
         "frame_start": spec.frame_start,
@@ -244,7 +241,7 @@ def distill_config(spec: JobSpec, device: str) -> Any:
         "camera": spec.camera,
         "cfg_scale": spec.cfg_scale,
     }
-    kwargs = {k: v for k, v in wanted.items() if k in names and v is not None}
+    kwargs = {k: v for k, v in wanted.items() if v is not None}
     return DistillConfig(**kwargs)
 
 
@@ -300,7 +297,7 @@ def _run(spec: JobSpec, post: Callable[[Message], None], should_cancel: Callable
     t1 = time.perf_counter()
     result = distill(spec.rig, spec.prompt, config, prior=prior, callbacks=callbacks, init_pose=spec.init_pose)
     timings["distill"] = time.perf_counter() - t1
-    timings.update({f"distill.{k}": float(v) for k, v in (getattr(result, "timings", None) or {}).items()})
+    timings.update({f"distill.{k}": float(v) for k, v in result.timings.items()})
     clip = _placed(result.clip, spec)
     history = list(result.history or [])
     final = {k: float(v) for k, v in history[-1].items() if isinstance(v, int | float)} if history else {}
@@ -316,7 +313,7 @@ def _run(spec: JobSpec, post: Callable[[Message], None], should_cancel: Callable
         timings["physics"] = time.perf_counter() - t2
         clip = _placed(grounded.clip, spec)
         physics = {"before": _plain(grounded.metrics_before), "after": _plain(grounded.metrics_after)}
-    used = config.as_dict() if hasattr(config, "as_dict") else dict(vars(config))
+    used = result.config.as_dict()  # as resolved by distill (frames, size from the prior)
     return JobOutcome(clip, distilled, history, final, time.perf_counter() - t0, timings, device, physics, used)
 
 

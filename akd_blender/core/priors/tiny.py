@@ -161,11 +161,12 @@ def load_tiny_prior(
     """The shipped teacher (``akd_blender/assets/teacher``) as a :class:`TinyPrior` (fp32 by default)."""
     folder = Path(folder or ASSET_DIR)
     record = json.loads(_require(folder, "teacher.json").read_text())
-    cfg = load_teacher_config(folder)
+    cfg = TeacherConfig.from_dict(record["config"])
     unet = build_unet(cfg)
-    for name in record.get("weights", ["teacher.safetensors"]):
+    shards = record.get("weights", ["teacher.safetensors"])
+    for name in shards:
         _require(folder, name)
-    unet.load_state_dict(load_weights(folder, "teacher"))
+    unet.load_state_dict(load_weights(folder, shards))
     table = PhraseTable.load(folder / "phrases.npz") if (folder / "phrases.npz").is_file() else None
     device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     return TinyPrior(unet, cfg, TextEncoder(table), device, dtype if dtype is not None else torch.float32, settings)

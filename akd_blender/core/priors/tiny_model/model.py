@@ -129,15 +129,16 @@ def save_weights(module: torch.nn.Module, folder, stem: str = "teacher", max_byt
     return names
 
 
-def load_weights(folder, stem: str = "teacher") -> dict[str, torch.Tensor]:
-    """All ``{stem}*.safetensors`` shards in ``folder`` merged into one float32 state dict."""
+def load_weights(folder, names: list[str]) -> dict[str, torch.Tensor]:
+    """The shards ``names`` (as :func:`save_weights` returned them) in ``folder`` merged into one float32
+    state dict. Only the listed files are read, so stale shards of an earlier run are never mixed in."""
     from pathlib import Path
 
     from safetensors.torch import load_file
 
     state = {}
-    for path in sorted(Path(folder).glob(f"{stem}*.safetensors")):
-        state.update({k: v.float() for k, v in load_file(str(path)).items()})
+    for name in names:
+        state.update({k: v.float() for k, v in load_file(str(Path(folder) / name)).items()})
     return state
 
 
