@@ -13,6 +13,7 @@ Deterministic on CPU for a seed (noise and timesteps come from one seeded genera
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from .errors import AkdError, Cancelled, InputError
 from .kinematics import Skeleton
 from .losses import foot_joints, foot_skate_loss, ground_penetration_loss, joint_limit_loss, loop_loss, smoothness_loss
 from .motion import MotionClip, MotionParams
-from .priors.base import multiscale_mse
+from .priors.base import character_region, crop_video, multiscale_mse
 from .rig import RigAsset
 
 __all__ = ["DistillConfig", "DistillProgress", "DistillCallbacks", "DistillResult", "NumericalError", "distill"]
@@ -56,7 +57,8 @@ class DistillConfig:
         cfg_scale: classifier-free guidance (2.0; the spike's most faithful value with target form).
         sds_mode: "target" (regress onto the model's detached clean prediction) or "score" (classic).
         target_space: "pixel" (target mode: multi-scale image loss against the decoded target video;
-            no VAE encoder backward pass; default) or "latent".
+            no VAE encoder backward pass; the loop hands the prior the character's pixel box so a
+            latent-video prior decodes the target only around it; default) or "latent".
         t_min, t_max, t_max_end: timestep range (fractions), t_max annealed linearly to t_max_end.
         grad_clip: elementwise clip of the latent SDS gradient (1.0).
         negative_prompt: text for the unconditional branch ("").
@@ -306,7 +308,9 @@ def distill(
         "loop": config.w_loop if config.loop else 0.0,
     }
     history: list[dict[str, float]] = []
-    cached_target = None
+    cached_target = cached_box = None
+    # Priors that can decode their target around the character get its box (see SDSPrior.crop_context).
+    takes_region = "region" in inspect.signature(prior.sds_loss).parameters
     t = timer("setup", t)
     loop_start = time.perf_counter()
 
@@ -331,16 +335,21 @@ def distill(
             views=config.views,
             **camera_options,
         )
-        video = renderer.render(vertices, cameras)[:, :3]  # [F·views,3,H·ss,W·ss]
+        rgba = renderer.render(vertices, cameras)  # [F·views,4,H·ss,W·ss]
         if ss > 1:
-            video = torch.nn.functional.avg_pool2d(video, ss)  # [F·views,3,H,W], antialiased
+            rgba = torch.nn.functional.avg_pool2d(rgba, ss)  # [F·views,4,H,W], antialiased
+        video = rgba[:, :3]
         t = timer("render", t)
         # 5. Losses.
         if cached_target is not None and step % max(config.target_reuse, 1):
-            sds = {"loss": multiscale_mse(video.float(), cached_target)}
+            sds = {"loss": multiscale_mse(crop_video(video.float(), cached_box), cached_target)}
         else:
-            sds = prior.sds_loss(video, text, step, config.steps, generator)
+            where = {"region": character_region(rgba[:, 3])} if takes_region else {}
+            sds = prior.sds_loss(video, text, step, config.steps, generator, **where)
             cached_target = sds.pop("target_video", None) if config.target_reuse > 1 else None
+            cached_box = sds.pop("target_box", None)
+            if cached_box is None and cached_target is not None:
+                cached_box = (0, 0, *cached_target.shape[-2:])
         t = timer("prior", t)
         terms = {"sds": sds["loss"].float().to(device)}
         if weights["smooth"]:

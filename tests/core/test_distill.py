@@ -69,6 +69,28 @@ def test_target_reuse_queries_the_prior_every_n_steps(rig, prior, space):
     assert queried == ([True, False, True] if space == "pixel" else [True, True, True])  # latent: no decoded target
 
 
+def test_the_prior_gets_the_character_box_and_reuse_steps_stay_in_it(rig, prior, monkeypatch):
+    prior.configure(target_space="pixel")
+    seen = []
+    query = prior.sds_loss
+
+    def spy(video, text, step, total, generator=None, region=None):
+        out = query(video, text, step, total, generator, region=region)
+        seen.append((tuple(video.shape[-2:]), region, out["target_box"].tolist(), tuple(out["target_video"].shape)))
+        return out
+
+    monkeypatch.setattr(prior, "sds_loss", spy)
+    config = DistillConfig(**{**CONFIG, "steps": 3, "height": 256, "width": 384}, target_reuse=2)
+    history = distill(rig, PROMPT, config, prior=prior).history
+    assert len(seen) == 2 and all(np.isfinite(h["sds"]) for h in history)
+    for size, region, box, target in seen:
+        top, left, bottom, right = region
+        assert 0 <= top < bottom <= size[0] and 0 <= left < right <= size[1]  # the biped, inside the frame
+        assert (bottom - top) * (right - left) < 0.5 * size[0] * size[1]
+        assert box[0] <= top and box[1] <= left and box[2] >= bottom and box[3] >= right  # decoded around it
+        assert box != [0, 0, *size] and target[-2:] == (box[2] - box[0], box[3] - box[1])
+
+
 def test_deterministic_for_a_seed(rig, prior):
     a = distill(rig, PROMPT, DistillConfig(**CONFIG, seed=3), prior=prior).clip
     b = distill(rig, PROMPT, DistillConfig(**CONFIG, seed=3), prior=prior).clip

@@ -9,7 +9,7 @@ import torch
 
 from akd_blender.core.errors import InputError, ModelNotAvailable
 from akd_blender.core.priors import ALIASES, SDSSettings, VideoPrior, load_prior
-from akd_blender.core.priors.base import cfg_combine, fit_video, sds_target_loss
+from akd_blender.core.priors.base import cfg_combine, character_region, decode_crop, fit_video, sds_target_loss
 from akd_blender.core.priors.cogvideox import CogVideoXPrior
 from akd_blender.core.priors.registry import resolve_spec
 from akd_blender.core.priors.wan import WanPrior
@@ -73,6 +73,46 @@ def test_sds_gradient_reaches_video(prior, mode, space):
     out["loss"].backward()
     assert torch.isfinite(video.grad).all() and video.grad.abs().sum() > 0
     assert 0.0 < float(out["t"]) < 1.0
+
+
+def test_decode_crop_boxes():
+    # 480×720 video at native size, 60×90 latent cells of 8 px; a character in rows 100–380, cols 300–420.
+    dec, inner, box = decode_crop((100, 300, 380, 420), (480, 720), (480, 720), (60, 90), 8, 2, 4)
+    assert dec == (6, 31, 54, 59)  # region cells 12..48 × 37..53, ±2 kept, ±4 more decoded
+    assert inner == (32, 32, 352, 192)  # pixels kept inside the decoded crop (cells 10..50 × 35..55)
+    assert box == (80, 280, 400, 440)  # the same area in the video: the region ± 16 px
+    assert decode_crop((0, 0, 470, 700), (480, 720), (480, 720), (60, 90), 8, 2, 4) is None  # nearly all: no crop
+    # A video the prior resized (240×368 → 240×368 is kept; 100×150 → 96×144): boxes map back to the input.
+    _, _, box = decode_crop((10, 20, 50, 60), (100, 150), (96, 144), (12, 18), 8, 0, 1)
+    assert box == (8, 17, 50, 67) and box[0] <= 10 and box[2] >= 50
+
+
+def test_character_region():
+    alpha = torch.zeros(3, 20, 30)
+    assert character_region(alpha) is None
+    alpha[0, 5:8, 10:12] = 1.0
+    alpha[2, 6:15, 4:6] = 0.5
+    assert character_region(alpha) == (5, 4, 15, 12)
+
+
+def test_pixel_target_is_decoded_only_around_the_region(cog):
+    cog.settings = SDSSettings(mode="target", target_space="pixel")
+    text = cog.encode_text(PROMPT)
+    video = torch.rand(9, 3, 192, 192, requires_grad=True)  # 24×24 latent cells
+    full = cog.sds_loss(video, text, 2, 10, torch.Generator().manual_seed(3))
+    assert full["target_box"].tolist() == [0, 0, 192, 192] and full["target_video"].shape == (9, 3, 192, 192)
+    out = cog.sds_loss(video, text, 2, 10, torch.Generator().manual_seed(3), region=(40, 44, 56, 60))
+    top, left, bottom, right = out["target_box"].tolist()
+    assert (top, left, bottom, right) == (24, 24, 72, 80)  # region cells 5..7 × 5..8, ±2 cells of 8 px
+    assert out["target_video"].shape == (9, 3, 48, 56)
+    out["loss"].backward()
+    grad = video.grad.abs().sum((0, 1))
+    assert grad[top:bottom, left:right].sum() > 0
+    grad[top:bottom, left:right] = 0
+    assert grad.sum() == 0  # pixels outside the box get no gradient
+    # The crop is the same target as the full decode, up to the decoder's effects at the crop edge.
+    inside = full["target_video"][..., top:bottom, left:right]
+    assert (out["target_video"] - inside).abs().mean() < 0.5 * (full["target_video"].std() + 1e-6)
 
 
 def test_sds_is_deterministic_for_a_generator(cog):
