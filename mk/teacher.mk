@@ -17,3 +17,8 @@ test-teacher:
 
 bench-quality:
 	$(PY) tests/bench/bench_quality.py $(BENCH_QUALITY_ARGS)
+
+## bench-fit: the fit ceiling — the distillation loop fitting each motion's ground-truth video (BENCH_FIT_ARGS=...)
+.PHONY: bench-fit
+bench-fit: setup
+	$(PY) tests/bench/bench_fit.py $(BENCH_FIT_ARGS)
