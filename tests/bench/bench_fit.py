@@ -8,7 +8,7 @@ ground-truth video as its target, render the result, judge it, and measure the j
 to the ground truth (root-relative joints, character heights, best shift within ±3 frames).
 
     python tests/bench/bench_fit.py [--size 32] [--supersample 4] [--steps 200] [--start neutral|rest]
-        [--camera follow|fixed] [--device auto] [--out FILE]
+        [--camera follow|fixed] [--views 1] [--device auto] [--out FILE]
 
 ``--size`` renders and fits at that size (the judge always sees 32 × 32 renders). ``--camera fixed``
 keeps the follow camera on the *ground truth's* path in the fit too (the default follow camera tracks
@@ -37,6 +37,7 @@ from akd_blender.core.priors.tiny import load_judge, load_teacher_config  # noqa
 from akd_blender.core.procedural.characters import CHARACTERS  # noqa: E402
 from akd_blender.core.procedural.dataset import render_clips  # noqa: E402
 from akd_blender.core.procedural.motions import MOTIONS, make_clip, neutral_clip, sample_variations  # noqa: E402
+from akd_blender.core.render import Renderer, make_cameras, root_path  # noqa: E402
 from tests.bench.bench_quality import VIEW, joint_distance, joints_rel  # noqa: E402
 
 
@@ -66,7 +67,15 @@ def fit_one(rig, character: str, label: str, args, look, device: str) -> dict:
     size = args.size
     render_look = {"style": look.scene_style(), "camera_options": look.camera_options()}
     ss = args.supersample
-    target = render_clips(rig, [truth], [VIEW], size * ss, size * ss, device, **render_look)[0]
+    if args.views == 1:
+        target = render_clips(rig, [truth], [VIEW], size * ss, size * ss, device, **render_look)[0]
+    else:  # the cameras distill uses for `views` (spread evenly in azimuth), frame-major like its render
+        vertices = Skeleton(rig).to(device)(truth)
+        cameras = make_cameras(rig, root_path(vertices), size * ss, size * ss, views=args.views, **render_look["camera_options"])
+        target = Renderer(rig, size * ss, size * ss, backend="torch", device=device, style=render_look["style"]).render(
+            vertices, cameras
+        )
+        target = target[:, :3].detach()
     target = torch.nn.functional.avg_pool2d(target, ss) if ss > 1 else target
     restore = render_module.root_path
     if args.camera == "fixed":  # the camera follows the ground truth's path whatever the fit does
@@ -86,6 +95,8 @@ def fit_one(rig, character: str, label: str, args, look, device: str) -> dict:
             target_reuse=1,
             preview_every=0,
             lr=args.lr,
+            render_backend="torch",
+            views=args.views,
         )
         t0 = time.time()
         result = distill(rig, "(ground truth)", config, GroundTruthPrior(target, look.fps, look), init_pose=start)
@@ -124,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=DistillConfig.lr)
     ap.add_argument("--start", choices=("neutral", "rest"), default="neutral")
     ap.add_argument("--camera", choices=("follow", "fixed"), default="follow")
+    ap.add_argument("--views", type=int, default=1, help="cameras per frame in the fit (and the target), 360°/views apart")
     ap.add_argument("--characters", default="biped,quadruped")
     ap.add_argument("--motions", default="", help="comma-separated labels (default: all)")
     ap.add_argument("--seed", type=int, default=0)
@@ -156,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(
         f"\nfit ceiling ({len(rows)} motions, {args.size}px ×{args.supersample}, {args.steps} steps, start {args.start}, "
-        f"camera {args.camera}, {summary['device']}): judged right {summary['judged_right']:.0%}, "
+        f"camera {args.camera}, {args.views} view(s), {summary['device']}): judged right {summary['judged_right']:.0%}, "
         f"joint distance {summary['mean_joint_dist']:.3f} (start {summary['mean_start_joint_dist']:.3f})"
     )
     out = Path(args.out)
