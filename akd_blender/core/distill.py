@@ -13,7 +13,6 @@ Deterministic on CPU for a seed (noise and timesteps come from one seeded genera
 
 from __future__ import annotations
 
-import inspect
 import math
 import time
 from collections.abc import Callable
@@ -309,8 +308,6 @@ def distill(
     }
     history: list[dict[str, float]] = []
     cached_target = cached_box = None
-    # Priors that can decode their target around the character get its box (see SDSPrior.crop_context).
-    takes_region = "region" in inspect.signature(prior.sds_loss).parameters
     t = timer("setup", t)
     loop_start = time.perf_counter()
 
@@ -344,12 +341,11 @@ def distill(
         if cached_target is not None and step % max(config.target_reuse, 1):
             sds = {"loss": multiscale_mse(crop_video(video.float(), cached_box), cached_target)}
         else:
-            where = {"region": character_region(rgba[:, 3])} if takes_region else {}
-            sds = prior.sds_loss(video, text, step, config.steps, generator, **where)
+            # The character's box lets a latent-video prior decode its target only there (SDSPrior.crop_context).
+            sds = prior.sds_loss(video, text, step, config.steps, generator, region=character_region(rgba[:, 3]))
             cached_target = sds.pop("target_video", None) if config.target_reuse > 1 else None
-            cached_box = sds.pop("target_box", None)
-            if cached_box is None and cached_target is not None:
-                cached_box = (0, 0, *cached_target.shape[-2:])
+            box = sds.pop("target_box", None)
+            cached_box = (0, 0, *video.shape[-2:]) if box is None else box
         t = timer("prior", t)
         terms = {"sds": sds["loss"].float().to(device)}
         if weights["smooth"]:

@@ -32,7 +32,7 @@ from akd_blender.core import render as render_module  # noqa: E402
 from akd_blender.core.distill import DistillConfig, distill  # noqa: E402
 from akd_blender.core.kinematics import Skeleton  # noqa: E402
 from akd_blender.core.motion import MotionClip  # noqa: E402
-from akd_blender.core.priors.base import crop_video, multiscale_mse  # noqa: E402
+from akd_blender.core.priors.base import multiscale_mse  # noqa: E402
 from akd_blender.core.priors.tiny import load_judge, load_teacher_config  # noqa: E402
 from akd_blender.core.procedural.characters import CHARACTERS  # noqa: E402
 from akd_blender.core.procedural.dataset import render_clips  # noqa: E402
@@ -56,33 +56,28 @@ class GroundTruthPrior:
         return None
 
     def sds_loss(self, video, text, step, total_steps, generator=None, region=None) -> dict:
-        box = (0, 0, *video.shape[-2:])
-        return {"loss": multiscale_mse(crop_video(video.float(), box), self.video.to(video.device))}
+        return {"loss": multiscale_mse(video.float(), self.video.to(video.device))}
 
 
-def fit_one(rig, character: str, label: str, args, look, device: str) -> dict:
+def fit_one(rig, character: str, label: str, args, look, judge, device: str) -> dict:
     variation = sample_variations(1, args.seed + 5, "heldout")[0]
     frames = look.frames
     truth = make_clip(rig, character, label, variation, frames, look.fps)
     size = args.size
     render_look = {"style": look.scene_style(), "camera_options": look.camera_options()}
     ss = args.supersample
-    if args.views == 1:
-        target = render_clips(rig, [truth], [VIEW], size * ss, size * ss, device, **render_look)[0]
-    else:  # the cameras distill uses for `views` (spread evenly in azimuth), frame-major like its render
-        vertices = Skeleton(rig).to(device)(truth)
-        cameras = make_cameras(rig, root_path(vertices), size * ss, size * ss, views=args.views, **render_look["camera_options"])
-        target = Renderer(rig, size * ss, size * ss, backend="torch", device=device, style=render_look["style"]).render(
-            vertices, cameras
-        )
-        target = target[:, :3].detach()
+    # The cameras distill uses (default follow camera, `views` spread evenly in azimuth, frame-major).
+    vertices = Skeleton(rig).to(device)(truth)
+    cameras = make_cameras(rig, root_path(vertices), size * ss, size * ss, views=args.views, **render_look["camera_options"])
+    renderer = Renderer(rig, size * ss, size * ss, backend="torch", device=device, style=render_look["style"])
+    target = renderer.render(vertices, cameras)[:, :3].detach()
     target = torch.nn.functional.avg_pool2d(target, ss) if ss > 1 else target
     restore = render_module.root_path
     if args.camera == "fixed":  # the camera follows the ground truth's path whatever the fit does
-        path = render_module.root_path(Skeleton(rig).to(device)(truth))
-        render_module.root_path = lambda vertices: path.to(vertices.device, vertices.dtype)
+        path = root_path(vertices)
+        render_module.root_path = lambda verts: path.to(verts.device, verts.dtype)
+    start = neutral_clip(rig, frames, look.fps) if args.start == "neutral" else MotionClip.rest(rig, frames, look.fps)
     try:
-        start = neutral_clip(rig) if args.start == "neutral" else MotionClip.rest(rig, 1)
         config = DistillConfig(
             steps=args.steps,
             frames=frames,
@@ -106,28 +101,21 @@ def fit_one(rig, character: str, label: str, args, look, device: str) -> dict:
     skeleton, height = Skeleton(rig, torch.float64), float(rig.height)
     truth_joints = [joints_rel(skeleton, truth, height)]
     judged = render_clips(rig, [result.clip], [VIEW], 32, 32, device, **render_look)
-    label_out, probs = JUDGE.classify(judged)
-    start_held = MotionClip(
-        rig.bone_names, look.fps, 1, np.repeat(start.rotations[:1], frames, 0), np.repeat(start.locations[:1], frames, 0)
-    )
+    label_out, probs = judge.classify(judged)
     return {
         "character": character,
         "motion": label,
         "judged": label_out[0],
-        "p": float(probs[0, JUDGE.cfg.labels.index(label)]),
+        "p": float(probs[0, judge.cfg.labels.index(label)]),
         "joint_dist": joint_distance(joints_rel(skeleton, result.clip, height), truth_joints),
-        "start_joint_dist": joint_distance(joints_rel(skeleton, start_held, height), truth_joints),
+        "start_joint_dist": joint_distance(joints_rel(skeleton, start, height), truth_joints),
         "loss_first": result.history[0]["sds"],
         "loss_last": result.history[-1]["sds"],
         "seconds": round(seconds, 1),
     }
 
 
-JUDGE = None
-
-
 def main(argv: list[str] | None = None) -> int:
-    global JUDGE
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", type=int, default=32)
     ap.add_argument("--supersample", type=int, default=4)
@@ -144,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     device = "cuda" if args.device == "auto" and torch.cuda.is_available() else ("cpu" if args.device == "auto" else args.device)
     look = load_teacher_config()
-    JUDGE = load_judge(device)
+    judge = load_judge(device)
     wanted = set(filter(None, args.motions.split(",")))
     rows = []
     for character in args.characters.split(","):
@@ -152,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         for spec in MOTIONS[character]:
             if wanted and spec.label not in wanted:
                 continue
-            row = fit_one(rig, character, spec.label, args, look, device)
+            row = fit_one(rig, character, spec.label, args, look, judge, device)
             rows.append(row)
             print(
                 f"{character:9s} {spec.label:10s} → {row['judged']:10s} p={row['p']:.2f} joint {row['joint_dist']:.3f} "
