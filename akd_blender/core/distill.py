@@ -47,6 +47,14 @@ class DistillConfig:
         height, width: render size in pixels (None → the prior's own size: 32 × 32 for the embedded
             teacher, 480 × 720 for CogVideoX, 480 × 832 for Wan; priors pad/round what they get).
         seed: random seed (0). device: "auto" (CUDA when available), "cpu" or "cuda".
+    Start (how the motion is first decided):
+        start: "sample" (the prior draws a video for the prompt, :func:`~akd_blender.core.pose_search.search_poses`
+            fits the rig's pose to each of its frames without gradients, and the SDS steps refine
+            from there), "pose" (hold the starting pose and let SDS move it) or "auto" (default:
+            "sample" when the prior can draw videos, i.e. has ``sample``, else "pose").
+        sample_guidance: CFG scale of that drawing (3.0); sample_steps: its DDIM steps (30).
+        search_scales: the search's candidate angles per sweep, radians, coarse to fine.
+        search_supersample: supersampling of the search's renders (2; the loop's own is 4 at 32 px).
     Motion parameters:
         keys: temporal keys interpolated over the frames (None → every other frame, at least 2);
             fewer keys = smoother, lower-dimensional motion. interpolation: "cubic" or "linear".
@@ -87,6 +95,11 @@ class DistillConfig:
     width: int | None = None
     seed: int = 0
     device: str = "auto"
+    start: str = "auto"
+    sample_guidance: float = 3.0
+    sample_steps: int = 30
+    search_scales: tuple[float, ...] = (1.2, 0.8, 0.5, 0.3, 0.15)
+    search_supersample: int = 2
     keys: int | None = None
     interpolation: str = "cubic"
     lr: float = 0.03
@@ -126,6 +139,8 @@ class DistillConfig:
             raise InputError("distill: device 'cuda' requested but no CUDA device is available")
         if self.sds_mode not in ("score", "target"):
             raise InputError(f"distill: sds_mode must be 'score' or 'target', not {self.sds_mode!r}")
+        if self.start not in ("auto", "sample", "pose"):
+            raise InputError(f"distill: start must be auto, sample or pose, not {self.start!r}")
         if self.camera not in ("follow", "fixed", "orbit"):
             raise InputError(f"distill: camera must be follow, fixed or orbit, not {self.camera!r}")
         if not (self.lr > 0 and math.isfinite(self.lr)):
@@ -166,8 +181,9 @@ class DistillCallbacks:
 @dataclass
 class DistillResult:
     """``clip``: the distilled motion; ``history``: per-step losses; ``seconds``: wall time;
-    ``timings``: seconds per phase (setup, text, pose, render, prior, backward, optimiser);
-    ``config``: the settings used."""
+    ``timings``: seconds per phase (setup, text, sample_and_search, pose, render, prior, backward,
+    optimiser); ``config``: the settings used; ``extra``: the sample-then-fit start's figures
+    (search_error_start / search_error per frame, search_renders, sample_frames), empty otherwise."""
 
     clip: MotionClip
     history: list[dict[str, float]]
@@ -197,6 +213,53 @@ def _held_pose(rig: RigAsset, pose: MotionClip, config: DistillConfig) -> Motion
     rotations = np.repeat(pose.rotations[:1], config.frames, axis=0)
     locations = np.repeat(pose.locations[:1], config.frames, axis=0)
     return MotionClip(rig.bone_names, config.fps, config.frame_start, rotations, locations)
+
+
+def _wants_sample(config: DistillConfig, prior) -> bool:
+    can = callable(getattr(prior, "sample", None))
+    if config.start == "sample" and not can:
+        raise InputError(f"distill: start 'sample' needs a prior that can draw videos; '{getattr(prior, 'name', prior)}' cannot")
+    return config.start == "sample" or (config.start == "auto" and can)
+
+
+@torch.no_grad()
+def _start_from_sample(
+    rig: RigAsset, prior, text, generator, config: DistillConfig, params: MotionParams, camera_options: dict, style
+) -> dict:
+    """Sample-then-fit start: the prior draws a video for the prompt, the pose search fits each of its
+    frames, and the fitted per-frame offsets become ``params``' keys (in place). Returns figures for
+    the report (image error per frame before / after, renders, the drawn video's frame count)."""
+    from .pose_search import SearchConfig, keys_from_frames, search_poses
+    from .render import Renderer, make_cameras
+
+    device = params.rotvec.device
+    video = prior.sample(text, generator=generator, guidance=config.sample_guidance, steps=config.sample_steps)
+    video = video.to(device, torch.float32)  # [Fp,3,h,w] in [0,1]
+    if video.shape[-2:] != (config.height, config.width):
+        video = torch.nn.functional.interpolate(video, size=(config.height, config.width), mode="area")
+    frames = video.shape[0]
+    ss = max(1, min(config.search_supersample, config.supersample))
+    size = (config.height * ss, config.width * ss)
+    renderer = Renderer(rig, *size, backend=config.render_backend, device=device, style=style)
+    result = search_poses(
+        rig,
+        video,
+        params.base_rotations[:1].expand(frames, -1, -1),
+        params.base_locations[:1].expand(frames, -1, -1),
+        renderer,
+        lambda path: make_cameras(rig, path, *size, mode=config.camera, **camera_options),
+        ss,
+        SearchConfig(scales=tuple(config.search_scales)),
+    )
+    keys = params.rotvec.shape[0]
+    params.rotvec.copy_(keys_from_frames(result.rotvec, keys, config.interpolation) * params.axis_mask)
+    params.root_offset.copy_(keys_from_frames(result.root, keys, config.interpolation))
+    return {
+        "sample_frames": frames,
+        "search_error_start": float(result.start_errors.mean()),
+        "search_error": float(result.errors.mean()),
+        "search_renders": result.renders,
+    }
 
 
 def resolve_sizes(config: DistillConfig, prior) -> DistillConfig:
@@ -309,6 +372,10 @@ def distill(
     history: list[dict[str, float]] = []
     cached_target = cached_box = None
     t = timer("setup", t)
+    extra = {}
+    if _wants_sample(config, prior):
+        extra = _start_from_sample(rig, prior, text, generator, config, params, camera_options, style)
+        t = timer("sample_and_search", t)
     loop_start = time.perf_counter()
 
     for step in range(config.steps):
@@ -390,6 +457,7 @@ def distill(
         timings=dict(timer.totals),
         config=config,
         prior_name=str(getattr(prior, "name", "")),
+        extra=extra,
     )
 
 

@@ -46,9 +46,9 @@ class GroundTruthPrior:
 
     name = "ground-truth"
 
-    def __init__(self, video: torch.Tensor, fps: float, look) -> None:
-        self.video = video
-        self.frames, _, self.height, self.width = video.shape
+    def __init__(self, video: torch.Tensor, fps: float, look, views: int = 1) -> None:
+        self.video, self.views = video, views
+        self.frames, self.height, self.width = video.shape[0] // views, *video.shape[-2:]
         self.fps = fps
         self.render_style, self.camera_options = look.scene_style(), look.camera_options()
 
@@ -57,6 +57,10 @@ class GroundTruthPrior:
 
     def sds_loss(self, video, text, step, total_steps, generator=None, region=None) -> dict:
         return {"loss": multiscale_mse(video.float(), self.video.to(video.device))}
+
+    def sample(self, text, generator=None, guidance: float = 3.0, steps: int = 30) -> torch.Tensor:
+        """The "drawn" video of the sample-then-fit start: the ground truth (first view)."""
+        return self.video[:: self.views]
 
 
 def fit_one(rig, character: str, label: str, args, look, judge, device: str) -> dict:
@@ -92,9 +96,10 @@ def fit_one(rig, character: str, label: str, args, look, judge, device: str) -> 
             lr=args.lr,
             render_backend="torch",
             views=args.views,
+            start=args.mode,
         )
         t0 = time.time()
-        result = distill(rig, "(ground truth)", config, GroundTruthPrior(target, look.fps, look), init_pose=start)
+        result = distill(rig, "(ground truth)", config, GroundTruthPrior(target, look.fps, look, args.views), init_pose=start)
         seconds = time.time() - t0
     finally:
         render_module.root_path = restore
@@ -112,6 +117,7 @@ def fit_one(rig, character: str, label: str, args, look, judge, device: str) -> 
         "loss_first": result.history[0]["sds"],
         "loss_last": result.history[-1]["sds"],
         "seconds": round(seconds, 1),
+        "search_seconds": round(result.timings.get("sample_and_search", 0.0), 1),
     }
 
 
@@ -122,6 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--lr", type=float, default=DistillConfig.lr)
     ap.add_argument("--start", choices=("neutral", "rest"), default="neutral")
+    ap.add_argument(
+        "--mode", choices=("sample", "pose"), default="sample", help="distill's start: pose search on the target first, or not"
+    )
     ap.add_argument("--camera", choices=("follow", "fixed"), default="follow")
     ap.add_argument("--views", type=int, default=1, help="cameras per frame in the fit (and the target), 360°/views apart")
     ap.add_argument("--characters", default="biped,quadruped")
@@ -156,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(
         f"\nfit ceiling ({len(rows)} motions, {args.size}px ×{args.supersample}, {args.steps} steps, start {args.start}, "
-        f"camera {args.camera}, {args.views} view(s), {summary['device']}): judged right {summary['judged_right']:.0%}, "
+        f"mode {args.mode}, camera {args.camera}, {args.views} view(s), {summary['device']}): judged right {summary['judged_right']:.0%}, "
         f"joint distance {summary['mean_joint_dist']:.3f} (start {summary['mean_start_joint_dist']:.3f})"
     )
     out = Path(args.out)

@@ -38,6 +38,7 @@ __all__ = [
     "VideoPrior",
     "SDSPrior",
     "cfg_combine",
+    "multiscale_errors",
     "sds_target_loss",
     "multiscale_mse",
     "sample_timestep",
@@ -202,6 +203,20 @@ def sds_target_loss(latents: torch.Tensor, grad: torch.Tensor, clip: float | Non
     return 0.5 * F.mse_loss(latents.float(), target, reduction="mean")
 
 
+def multiscale_errors(video: torch.Tensor, target: torch.Tensor, scales: int | None = None) -> torch.Tensor:
+    """Per-image multi-scale MSE [N] between ``video`` and ``target`` [N,3,H,W] (see :func:`multiscale_mse`)."""
+    if scales is None:
+        scales = max(1, int(math.log2(max(min(video.shape[-2:]), 2))))
+    total = video.new_zeros(video.shape[0])
+    for s in range(scales):
+        if s:
+            if min(video.shape[-2:]) < 2:
+                break
+            video, target = F.avg_pool2d(video, 2), F.avg_pool2d(target, 2)
+        total = total + (video - target).pow(2).flatten(1).mean(1)
+    return total / (s + 1)
+
+
 def multiscale_mse(video: torch.Tensor, target: torch.Tensor, scales: int | None = None) -> torch.Tensor:
     """Mean of MSEs between ``video`` and ``target`` [F,3,H,W] at 1, 1/2, 1/4 … resolution.
 
@@ -209,16 +224,7 @@ def multiscale_mse(video: torch.Tensor, target: torch.Tensor, scales: int | None
     smooth in the joint angles: at full resolution alone a limb that does not overlap its target
     gets no useful gradient, and small images are dominated by pixel aliasing.
     """
-    if scales is None:
-        scales = max(1, int(math.log2(max(min(video.shape[-2:]), 2))))
-    total = video.new_zeros(())
-    for s in range(scales):
-        if s:
-            if min(video.shape[-2:]) < 2:
-                break
-            video, target = F.avg_pool2d(video, 2), F.avg_pool2d(target, 2)
-        total = total + F.mse_loss(video, target)
-    return total / (s + 1)
+    return multiscale_errors(video, target, scales).mean()
 
 
 class SDSPrior(ABC):

@@ -8,6 +8,11 @@ As a :class:`~.base.VideoPrior` it plugs the shared SDS step (:class:`~.base.SDS
 "latents" are the frame-stacked pixels in [-1, 1], so there is no VAE and target space "latent"
 is already pixel space. ``sample(text, generator)`` draws a video ("sample then fit" mode).
 
+The teacher only knows the phrasings it was trained on: a prompt is understood as the nearest of
+them in the sentence encoder's space (its embedding is replaced by that phrasing's), and the match
+is reported (``TextEmbedding.extra["understood_as"]``, ``["similarity"]``). A new wording of a known
+motion then conditions the model exactly as in training instead of somewhere between motions.
+
 Command line::
 
     python -m akd_blender.core.priors.tiny embed  --out phrases.npz          # here (needs the encoder)
@@ -37,7 +42,7 @@ from .tiny_model.model import (
     text_condition,
     unpack,
 )
-from .tiny_model.text import PhraseTable, TextEncoder
+from .tiny_model.text import PhraseTable, TextEncoder, nearest_phrase
 
 __all__ = ["TinyPrior", "load_tiny_prior", "load_teacher_config", "ASSET_DIR", "load_judge", "main"]
 
@@ -63,6 +68,8 @@ class TinyPrior(SDSPrior):
         unet: the trained denoiser; cfg: its :class:`TeacherConfig`.
         encoder: text encoder (``TextEncoder``); device, dtype: where/how the UNet runs.
         settings: SDS settings (default: target mode, CFG 2, the spike's most faithful setting).
+        vocabulary: the phrasings prompts are snapped to (default: the motion library's training
+            phrasings, the ones the teacher learnt); empty → use the prompt's own embedding.
     """
 
     def __init__(
@@ -74,6 +81,7 @@ class TinyPrior(SDSPrior):
         dtype: torch.dtype | None = None,
         settings: SDSSettings | None = None,
         name: str = "tiny",
+        vocabulary: list[str] | None = None,
     ) -> None:
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         self.dtype = dtype or torch.float32
@@ -84,12 +92,27 @@ class TinyPrior(SDSPrior):
         self.render_style, self.camera_options = cfg.scene_style(), cfg.camera_options()  # the look it learnt
         self.settings = settings or SDSSettings(cfg_scale=2.0, mode="target")
         self.alphas = build_scheduler(cfg).alphas_cumprod.double()
+        if vocabulary is None:
+            from ..procedural.motions import all_phrasings
+
+            vocabulary = all_phrasings("train")
+        self.vocabulary = list(vocabulary)
+        self._vocabulary_vectors: torch.Tensor | None = None
 
     # Text ------------------------------------------------------------------------------------
     def encode_text(self, prompt: str, negative_prompt: str = "") -> TextEmbedding:
-        """Prompt → cond [1,1,384]; negative prompt (default empty → zeros, the trained null) → uncond."""
-        emb = self.encoder.encode([prompt, negative_prompt]).to(self.device, self.dtype)
-        return TextEmbedding(prompt, negative_prompt, emb[:1, None], emb[1:, None])
+        """Prompt → cond [1,1,384], the embedding of the nearest training phrasing (see the module
+        docstring; ``extra`` names it); negative prompt (default empty → zeros, the trained null) → uncond."""
+        emb = self.encoder.encode([prompt, negative_prompt])
+        extra = {}
+        if self.vocabulary and prompt.strip():
+            if self._vocabulary_vectors is None:
+                self._vocabulary_vectors = self.encoder.encode(self.vocabulary)
+            index, similarity = nearest_phrase(emb[0], self._vocabulary_vectors)
+            emb[0] = self._vocabulary_vectors[index]
+            extra = {"understood_as": self.vocabulary[index], "similarity": round(similarity, 4)}
+        emb = emb.to(self.device, self.dtype)
+        return TextEmbedding(prompt, negative_prompt, emb[:1, None], emb[1:, None], extra)
 
     # SDSPrior hooks (latents = frame-stacked pixels [1, F·3, H, W] in [-1,1]) ----------------
     def _prepare_video(self, video: torch.Tensor) -> torch.Tensor:

@@ -17,7 +17,7 @@ import torch
 
 from ...errors import ModelNotAvailable
 
-__all__ = ["TextEncoder", "PhraseTable", "TEXT_DIM"]
+__all__ = ["TextEncoder", "PhraseTable", "TEXT_DIM", "nearest_phrase"]
 
 TEXT_DIM = 384
 
@@ -93,3 +93,11 @@ class TextEncoder:
             if t:
                 out[i] = self._cache[t]
         return torch.from_numpy(out)
+
+
+def nearest_phrase(embedding: torch.Tensor, vocabulary: torch.Tensor) -> tuple[int, float]:
+    """Index and cosine similarity of the row of ``vocabulary`` [M,D] closest to ``embedding`` [D]
+    (both L2-normalised, as :meth:`TextEncoder.encode` returns them)."""
+    sims = vocabulary @ embedding
+    index = int(sims.argmax())
+    return index, float(sims[index])

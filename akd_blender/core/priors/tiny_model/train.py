@@ -25,7 +25,7 @@ from ...procedural.dataset import MOTION_KEYS, build_dataset
 from ...procedural.motions import LABELS, NONE_LABEL, motion_spec
 from .judge import Judge, JudgeConfig, JudgeNet, hard_negatives
 from .model import TeacherConfig, build_scheduler, build_unet, pack, sample_videos, save_weights, text_condition
-from .text import PhraseTable
+from .text import PhraseTable, nearest_phrase
 
 __all__ = ["train_teacher", "train_judge", "main", "phrase_indices"]
 
@@ -217,6 +217,23 @@ def evaluate(
         sel = torch.tensor([i for i, t in enumerate(texts) if t in rows[m]])
         per[f"{c}:{lab}"] = float((pred[sel] == LABELS.index(lab)).float().mean())
     out["teacher_samples_per_motion"] = per
+    # The same phrasings as the prior understands them: snapped to the nearest training phrasing.
+    train_rows = [i for r in phrase_indices(table, "train") for i in r]
+    vocab = torch.as_tensor(table.vectors[train_rows])
+    snapped = [train_rows[nearest_phrase(torch.as_tensor(table.vectors[i]), vocab)[0]] for i in texts]
+    emb = torch.as_tensor(table.vectors[snapped], device=device)
+    gen = torch.Generator(device).manual_seed(seed)
+    snapped_vids = torch.cat(
+        [sample_videos(unet, cfg, emb[i : i + 64], guidance=3.0, steps=steps, generator=gen) for i in range(0, len(emb), 64)]
+    )
+    spred = judge.probabilities(snapped_vids).argmax(-1)
+    out["teacher_samples_heldout_snapped"] = float((spred == torch.tensor(want)).float().mean())
+    out["teacher_samples_snapped_per_motion"] = {
+        f"{c}:{lab}": float(
+            (spred[torch.tensor([i for i, t in enumerate(texts) if t in rows[m]])] == LABELS.index(lab)).float().mean()
+        )
+        for m, (c, lab) in enumerate(MOTION_KEYS)
+    }
     return out, (vids.cpu(), torch.tensor(want))
 
 

@@ -1,0 +1,276 @@
+"""Pose search: fit a rig's per-frame pose to a target video without gradients, from coarse to fine.
+
+Image losses of small renders have many local minima in the joint angles: a limb that must swing a
+radian first has to cross poses that match the target worse than the start, so gradient descent
+from the standing pose leaves it where it is (``make bench-fit`` measured it). The search instead
+tries, for one bone at a time (root first, then outwards), a ring of candidate rotations of that
+bone in every frame at once, renders them all in one batch, and keeps per frame whichever matched
+the target best; the ring's angle shrinks sweep by sweep. Frames are independent given the
+cameras, so one batch serves all frames. It works for any rig: candidates are swings about the
+bone's two cross axes and twists about its own axis (Blender's bone Y), minus locked axes.
+
+Used by the distillation's sample-then-fit start (the teacher draws a video, the search fits it,
+gradient steps refine it); see :func:`akd_blender.core.distill.distill`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .kinematics import Skeleton
+from .motion import interpolation_basis
+from .priors.base import multiscale_errors
+from .render import Cameras, Renderer, root_path
+from .rig import RigAsset
+from .rotations import quat_multiply, quat_to_matrix, quat_to_rotvec, rotvec_to_quat
+
+__all__ = ["SearchConfig", "PoseSearchResult", "searched_bones", "candidate_rotations", "search_poses", "keys_from_frames"]
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Settings of :func:`search_poses`.
+
+    scales: the candidate ring's angle per sweep (radians), coarse to fine.
+    directions: swing directions in the ring (evenly spaced about the bone's axis).
+    min_influence: bones whose subtree carries less than this fraction of the skin weights are not
+        searched (fingers, eyes: they barely change the image).
+    root_lift: vertical root candidates per sweep, as a fraction of the character's height per
+        radian of the sweep's scale (0 disables).
+    pose_weight, time_weight: penalties per radian² of a bone's turn from the base pose and from
+        its neighbouring frames, in units of the base pose's mean image error (see :func:`search_poses`).
+    batch: most renders per batch (bounds memory).
+    """
+
+    scales: tuple[float, ...] = (1.2, 0.8, 0.5, 0.3, 0.15)
+    directions: int = 8
+    min_influence: float = 0.01
+    root_lift: float = 0.15
+    pose_weight: float = 0.1
+    time_weight: float = 0.3
+    batch: int = 512
+
+
+@dataclass
+class PoseSearchResult:
+    """``rotvec``: [F,B,3] bone-local rotation offsets of the rig's free bones (radians, applied after
+    the base pose like :class:`~akd_blender.core.motion.MotionParams`); ``root``: [F,3] root
+    translation (armature space, Blender units); ``errors``: [F] multi-scale image error per frame
+    after the search; ``start_errors``: the same for the base pose; ``renders``: images rendered."""
+
+    rotvec: torch.Tensor
+    root: torch.Tensor
+    errors: torch.Tensor
+    start_errors: torch.Tensor
+    renders: int
+
+
+def searched_bones(rig: RigAsset, min_influence: float = 0.01) -> np.ndarray:
+    """Indices of the bones worth searching, parents first: rotatable (not all axes locked) and
+    moving at least ``min_influence`` of the skin weight (their own plus their descendants')."""
+    mass = rig.weights.sum(0).astype(np.float64)
+    for j in range(rig.num_bones - 1, -1, -1):  # parents precede children: accumulate upwards
+        if rig.parents[j] >= 0:
+            mass[rig.parents[j]] += mass[j]
+    share = mass / max(float(rig.weights.sum()), 1e-12)
+    free = ~rig.rotation_locks.all(axis=1)
+    return np.flatnonzero(free & (share >= min_influence)).astype(np.int64)
+
+
+def candidate_rotations(angle: float, directions: int = 8, lock: Sequence[bool] = (False, False, False)) -> torch.Tensor:
+    """Candidate local rotations [C,4] (wxyz) for one bone: identity first, then ``directions``
+    swings by ``angle`` about axes in the bone's local XZ plane, then twists of ±``angle`` about its
+    Y axis; components on locked axes are zeroed and duplicates dropped."""
+    phi = torch.arange(directions, dtype=torch.float64) * (2 * math.pi / directions)
+    swings = torch.stack([torch.cos(phi), torch.zeros_like(phi), torch.sin(phi)], -1)
+    twists = torch.tensor([[0.0, 1.0, 0.0], [0.0, -1.0, 0.0]], dtype=torch.float64)
+    rotvec = torch.cat([torch.zeros(1, 3, dtype=torch.float64), swings, twists]) * angle
+    rotvec = rotvec * (~torch.as_tensor(lock, dtype=torch.bool)).to(rotvec.dtype)
+    keep = [0] + [i for i in range(1, rotvec.shape[0]) if not any(torch.allclose(rotvec[i], rotvec[k]) for k in range(i))]
+    return rotvec_to_quat(rotvec[keep]).float()
+
+
+def _tile_cameras(cameras: Cameras, copies: int) -> Cameras:
+    """``copies`` back-to-back repeats of ``cameras`` (frames × copies), frame-major."""
+    tensors = {
+        k: getattr(cameras, k).repeat(copies, *([1] * (getattr(cameras, k).ndim - 1))) for k in ("view", "proj", "eye", "target")
+    }
+    return Cameras(
+        **tensors,
+        height=cameras.height,
+        width=cameras.width,
+        frames=cameras.frames * copies,
+        views=cameras.views,
+        fov_y=cameras.fov_y,
+        near=cameras.near,
+        far=cameras.far,
+        settings=cameras.settings,
+    )
+
+
+class _Scorer:
+    """Renders poses like the distillation loop and scores them against the target, per frame."""
+
+    def __init__(
+        self, skeleton: Skeleton, renderer: Renderer, cameras_for: Callable, target: torch.Tensor, supersample: int, batch: int
+    ):
+        self.skeleton, self.renderer, self.cameras_for = skeleton, renderer, cameras_for
+        self.target, self.ss, self.batch, self.renders = target, supersample, batch, 0
+
+    def cameras(self, rotations: torch.Tensor, locations: torch.Tensor) -> Cameras:
+        return self.cameras_for(root_path(self.skeleton.deform(rotations, locations)))
+
+    def errors(self, rotations: torch.Tensor, locations: torch.Tensor, cameras: Cameras) -> torch.Tensor:
+        """Candidate poses [C·F,J,4], [C·F,J,3] (candidate-major) → errors [C,F] against the target [F·views,3,H,W]."""
+        frames, views = cameras.frames, cameras.views
+        copies = rotations.shape[0] // frames
+        per = max(1, self.batch // (frames * views))
+        out = []
+        for c0 in range(0, copies, per):
+            c1 = min(copies, c0 + per)
+            verts = self.skeleton.deform(rotations[c0 * frames : c1 * frames], locations[c0 * frames : c1 * frames])
+            rgba = self.renderer.render(verts, _tile_cameras(cameras, c1 - c0))
+            video = torch.nn.functional.avg_pool2d(rgba[:, :3], self.ss) if self.ss > 1 else rgba[:, :3]
+            err = multiscale_errors(video, self.target.repeat(c1 - c0, 1, 1, 1))
+            out.append(err.view(c1 - c0, frames, views).sum(-1))
+            self.renders += verts.shape[0] * views
+        return torch.cat(out)
+
+
+@torch.no_grad()
+def search_poses(
+    rig: RigAsset,
+    target: torch.Tensor,
+    base_rotations: torch.Tensor,
+    base_locations: torch.Tensor,
+    renderer: Renderer,
+    cameras_for: Callable[[torch.Tensor], Cameras],
+    supersample: int = 1,
+    config: SearchConfig | None = None,
+) -> PoseSearchResult:
+    """Coarse-to-fine per-frame search of the bone rotations that make the render match ``target``.
+
+    Each candidate is scored by its multi-scale image error plus two penalties, both in units of the
+    starting pose's mean error per radian²: ``pose_weight`` × the bone's turn away from the base pose
+    (for the root only its tilt: turning about the world's up axis, the facing, is free) and
+    ``time_weight`` × its turn relative to the same bone in the neighbouring frames.
+
+    Args:
+        rig: the character.
+        target: [F·views,3,H,W] video in [0,1] (frame-major like :class:`Cameras`).
+        base_rotations, base_locations: [F,J,4] / [F,J,3] the starting pose channels per frame.
+        renderer: renders at (H·supersample, W·supersample); its device is used throughout.
+        cameras_for: root path [F,3] (world) → cameras for F frames at the renderer's size (the
+            loop's own camera rule, e.g. ``make_cameras(rig, path, ...)``).
+        supersample: the render is area-downsampled by this factor before scoring.
+    Returns:
+        :class:`PoseSearchResult`; offsets are relative to the base pose (zero where nothing beat it).
+    """
+    config = config or SearchConfig()
+    device = renderer.device
+    skeleton = Skeleton(rig).to(device)
+    frames = base_rotations.shape[0]
+    rows = torch.arange(frames, device=device)
+    rot = base_rotations.to(device, torch.float32).clone()
+    loc = base_locations.to(device, torch.float32).clone()
+    base_rot, base_loc = rot.clone(), loc.clone()
+    scorer = _Scorer(skeleton, renderer, cameras_for, target.to(device, torch.float32), supersample, config.batch)
+    free = np.flatnonzero(~rig.rotation_locks.all(axis=1))
+    root = int(rig.root_indices[0])
+    up = _root_up(rig, root).to(device)
+    root_axes = torch.as_tensor(
+        rig.rest_matrices[root, :3, :3] if rig.use_local_location[root] else np.eye(3), dtype=torch.float32, device=device
+    )
+    lift = torch.zeros(frames, 3, device=device)
+    cams = scorer.cameras(rot, loc)
+    start = scorer.errors(rot, loc, cams)[0]
+    unit = float(start.mean().clamp_min(1e-12))
+    for scale in config.scales:
+        for b in searched_bones(rig, config.min_influence):
+            post = candidate_rotations(scale, config.directions, tuple(rig.rotation_locks[b])).to(device)
+            pre = torch.zeros_like(post)
+            pre[:, 0] = 1.0
+            if b == root:  # facing: turns about the world's up axis, applied after the pose
+                yaw = rotvec_to_quat(torch.stack([up * scale, -up * scale]).double()).float()
+                pre = torch.cat([pre, yaw])
+                post = torch.cat([post, torch.tensor([[1.0, 0, 0, 0], [1.0, 0, 0, 0]], device=device)])
+            count = post.shape[0]
+            turned = quat_multiply(
+                quat_multiply(pre[:, None].expand(-1, frames, -1), rot[None, :, b]), post[:, None].expand(-1, frames, -1)
+            )
+            trial = rot.repeat(count, 1, 1)  # [C·F,J,4]
+            trial[:, b] = turned.reshape(-1, 4)
+            score = scorer.errors(trial, loc.repeat(count, 1, 1), cams)  # [C,F]
+            tilt = _tilt(turned, base_rot[:, b], up) if b == root else _angle(turned, base_rot[None, :, b])
+            score = (
+                score + config.pose_weight * unit * tilt.pow(2) + config.time_weight * unit * _neighbour_turn(turned, rot[:, b])
+            )
+            pick = score.argmin(0)  # the identity (0) wins ties
+            if (pick > 0).any():
+                rot[:, b] = turned[pick, rows]
+                cams = scorer.cameras(rot, loc)
+        if config.root_lift > 0:
+            step = config.root_lift * scale * float(rig.height)
+            moves = torch.tensor([[0.0, 0.0, 0.0], [0.0, 0.0, step], [0.0, 0.0, -step]], device=device)
+            trial_lift = (lift[None] + moves[:, None]).reshape(-1, 3)  # [3·F,3] armature space
+            trial_loc = loc.repeat(3, 1, 1)
+            trial_loc[:, root] = base_loc[:, root].repeat(3, 1) + trial_lift @ root_axes
+            pick = scorer.errors(rot.repeat(3, 1, 1), trial_loc, cams).argmin(0)
+            lift = trial_lift.view(3, frames, 3)[pick, rows]
+            loc[:, root] = base_loc[:, root] + lift @ root_axes
+            cams = scorer.cameras(rot, loc)
+    best = scorer.errors(rot, loc, cams)[0]
+    offsets = quat_multiply(_conjugate(base_rot[:, free]), rot[:, free])
+    return PoseSearchResult(quat_to_rotvec(offsets), lift, best, start, scorer.renders)
+
+
+def _root_up(rig: RigAsset, root: int) -> torch.Tensor:
+    """The world's up axis (+Z) in the root bone's rest frame [3] (unit)."""
+    world = rig.armature_world[:3, :3]
+    up = np.linalg.solve(world, np.array([0.0, 0.0, 1.0]))
+    up = rig.rest_matrices[root, :3, :3].T @ (up / np.linalg.norm(up))
+    return torch.as_tensor(up / np.linalg.norm(up), dtype=torch.float32)
+
+
+def _angle(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Angle (radians) between rotations given as unit quaternions [...,4] (broadcast)."""
+    dot = (a * b).sum(-1).abs().clamp(max=1.0)
+    return 2 * torch.acos(dot)
+
+
+def _tilt(rotations: torch.Tensor, base: torch.Tensor, up: torch.Tensor) -> torch.Tensor:
+    """How far [C,F] root rotations tip the world's up axis relative to the base [F] (radians)."""
+    seen = quat_to_matrix(rotations).transpose(-1, -2) @ up  # up in the posed bone's frame
+    ref = (quat_to_matrix(base).transpose(-1, -2) @ up)[None]
+    return torch.acos((seen * ref).sum(-1).clamp(-1.0, 1.0))
+
+
+def _neighbour_turn(rotations: torch.Tensor, current: torch.Tensor) -> torch.Tensor:
+    """Sum over the previous and next frame of the squared angle [C,F] between a candidate and that
+    frame's current rotation of the same bone (``current`` [F,4])."""
+    total = torch.zeros(rotations.shape[:2], device=rotations.device)
+    total[:, 1:] += _angle(rotations[:, 1:], current[None, :-1]).pow(2)
+    total[:, :-1] += _angle(rotations[:, :-1], current[None, 1:]).pow(2)
+    return total
+
+
+def _conjugate(quat: torch.Tensor) -> torch.Tensor:
+    return quat * torch.tensor([1.0, -1.0, -1.0, -1.0], dtype=quat.dtype, device=quat.device)
+
+
+def keys_from_frames(values: torch.Tensor, keys: int, interpolation: str = "cubic", smooth: float = 1e-2) -> torch.Tensor:
+    """Keys [K,...] whose interpolation (:func:`interpolation_basis`) best reproduces per-frame
+    ``values`` [F,...] sampled evenly over the same span (first and last frame on the first and last
+    key); a small second-difference penalty ``smooth`` keeps keys between samples calm when K > F."""
+    frames = values.shape[0]
+    basis = torch.as_tensor(interpolation_basis(frames, keys, interpolation), dtype=torch.float64, device=values.device)
+    flat = values.reshape(frames, -1).to(torch.float64)
+    diff = torch.diff(torch.eye(keys, dtype=torch.float64, device=values.device), n=2, dim=0)
+    lhs = basis.T @ basis + smooth * diff.T @ diff + 1e-9 * torch.eye(keys, dtype=torch.float64, device=values.device)
+    solved = torch.linalg.solve(lhs, basis.T @ flat)
+    return solved.to(values.dtype).reshape(keys, *values.shape[1:])
