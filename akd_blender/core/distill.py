@@ -98,7 +98,7 @@ class DistillConfig:
     start: str = "auto"
     sample_guidance: float = 3.0
     sample_steps: int = 30
-    search_scales: tuple[float, ...] = (1.2, 0.8, 0.5, 0.3, 0.15)
+    search_scales: tuple[float, ...] = (2.4, 1.6, 1.0, 0.6, 0.3, 0.15)
     search_supersample: int = 2
     keys: int | None = None
     interpolation: str = "cubic"

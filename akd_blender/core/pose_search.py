@@ -29,7 +29,15 @@ from .render import Cameras, Renderer, root_path
 from .rig import RigAsset
 from .rotations import quat_multiply, quat_to_matrix, quat_to_rotvec, rotvec_to_quat
 
-__all__ = ["SearchConfig", "PoseSearchResult", "searched_bones", "candidate_rotations", "search_poses", "keys_from_frames"]
+__all__ = [
+    "continuous_rotvecs",
+    "SearchConfig",
+    "PoseSearchResult",
+    "searched_bones",
+    "candidate_rotations",
+    "search_poses",
+    "keys_from_frames",
+]
 
 
 @dataclass(frozen=True)
@@ -42,17 +50,20 @@ class SearchConfig:
         searched (fingers, eyes: they barely change the image).
     root_lift: vertical root candidates per sweep, as a fraction of the character's height per
         radian of the sweep's scale (0 disables).
-    pose_weight, time_weight: penalties per radian² of a bone's turn from the base pose and from
-        its neighbouring frames, in units of the base pose's mean image error (see :func:`search_poses`).
+    tilt_weight, pose_weight, time_weight: penalties per radian² of the root's tilt, of another
+        bone's turn from the base pose and of a bone's turn between consecutive frames, in units of
+        the base pose's mean image error (see :func:`search_poses`).
     batch: most renders per batch (bounds memory).
     """
 
-    scales: tuple[float, ...] = (1.2, 0.8, 0.5, 0.3, 0.15)
+    scales: tuple[float, ...] = (2.4, 1.6, 1.0, 0.6, 0.3, 0.15)
     directions: int = 8
     min_influence: float = 0.01
     root_lift: float = 0.15
-    pose_weight: float = 0.1
+    tilt_weight: float = 0.1
+    pose_weight: float = 0.0
     time_weight: float = 0.3
+    move_weight: float = 0.1
     batch: int = 512
 
 
@@ -157,8 +168,10 @@ def search_poses(
 
     Each candidate is scored by its multi-scale image error plus two penalties, both in units of the
     starting pose's mean error per radian²: ``pose_weight`` × the bone's turn away from the base pose
-    (for the root only its tilt: turning about the world's up axis, the facing, is free) and
-    ``time_weight`` × its turn relative to the same bone in the neighbouring frames.
+    (for the root ``tilt_weight`` × its tilt only: turning about the world's up axis, the facing, is
+    free). Frames are chosen jointly: per bone, the candidate sequence over time minimises those
+    scores plus ``time_weight`` × the squared turn between consecutive frames (Viterbi), so a
+    swing that all frames share costs nothing extra while a flicker between poses does.
 
     Args:
         rig: the character.
@@ -206,11 +219,13 @@ def search_poses(
             trial = rot.repeat(count, 1, 1)  # [C·F,J,4]
             trial[:, b] = turned.reshape(-1, 4)
             score = scorer.errors(trial, loc.repeat(count, 1, 1), cams)  # [C,F]
-            tilt = _tilt(turned, base_rot[:, b], up) if b == root else _angle(turned, base_rot[None, :, b])
-            score = (
-                score + config.pose_weight * unit * tilt.pow(2) + config.time_weight * unit * _neighbour_turn(turned, rot[:, b])
-            )
-            pick = score.argmin(0)  # the identity (0) wins ties
+            if b == root:
+                score = score + config.tilt_weight * unit * _tilt(turned, base_rot[:, b], up).pow(2)
+            else:
+                score = score + config.pose_weight * unit * _angle(turned, base_rot[None, :, b]).pow(2)
+            score = score + config.move_weight * unit * _angle(post, pre.new_tensor([1.0, 0, 0, 0]))[:, None] * (count > 1)
+            score = score + config.move_weight * unit * _angle(pre, pre.new_tensor([1.0, 0, 0, 0]))[:, None]
+            pick = _best_path(score, config.time_weight * unit * _step_turns(turned))
             if (pick > 0).any():
                 rot[:, b] = turned[pick, rows]
                 cams = scorer.cameras(rot, loc)
@@ -226,7 +241,7 @@ def search_poses(
             cams = scorer.cameras(rot, loc)
     best = scorer.errors(rot, loc, cams)[0]
     offsets = quat_multiply(_conjugate(base_rot[:, free]), rot[:, free])
-    return PoseSearchResult(quat_to_rotvec(offsets), lift, best, start, scorer.renders)
+    return PoseSearchResult(continuous_rotvecs(quat_to_rotvec(offsets)), lift, best, start, scorer.renders)
 
 
 def _root_up(rig: RigAsset, root: int) -> torch.Tensor:
@@ -250,13 +265,41 @@ def _tilt(rotations: torch.Tensor, base: torch.Tensor, up: torch.Tensor) -> torc
     return torch.acos((seen * ref).sum(-1).clamp(-1.0, 1.0))
 
 
-def _neighbour_turn(rotations: torch.Tensor, current: torch.Tensor) -> torch.Tensor:
-    """Sum over the previous and next frame of the squared angle [C,F] between a candidate and that
-    frame's current rotation of the same bone (``current`` [F,4])."""
-    total = torch.zeros(rotations.shape[:2], device=rotations.device)
-    total[:, 1:] += _angle(rotations[:, 1:], current[None, :-1]).pow(2)
-    total[:, :-1] += _angle(rotations[:, :-1], current[None, 1:]).pow(2)
-    return total
+def _step_turns(rotations: torch.Tensor) -> torch.Tensor:
+    """Squared angles [F-1,C,C] between candidate c at frame f and candidate c' at frame f+1 of
+    candidate rotations [C,F,4]."""
+    dot = torch.einsum("cfq,dfq->fcd", rotations[:, :-1], rotations[:, 1:]).abs().clamp(max=1.0)
+    return (2 * torch.acos(dot)).pow(2)
+
+
+def _best_path(unary: torch.Tensor, pairwise: torch.Tensor) -> torch.Tensor:
+    """Viterbi: the candidate per frame [F] minimising Σ_f unary[c_f, f] + Σ_f pairwise[f, c_f, c_f+1]
+    (unary [C,F], pairwise [F-1,C,C]); candidate 0 wins ties."""
+    cost = unary[:, 0]
+    back = []
+    for f in range(1, unary.shape[1]):
+        total = cost[:, None] + pairwise[f - 1]  # [C (previous), C (this)]
+        cost, arg = total.min(0)
+        cost = cost + unary[:, f]
+        back.append(arg)
+    path = [int(cost.argmin())]
+    for arg in reversed(back):
+        path.append(int(arg[path[-1]]))
+    return torch.tensor(path[::-1], device=unary.device)
+
+
+def continuous_rotvecs(rotvec: torch.Tensor) -> torch.Tensor:
+    """Rotation vectors [F,...,3] with each frame's turned to whichever of its two forms near π
+    (``r`` or ``r - 2π r/|r|``, the same rotation) lies closer to the previous frame's, so that
+    interpolating them between frames does not swing through the identity."""
+    out = rotvec.clone()
+    for f in range(1, out.shape[0]):
+        r = out[f]
+        norm = r.norm(dim=-1, keepdim=True)
+        alt = r - 2 * math.pi * r / norm.clamp_min(1e-12)
+        closer = (alt - out[f - 1]).norm(dim=-1, keepdim=True) < (r - out[f - 1]).norm(dim=-1, keepdim=True)
+        out[f] = torch.where(closer & (norm > 1e-6), alt, r)
+    return out
 
 
 def _conjugate(quat: torch.Tensor) -> torch.Tensor:

@@ -97,6 +97,9 @@ def fit_one(rig, character: str, label: str, args, look, judge, device: str) -> 
             render_backend="torch",
             views=args.views,
             start=args.mode,
+            w_smooth=args.w_smooth,
+            w_skate=args.w_skate,
+            keys=frames,  # the product's 48 frames at 24 fps carry 24 keys over these 16 frames' span
         )
         t0 = time.time()
         result = distill(rig, "(ground truth)", config, GroundTruthPrior(target, look.fps, look, args.views), init_pose=start)
@@ -127,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--supersample", type=int, default=4)
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--lr", type=float, default=DistillConfig.lr)
+    ap.add_argument("--w-smooth", type=float, default=DistillConfig.w_smooth)
+    ap.add_argument("--w-skate", type=float, default=DistillConfig.w_skate)
     ap.add_argument("--start", choices=("neutral", "rest"), default="neutral")
     ap.add_argument(
         "--mode", choices=("sample", "pose"), default="sample", help="distill's start: pose search on the target first, or not"

@@ -64,6 +64,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--gt", type=int, default=12, help="ground-truth variations per motion (train + held-out) for fidelity")
     ap.add_argument("--characters", default="biped,quadruped")
+    ap.add_argument("--start", choices=("auto", "sample", "pose"), default=DistillConfig.start, help="distill's start")
+    ap.add_argument("--lr", type=float, default=DistillConfig.lr)
+    ap.add_argument("--w-smooth", type=float, default=DistillConfig.w_smooth)
+    ap.add_argument("--w-skate", type=float, default=DistillConfig.w_skate)
     ap.add_argument("--out", default="bench_out/quality.json")
     args = ap.parse_args(argv)
     device = "cuda" if args.device == "auto" and torch.cuda.is_available() else ("cpu" if args.device == "auto" else args.device)
@@ -104,13 +108,28 @@ def main(argv: list[str] | None = None) -> int:
                 totals[key].append(lab == spec.label)
             for phrasing in spec.heldout_phrasings[: args.phrasings]:
                 t0 = time.time()
-                cfg = DistillConfig(steps=args.steps, frames=16, fps=8.0, height=size, width=size, seed=args.seed, device=device)
+                cfg = DistillConfig(
+                    steps=args.steps,
+                    frames=16,
+                    fps=8.0,
+                    keys=16,  # the product's 48 frames at 24 fps carry 24 keys over the same span
+                    height=size,
+                    width=size,
+                    seed=args.seed,
+                    device=device,
+                    start=args.start,
+                    lr=args.lr,
+                    w_smooth=args.w_smooth,
+                    w_skate=args.w_skate,
+                )
                 result = distill(rig, phrasing, cfg, prior, init_pose=neutral_clip(rig))  # the library's standing pose
                 seconds = time.time() - t0
                 clip = result.clip
                 video = render_clips(rig, [clip], [VIEW], size, size, device, **look)[0]
                 label, probs = judge.classify(video[None])
-                sample = prior.sample(prior.encode_text(phrasing), torch.Generator(device).manual_seed(args.seed))
+                sample = prior.sample(
+                    prior.encode_text(phrasing), torch.Generator().manual_seed(args.seed)
+                )  # the draw distill fitted
                 s_label, _ = judge.classify(sample[None])
                 row = {
                     "character": character,
@@ -147,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         "mean_sample_render_dist": float(np.mean([r["sample_render_dist"] for r in rows])),
         "seconds_per_distillation": float(np.mean([r["seconds"] for r in rows])),
         "steps": args.steps,
+        "settings": {k: v for k, v in vars(args).items() if k not in ("out", "device")},
         "total_seconds": round(time.time() - start_all, 1),
     }
     print("\n| judge accuracy | held-out GT | distilled | teacher samples | rest pose | random motion |")
