@@ -334,6 +334,7 @@ def distill(
 
         prior = load_prior("tiny", device=device)
     _configure_prior(prior, config)
+    from_sample = _wants_sample(config, prior)
     config = resolve_sizes(config, prior)
     from .render import Renderer, make_cameras, root_path
 
@@ -373,7 +374,7 @@ def distill(
     cached_target = cached_box = None
     t = timer("setup", t)
     extra = {}
-    if _wants_sample(config, prior):
+    if from_sample:
         extra = _start_from_sample(rig, prior, text, generator, config, params, camera_options, style)
         t = timer("sample_and_search", t)
     loop_start = time.perf_counter()

@@ -106,26 +106,26 @@ def candidate_rotations(angle: float, directions: int = 8, lock: Sequence[bool] 
     return rotvec_to_quat(rotvec[keep]).float()
 
 
-def _tile_cameras(cameras: Cameras, copies: int) -> Cameras:
-    """``copies`` back-to-back repeats of ``cameras`` (frames × copies), frame-major."""
-    tensors = {
-        k: getattr(cameras, k).repeat(copies, *([1] * (getattr(cameras, k).ndim - 1))) for k in ("view", "proj", "eye", "target")
-    }
+def _concat_cameras(cameras: list[Cameras]) -> Cameras:
+    """Several frames' worth of cameras back to back (same size and views), frame-major."""
+    first = cameras[0]
+    tensors = {k: torch.cat([getattr(c, k) for c in cameras]) for k in ("view", "proj", "eye", "target")}
     return Cameras(
         **tensors,
-        height=cameras.height,
-        width=cameras.width,
-        frames=cameras.frames * copies,
-        views=cameras.views,
-        fov_y=cameras.fov_y,
-        near=cameras.near,
-        far=cameras.far,
-        settings=cameras.settings,
+        height=first.height,
+        width=first.width,
+        frames=sum(c.frames for c in cameras),
+        views=first.views,
+        fov_y=first.fov_y,
+        near=first.near,
+        far=first.far,
+        settings=first.settings,
     )
 
 
 class _Scorer:
-    """Renders poses like the distillation loop and scores them against the target, per frame."""
+    """Renders poses like the distillation loop (each candidate seen by the cameras its own motion
+    sets, as the follow camera would) and scores them against the target, per frame."""
 
     def __init__(
         self, skeleton: Skeleton, renderer: Renderer, cameras_for: Callable, target: torch.Tensor, supersample: int, batch: int
@@ -133,19 +133,17 @@ class _Scorer:
         self.skeleton, self.renderer, self.cameras_for = skeleton, renderer, cameras_for
         self.target, self.ss, self.batch, self.renders = target, supersample, batch, 0
 
-    def cameras(self, rotations: torch.Tensor, locations: torch.Tensor) -> Cameras:
-        return self.cameras_for(root_path(self.skeleton.deform(rotations, locations)))
-
-    def errors(self, rotations: torch.Tensor, locations: torch.Tensor, cameras: Cameras) -> torch.Tensor:
+    def errors(self, rotations: torch.Tensor, locations: torch.Tensor, frames: int) -> torch.Tensor:
         """Candidate poses [C·F,J,4], [C·F,J,3] (candidate-major) → errors [C,F] against the target [F·views,3,H,W]."""
-        frames, views = cameras.frames, cameras.views
         copies = rotations.shape[0] // frames
+        views = self.target.shape[0] // frames
         per = max(1, self.batch // (frames * views))
         out = []
         for c0 in range(0, copies, per):
             c1 = min(copies, c0 + per)
             verts = self.skeleton.deform(rotations[c0 * frames : c1 * frames], locations[c0 * frames : c1 * frames])
-            rgba = self.renderer.render(verts, _tile_cameras(cameras, c1 - c0))
+            cams = _concat_cameras([self.cameras_for(root_path(verts[i * frames : (i + 1) * frames])) for i in range(c1 - c0)])
+            rgba = self.renderer.render(verts, cams)
             video = torch.nn.functional.avg_pool2d(rgba[:, :3], self.ss) if self.ss > 1 else rgba[:, :3]
             err = multiscale_errors(video, self.target.repeat(c1 - c0, 1, 1, 1))
             out.append(err.view(c1 - c0, frames, views).sum(-1))
@@ -200,8 +198,7 @@ def search_poses(
         rig.rest_matrices[root, :3, :3] if rig.use_local_location[root] else np.eye(3), dtype=torch.float32, device=device
     )
     lift = torch.zeros(frames, 3, device=device)
-    cams = scorer.cameras(rot, loc)
-    start = scorer.errors(rot, loc, cams)[0]
+    start = scorer.errors(rot, loc, frames)[0]
     unit = float(start.mean().clamp_min(1e-12))
     for scale in config.scales:
         for b in searched_bones(rig, config.min_influence):
@@ -218,7 +215,7 @@ def search_poses(
             )
             trial = rot.repeat(count, 1, 1)  # [C·F,J,4]
             trial[:, b] = turned.reshape(-1, 4)
-            score = scorer.errors(trial, loc.repeat(count, 1, 1), cams)  # [C,F]
+            score = scorer.errors(trial, loc.repeat(count, 1, 1), frames)  # [C,F]
             if b == root:
                 score = score + config.tilt_weight * unit * _tilt(turned, base_rot[:, b], up).pow(2)
             else:
@@ -226,20 +223,17 @@ def search_poses(
             score = score + config.move_weight * unit * _angle(post, pre.new_tensor([1.0, 0, 0, 0]))[:, None] * (count > 1)
             score = score + config.move_weight * unit * _angle(pre, pre.new_tensor([1.0, 0, 0, 0]))[:, None]
             pick = _best_path(score, config.time_weight * unit * _step_turns(turned))
-            if (pick > 0).any():
-                rot[:, b] = turned[pick, rows]
-                cams = scorer.cameras(rot, loc)
+            rot[:, b] = turned[pick, rows]
         if config.root_lift > 0:
             step = config.root_lift * scale * float(rig.height)
             moves = torch.tensor([[0.0, 0.0, 0.0], [0.0, 0.0, step], [0.0, 0.0, -step]], device=device)
             trial_lift = (lift[None] + moves[:, None]).reshape(-1, 3)  # [3·F,3] armature space
             trial_loc = loc.repeat(3, 1, 1)
             trial_loc[:, root] = base_loc[:, root].repeat(3, 1) + trial_lift @ root_axes
-            pick = scorer.errors(rot.repeat(3, 1, 1), trial_loc, cams).argmin(0)
+            pick = scorer.errors(rot.repeat(3, 1, 1), trial_loc, frames).argmin(0)
             lift = trial_lift.view(3, frames, 3)[pick, rows]
             loc[:, root] = base_loc[:, root] + lift @ root_axes
-            cams = scorer.cameras(rot, loc)
-    best = scorer.errors(rot, loc, cams)[0]
+    best = scorer.errors(rot, loc, frames)[0]
     offsets = quat_multiply(_conjugate(base_rot[:, free]), rot[:, free])
     return PoseSearchResult(continuous_rotvecs(quat_to_rotvec(offsets)), lift, best, start, scorer.renders)
 

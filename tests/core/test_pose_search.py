@@ -1,0 +1,166 @@
+"""Pose search: the gradient-free, coarse-to-fine fit of per-frame poses to a target video (CPU)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from akd_blender.core.distill import DistillConfig, distill
+from akd_blender.core.errors import InputError
+from akd_blender.core.kinematics import Skeleton
+from akd_blender.core.motion import MotionClip
+from akd_blender.core.pose_search import (
+    SearchConfig,
+    _best_path,
+    candidate_rotations,
+    continuous_rotvecs,
+    keys_from_frames,
+    search_poses,
+    searched_bones,
+)
+from akd_blender.core.priors.base import multiscale_mse
+from akd_blender.core.procedural.characters import biped
+from akd_blender.core.procedural.motions import neutral_clip
+from akd_blender.core.render import Renderer, make_cameras, root_path
+from akd_blender.core.rotations import quat_multiply, rotvec_to_quat
+
+SIZE, FRAMES = 32, 4
+
+
+@pytest.fixture(scope="module")
+def rig():
+    return biped()
+
+
+def _raised_arm(rig, frames: int, angle: float) -> MotionClip:
+    """The standing pose with the right upper arm swung forward/up by ``angle`` radians (more each frame)."""
+    clip = neutral_clip(rig, frames)
+    rotations = clip.rotations.copy()
+    b = rig.bone_index("upper_arm.R")
+    for f in range(frames):
+        turn = rotvec_to_quat(torch.tensor([angle * (0.7 + 0.3 * f / max(frames - 1, 1)), 0.0, 0.0], dtype=torch.float64))
+        rotations[f, b] = quat_multiply(torch.as_tensor(rotations[f, b]), turn).numpy()
+    return MotionClip(clip.bone_names, clip.fps, 1, rotations, clip.locations.copy())
+
+
+def _render(rig, renderer, clip: MotionClip) -> torch.Tensor:
+    with torch.no_grad():
+        vertices = Skeleton(rig)(clip)
+        return renderer.render(vertices, make_cameras(rig, root_path(vertices), SIZE, SIZE))[:, :3]
+
+
+def test_candidates_start_with_the_identity_and_respect_locks():
+    free = candidate_rotations(0.5, directions=8)
+    assert free.shape == (11, 4) and torch.allclose(free[0], torch.tensor([1.0, 0, 0, 0]))
+    angles = 2 * torch.acos(free[:, 0].clamp(max=1.0))
+    assert torch.allclose(angles[1:], torch.full((10,), 0.5), atol=1e-5)
+    twist_only = candidate_rotations(0.5, directions=8, lock=(True, False, True))
+    assert twist_only.shape == (3, 4) and torch.allclose(twist_only[1:, [1, 3]], torch.zeros(2, 2))
+
+
+def test_searched_bones_skip_bones_that_move_little_skin(rig):
+    bones = searched_bones(rig, 0.01)
+    assert list(bones) == sorted(bones) and rig.bone_index("upper_arm.R") in bones
+    assert len(searched_bones(rig, 0.5)) < len(bones)  # only bones carrying half the skin (the trunk) remain
+
+
+def test_best_path_is_consistent_over_time():
+    unary = torch.tensor([[0.0, 0.0, 0.0], [0.1, -0.05, 0.1]])  # candidate 1 wins frame 1 alone, narrowly
+    jump = torch.tensor([[0.0, 1.0], [1.0, 0.0]]).expand(2, 2, 2)
+    assert _best_path(unary, 0.0 * jump).tolist() == [0, 1, 0]
+    assert _best_path(unary, jump).tolist() == [0, 0, 0]  # switching costs more than it gains
+    assert _best_path(unary - torch.tensor([[0.0], [1.0]]), jump).tolist() == [1, 1, 1]  # all frames move together
+
+
+def test_keys_reproduce_frames_and_rotvecs_stay_continuous():
+    values = torch.randn(6, 2, 3)
+    assert torch.allclose(keys_from_frames(values, 6, smooth=0.0), values, atol=1e-5)
+    keys = keys_from_frames(values, 11)  # more keys than frames: calm in between
+    assert keys.shape == (11, 2, 3) and torch.isfinite(keys).all()
+    near_pi = torch.tensor([[0.0, 0.0, 3.1], [0.0, 0.0, -3.1]])  # the same turn twice, written both ways
+    fixed = continuous_rotvecs(near_pi)
+    assert torch.allclose(fixed[1], torch.tensor([0.0, 0.0, 2 * math.pi - 3.1]), atol=1e-5)
+
+
+def test_search_finds_a_raised_arm_that_gradients_miss(rig):
+    renderer = Renderer(rig, SIZE, SIZE, backend="torch", device="cpu")
+    truth = _raised_arm(rig, FRAMES, 1.6)
+    target = _render(rig, renderer, truth)
+    start = neutral_clip(rig, FRAMES)
+    result = search_poses(
+        rig,
+        target,
+        *start.pose_channels(),
+        renderer,
+        lambda path: make_cameras(rig, path, SIZE, SIZE),
+        config=SearchConfig(scales=(2.4, 1.6, 1.0, 0.6, 0.3)),
+    )
+    assert result.rotvec.shape == (FRAMES, rig.num_bones, 3) and result.root.shape == (FRAMES, 3)
+    assert float(result.errors.mean()) < 0.35 * float(result.start_errors.mean())
+    assert result.renders > 0
+    # The right hand ends near the target's, far from where it started.
+    skeleton = Skeleton(rig)
+    hand = rig.bone_index("hand.R")
+    rotations, locations = start.pose_channels()
+    found = quat_multiply(rotations, rotvec_to_quat(result.rotvec))
+    joints = skeleton.joint_positions(found, locations)
+    want = skeleton.joint_positions(*truth.pose_channels())
+    was = skeleton.joint_positions(rotations, locations)
+    assert float((joints[:, hand] - want[:, hand]).norm(dim=-1).max()) < 0.3 * float(
+        (was[:, hand] - want[:, hand]).norm(dim=-1).min()
+    )
+
+
+class _DrawsOneVideo:
+    """A prior whose drawing is a fixed video and whose SDS target is that video (pixel target)."""
+
+    name, fps = "draws-one-video", 8.0
+
+    def __init__(self, video: torch.Tensor) -> None:
+        self.video = video
+        self.frames, _, self.height, self.width = video.shape
+        self.drawn = 0
+
+    def encode_text(self, prompt, negative_prompt=""):
+        return None
+
+    def sample(self, text, generator=None, guidance=3.0, steps=30):
+        self.drawn += 1
+        return self.video
+
+    def sds_loss(self, video, text, step, total_steps, generator=None, region=None):
+        return {"loss": multiscale_mse(video.float(), self.video)}
+
+
+def test_distill_starts_from_the_fitted_sample(rig):
+    renderer = Renderer(rig, SIZE * 2, SIZE * 2, backend="torch", device="cpu")
+    truth = _raised_arm(rig, FRAMES, 1.6)
+    with torch.no_grad():
+        vertices = Skeleton(rig)(truth)
+        target = renderer.render(vertices, make_cameras(rig, root_path(vertices), SIZE * 2, SIZE * 2))[:, :3]
+        target = torch.nn.functional.avg_pool2d(target, 2)
+    prior = _DrawsOneVideo(target)
+    config = DistillConfig(
+        frames=FRAMES, fps=8.0, keys=FRAMES, steps=1, lr=1e-6, device="cpu", supersample=2, search_scales=(2.4, 1.6, 1.0, 0.6)
+    )
+    result = distill(rig, "raise the right arm", config, prior, init_pose=neutral_clip(rig))
+    assert prior.drawn == 1 and result.extra["sample_frames"] == FRAMES
+    assert result.extra["search_error"] < 0.35 * result.extra["search_error_start"]
+    assert "sample_and_search" in result.timings
+    held = distill(
+        rig, "raise the right arm", DistillConfig(**{**config.as_dict(), "start": "pose"}), prior, init_pose=neutral_clip(rig)
+    )
+    assert prior.drawn == 1 and held.extra == {}  # "pose" never draws
+    assert result.history[0]["sds"] < 0.5 * held.history[0]["sds"]
+
+    class CannotDraw:
+        name = "cannot-draw"
+
+    with pytest.raises(InputError, match="start 'sample' needs a prior that can draw"):
+        distill(rig, "raise the right arm", DistillConfig(**{**config.as_dict(), "start": "sample"}), CannotDraw())
+    with pytest.raises(InputError, match="start must be"):
+        DistillConfig(start="guess").validate()
+    assert np.isfinite(result.clip.rotations).all()
