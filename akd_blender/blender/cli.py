@@ -87,6 +87,7 @@ class CliJob:
     height: int | None = None
     width: int | None = None
     camera: str | None = None
+    start: str | None = None
     loop: bool = False
     physics: bool = False
     ground_action: str | None = None
@@ -120,6 +121,11 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
     p.add_argument("--height", type=int, help="render height the model sees (pixels)")
     p.add_argument("--width", type=int, help="render width the model sees (pixels)")
     p.add_argument("--camera", choices=CAMERA_MODES, help="distillation camera (default: follow)")
+    p.add_argument(
+        "--start",
+        choices=("pose", "sample"),
+        help="pose (default): SDS from the current pose; sample: the model draws a video, the pose search fits it, SDS refines",
+    )
     p.add_argument("--loop", action="store_true", help="make the motion cyclic")
     p.add_argument("--physics", action="store_true", help="ground the distilled motion with MuJoCo")
     p.add_argument("--ground-action", metavar="NAME", help="no distillation: ground this existing action with MuJoCo")
@@ -273,6 +279,7 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
             width=job.width,
             negative_prompt=job.negative_prompt,
             camera=job.camera,
+            start=job.start,
             loop=job.loop,
             physics=job.physics,
         )

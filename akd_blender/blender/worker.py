@@ -61,7 +61,7 @@ class JobSpec:
         seed: random seed.
         device: ``"auto"``, ``"cpu"`` or ``"cuda"`` (``auto`` picks CUDA when available).
         height, width: render size in pixels the prior sees (None: DistillConfig default).
-        negative_prompt, camera, loop, cfg_scale: passed to DistillConfig when it has them.
+        negative_prompt, camera, start, loop, cfg_scale: passed to DistillConfig when it has them.
         physics: ground the result with MuJoCo (``core.physics.ground_clip``) after distilling.
         preview_every: send a :class:`Preview` every N steps (0: never).
         init_pose: the pose the motion starts from (a MotionClip, first frame used; the armature's
@@ -81,6 +81,7 @@ class JobSpec:
     width: int | None = None
     negative_prompt: str = ""
     camera: str | None = None
+    start: str | None = None
     loop: bool = False
     cfg_scale: float | None = None
     physics: bool = False
@@ -239,6 +240,7 @@ def distill_config(spec: JobSpec, device: str) -> Any:
         "height": spec.height,
         "width": spec.width,
         "camera": spec.camera,
+        "start": spec.start,
         "cfg_scale": spec.cfg_scale,
     }
     kwargs = {k: v for k, v in wanted.items() if v is not None}

@@ -48,10 +48,10 @@ class DistillConfig:
             teacher, 480 × 720 for CogVideoX, 480 × 832 for Wan; priors pad/round what they get).
         seed: random seed (0). device: "auto" (CUDA when available), "cpu" or "cuda".
     Start (how the motion is first decided):
-        start: "sample" (the prior draws a video for the prompt, :func:`~akd_blender.core.pose_search.search_poses`
-            fits the rig's pose to each of its frames without gradients, and the SDS steps refine
-            from there), "pose" (hold the starting pose and let SDS move it) or "auto" (default:
-            "sample" when the prior can draw videos, i.e. has ``sample``, else "pose").
+        start: "pose" (default: hold the starting pose and let SDS move it) or "sample" (the prior
+            draws a video for the prompt, :func:`~akd_blender.core.pose_search.search_poses` fits the
+            rig's pose to each of its frames without gradients, and the SDS steps refine from there;
+            needs a prior that can draw, i.e. has ``sample``, like the embedded teacher).
         sample_guidance: CFG scale of that drawing (3.0); sample_steps: its DDIM steps (30).
         search_scales: the search's candidate angles per sweep, radians, coarse to fine.
         search_supersample: supersampling of the search's renders (2; the loop's own is 4 at 32 px).
@@ -95,7 +95,7 @@ class DistillConfig:
     width: int | None = None
     seed: int = 0
     device: str = "auto"
-    start: str = "auto"
+    start: str = "pose"
     sample_guidance: float = 3.0
     sample_steps: int = 30
     search_scales: tuple[float, ...] = (2.4, 1.6, 1.0, 0.6, 0.3, 0.15)
@@ -139,8 +139,8 @@ class DistillConfig:
             raise InputError("distill: device 'cuda' requested but no CUDA device is available")
         if self.sds_mode not in ("score", "target"):
             raise InputError(f"distill: sds_mode must be 'score' or 'target', not {self.sds_mode!r}")
-        if self.start not in ("auto", "sample", "pose"):
-            raise InputError(f"distill: start must be auto, sample or pose, not {self.start!r}")
+        if self.start not in ("sample", "pose"):
+            raise InputError(f"distill: start must be pose or sample, not {self.start!r}")
         if self.camera not in ("follow", "fixed", "orbit"):
             raise InputError(f"distill: camera must be follow, fixed or orbit, not {self.camera!r}")
         if not (self.lr > 0 and math.isfinite(self.lr)):
@@ -216,10 +216,9 @@ def _held_pose(rig: RigAsset, pose: MotionClip, config: DistillConfig) -> Motion
 
 
 def _wants_sample(config: DistillConfig, prior) -> bool:
-    can = callable(getattr(prior, "sample", None))
-    if config.start == "sample" and not can:
+    if config.start == "sample" and not callable(getattr(prior, "sample", None)):
         raise InputError(f"distill: start 'sample' needs a prior that can draw videos; '{getattr(prior, 'name', prior)}' cannot")
-    return config.start == "sample" or (config.start == "auto" and can)
+    return config.start == "sample"
 
 
 @torch.no_grad()

@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--gt", type=int, default=12, help="ground-truth variations per motion (train + held-out) for fidelity")
     ap.add_argument("--characters", default="biped,quadruped")
-    ap.add_argument("--start", choices=("auto", "sample", "pose"), default=DistillConfig.start, help="distill's start")
+    ap.add_argument("--start", choices=("pose", "sample"), default=DistillConfig.start, help="distill's start")
     ap.add_argument("--lr", type=float, default=DistillConfig.lr)
     ap.add_argument("--w-smooth", type=float, default=DistillConfig.w_smooth)
     ap.add_argument("--w-skate", type=float, default=DistillConfig.w_skate)

@@ -16,7 +16,7 @@ def test_a_dog_sits_down_is_judged_sit():
     prior, judge = load_tiny_prior("cpu"), load_judge("cpu")
     rig = quadruped()
     standing = neutral_clip(rig)
-    config = DistillConfig(frames=16, fps=8.0, steps=200, seed=0, device="cpu")
+    config = DistillConfig(frames=16, fps=8.0, steps=200, seed=0, device="cpu", start="pose")
     clip = distill(rig, "a dog sits down", config, prior, init_pose=standing).clip
     look = {"style": prior.render_style, "camera_options": prior.camera_options}
     views = [(50.0, 15.0)]

@@ -144,7 +144,15 @@ def test_distill_starts_from_the_fitted_sample(rig):
         target = torch.nn.functional.avg_pool2d(target, 2)
     prior = _DrawsOneVideo(target)
     config = DistillConfig(
-        frames=FRAMES, fps=8.0, keys=FRAMES, steps=1, lr=1e-6, device="cpu", supersample=2, search_scales=(2.4, 1.6, 1.0, 0.6)
+        frames=FRAMES,
+        fps=8.0,
+        keys=FRAMES,
+        steps=1,
+        lr=1e-6,
+        device="cpu",
+        supersample=2,
+        start="sample",
+        search_scales=(2.4, 1.6, 1.0, 0.6),
     )
     result = distill(rig, "raise the right arm", config, prior, init_pose=neutral_clip(rig))
     assert prior.drawn == 1 and result.extra["sample_frames"] == FRAMES
