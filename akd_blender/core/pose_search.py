@@ -25,7 +25,7 @@ import torch
 from .kinematics import Skeleton
 from .motion import interpolation_basis
 from .priors.base import multiscale_errors
-from .render import Cameras, Renderer, root_path
+from .render import Cameras, Renderer, concat_cameras, root_path
 from .rig import RigAsset
 from .rotations import quat_multiply, quat_to_matrix, quat_to_rotvec, rotvec_to_quat
 
@@ -106,23 +106,6 @@ def candidate_rotations(angle: float, directions: int = 8, lock: Sequence[bool] 
     return rotvec_to_quat(rotvec[keep]).float()
 
 
-def _concat_cameras(cameras: list[Cameras]) -> Cameras:
-    """Several frames' worth of cameras back to back (same size and views), frame-major."""
-    first = cameras[0]
-    tensors = {k: torch.cat([getattr(c, k) for c in cameras]) for k in ("view", "proj", "eye", "target")}
-    return Cameras(
-        **tensors,
-        height=first.height,
-        width=first.width,
-        frames=sum(c.frames for c in cameras),
-        views=first.views,
-        fov_y=first.fov_y,
-        near=first.near,
-        far=first.far,
-        settings=first.settings,
-    )
-
-
 class _Scorer:
     """Renders poses like the distillation loop (each candidate seen by the cameras its own motion
     sets, as the follow camera would) and scores them against the target, per frame."""
@@ -142,7 +125,7 @@ class _Scorer:
         for c0 in range(0, copies, per):
             c1 = min(copies, c0 + per)
             verts = self.skeleton.deform(rotations[c0 * frames : c1 * frames], locations[c0 * frames : c1 * frames])
-            cams = _concat_cameras([self.cameras_for(root_path(verts[i * frames : (i + 1) * frames])) for i in range(c1 - c0)])
+            cams = concat_cameras([self.cameras_for(root_path(verts[i * frames : (i + 1) * frames])) for i in range(c1 - c0)])
             rgba = self.renderer.render(verts, cams)
             video = torch.nn.functional.avg_pool2d(rgba[:, :3], self.ss) if self.ss > 1 else rgba[:, :3]
             err = multiscale_errors(video, self.target.repeat(c1 - c0, 1, 1, 1))

@@ -18,7 +18,7 @@ import torch
 
 from ..kinematics import Skeleton
 from ..motion import MotionClip
-from ..render import Cameras, Renderer, SceneStyle, make_cameras, root_path
+from ..render import Renderer, SceneStyle, concat_cameras, make_cameras, root_path
 from .characters import CHARACTERS
 from .motions import LABELS, MOTIONS, NONE_LABEL, Variation, make_clip, rest_clip, sample_variations
 
@@ -75,12 +75,6 @@ def _clip(rig, item: ClipItem, frames: int, fps: float) -> MotionClip:
     return make_clip(rig, item.character, item.label, item.variation, frames, fps)
 
 
-def _concat_cameras(cams: list[Cameras]) -> Cameras:
-    first = cams[0]
-    cat = {k: torch.cat([getattr(c, k) for c in cams]) for k in ("view", "proj", "eye", "target")}
-    return replace(first, **cat, frames=sum(c.frames for c in cams))
-
-
 @torch.no_grad()
 def render_clips(
     rig,
@@ -105,7 +99,7 @@ def render_clips(
         cams.append(
             make_cameras(rig, root_path(v), height, width, mode="follow", azimuth=az, elevation=el, **(camera_options or {}))
         )
-    video = renderer.render(torch.cat(verts), _concat_cameras(cams))[:, :3]
+    video = renderer.render(torch.cat(verts), concat_cameras(cams))[:, :3]
     return video.reshape(len(clips), -1, 3, height, width)
 
 

@@ -5,7 +5,7 @@ anywhere (``"torch"``); ``"auto"`` picks nvdiffrast when CUDA and the package ar
 Output images are float32 [F,4,H,W] in [0,1] (RGB composite + character alpha), row 0 at the top.
 """
 
-from .camera import CAMERA_MODES, Cameras, character_size, make_cameras
+from .camera import CAMERA_MODES, Cameras, character_size, concat_cameras, make_cameras
 from .renderer import BACKENDS, Renderer, render_clip, resolve_backend, root_path
 from .scene import SceneStyle
 
@@ -16,6 +16,7 @@ __all__ = [
     "Renderer",
     "SceneStyle",
     "character_size",
+    "concat_cameras",
     "make_cameras",
     "render_clip",
     "resolve_backend",

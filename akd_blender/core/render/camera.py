@@ -21,7 +21,7 @@ import torch
 from ..errors import InputError
 from ..rig import RigAsset
 
-__all__ = ["Cameras", "make_cameras", "character_size", "look_at", "perspective", "CAMERA_MODES"]
+__all__ = ["Cameras", "concat_cameras", "make_cameras", "character_size", "look_at", "perspective", "CAMERA_MODES"]
 
 CAMERA_MODES = ("follow", "fixed", "orbit")
 
@@ -113,6 +113,12 @@ class Cameras:
         tensors = {k: torch.tensor(data[k], dtype=torch.float32, device=device) for k in ("view", "proj", "eye", "target")}
         scalars = {k: data[k] for k in ("height", "width", "frames", "views", "fov_y", "near", "far")}
         return cls(**tensors, **scalars, settings=dict(data.get("settings", {})))
+
+
+def concat_cameras(cameras: list[Cameras]) -> Cameras:
+    """Several clips' cameras back to back (same size and views): frames add up, frame-major."""
+    tensors = {k: torch.cat([getattr(c, k) for c in cameras]) for k in ("view", "proj", "eye", "target")}
+    return replace(cameras[0], **tensors, frames=sum(c.frames for c in cameras))
 
 
 def character_size(rig: RigAsset) -> float:
