@@ -203,18 +203,22 @@ def sds_target_loss(latents: torch.Tensor, grad: torch.Tensor, clip: float | Non
     return 0.5 * F.mse_loss(latents.float(), target, reduction="mean")
 
 
-def multiscale_errors(video: torch.Tensor, target: torch.Tensor, scales: int | None = None) -> torch.Tensor:
-    """Per-image multi-scale MSE [N] between ``video`` and ``target`` [N,3,H,W] (see :func:`multiscale_mse`)."""
+def _pyramid(video: torch.Tensor, target: torch.Tensor, scales: int | None):
+    """(video, target) at 1, 1/2, 1/4 … resolution: ``scales`` levels (None: down to 2 pixels)."""
     if scales is None:
         scales = max(1, int(math.log2(max(min(video.shape[-2:]), 2))))
-    total = video.new_zeros(video.shape[0])
     for s in range(scales):
         if s:
             if min(video.shape[-2:]) < 2:
                 break
             video, target = F.avg_pool2d(video, 2), F.avg_pool2d(target, 2)
-        total = total + (video - target).pow(2).flatten(1).mean(1)
-    return total / (s + 1)
+        yield video, target
+
+
+def multiscale_errors(video: torch.Tensor, target: torch.Tensor, scales: int | None = None) -> torch.Tensor:
+    """Per-image multi-scale MSE [N] between ``video`` and ``target`` [N,3,H,W] (see :func:`multiscale_mse`)."""
+    levels = [(v - t).pow(2).flatten(1).mean(1) for v, t in _pyramid(video, target, scales)]
+    return torch.stack(levels).mean(0)
 
 
 def multiscale_mse(video: torch.Tensor, target: torch.Tensor, scales: int | None = None) -> torch.Tensor:
@@ -222,9 +226,11 @@ def multiscale_mse(video: torch.Tensor, target: torch.Tensor, scales: int | None
 
     ``scales`` levels (None: down to 2 pixels on the smaller side). The coarse levels make the loss
     smooth in the joint angles: at full resolution alone a limb that does not overlap its target
-    gets no useful gradient, and small images are dominated by pixel aliasing.
+    gets no useful gradient, and small images are dominated by pixel aliasing. (Its own reduction,
+    not ``multiscale_errors(...).mean()``: that one's backward is not bitwise repeatable on the CPU.)
     """
-    return multiscale_errors(video, target, scales).mean()
+    levels = [F.mse_loss(v, t) for v, t in _pyramid(video, target, scales)]
+    return torch.stack(levels).mean()
 
 
 class SDSPrior(ABC):
