@@ -65,6 +65,7 @@ REPORT_FIELDS = (
     "motion_metrics",
     "physics",
     "config",
+    "distill",
     "outputs",
     "warnings",
 )
@@ -350,6 +351,7 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
         "motion_metrics": wk._plain(motion_metrics(rig, clip)),
         "physics": physics,
         "config": {k: v for k, v in used.items() if isinstance(v, str | int | float | bool | type(None))},
+        "distill": dict(outcome.facts) if outcome is not None else {},
         "outputs": outputs,
         "warnings": list(rig.warnings),
     }

@@ -103,6 +103,8 @@ class JobOutcome:
         device: the device actually used (``"cpu"``, ``"cuda"``).
         physics: metrics before/after grounding, or None.
         config: the DistillConfig actually used, as a dict (steps, frames, height, width, …).
+        facts: plain facts from the distillation (``DistillResult.extra``: the prompt as the model
+            understood it, the sample-then-fit start's search figures).
     """
 
     clip: Any
@@ -114,6 +116,7 @@ class JobOutcome:
     device: str = "cpu"
     physics: dict | None = None
     config: dict = field(default_factory=dict)
+    facts: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -316,7 +319,9 @@ def _run(spec: JobSpec, post: Callable[[Message], None], should_cancel: Callable
         clip = _placed(grounded.clip, spec)
         physics = {"before": _plain(grounded.metrics_before), "after": _plain(grounded.metrics_after)}
     used = result.config.as_dict()  # as resolved by distill (frames, size from the prior)
-    return JobOutcome(clip, distilled, history, final, time.perf_counter() - t0, timings, device, physics, used)
+    return JobOutcome(
+        clip, distilled, history, final, time.perf_counter() - t0, timings, device, physics, used, dict(result.extra)
+    )
 
 
 class _PhysicsCallbacks:

@@ -182,8 +182,10 @@ class DistillCallbacks:
 class DistillResult:
     """``clip``: the distilled motion; ``history``: per-step losses; ``seconds``: wall time;
     ``timings``: seconds per phase (setup, text, sample_and_search, pose, render, prior, backward,
-    optimiser); ``config``: the settings used; ``extra``: the sample-then-fit start's figures
-    (search_error_start / search_error per frame, search_renders, sample_frames), empty otherwise."""
+    optimiser); ``config``: the settings used; ``extra``: plain facts for the report — what the prior
+    understood the prompt as (the embedded teacher: ``understood_as``, ``similarity``) and the
+    sample-then-fit start's figures (search_error_start / search_error per frame, search_renders,
+    sample_frames)."""
 
     clip: MotionClip
     history: list[dict[str, float]]
@@ -339,6 +341,7 @@ def distill(
 
     t = timer("setup", t_start)
     text = prior.encode_text(prompt, config.negative_prompt)
+    extra = {k: v for k, v in (getattr(text, "extra", None) or {}).items() if isinstance(v, str | int | float)}
     t = timer("text", t)
 
     # 2. Motion, skeleton, renderer, optimiser.
@@ -372,9 +375,8 @@ def distill(
     history: list[dict[str, float]] = []
     cached_target = cached_box = None
     t = timer("setup", t)
-    extra = {}
     if from_sample:
-        extra = _start_from_sample(rig, prior, text, generator, config, params, camera_options, style)
+        extra |= _start_from_sample(rig, prior, text, generator, config, params, camera_options, style)
         t = timer("sample_and_search", t)
     loop_start = time.perf_counter()
 

@@ -17,7 +17,9 @@ def test_a_dog_sits_down_is_judged_sit():
     rig = quadruped()
     standing = neutral_clip(rig)
     config = DistillConfig(frames=16, fps=8.0, steps=200, seed=0, device="cpu", start="pose")
-    clip = distill(rig, "a dog sits down", config, prior, init_pose=standing).clip
+    result = distill(rig, "a dog sits down", config, prior, init_pose=standing)
+    clip = result.clip
+    assert result.extra["understood_as"] == "a dog sits down"  # a training phrasing maps to itself
     look = {"style": prior.render_style, "camera_options": prior.camera_options}
     views = [(50.0, 15.0)]
     with torch.no_grad():

@@ -116,3 +116,14 @@ def _teacher_look() -> dict:
         "style": cfg.scene_style(),
         "camera_options": cfg.camera_options(),
     }
+
+
+def test_a_prompt_is_understood_as_the_nearest_training_phrasing(prior):
+    from akd_blender.core.procedural.motions import motion_spec
+
+    wave = motion_spec("biped", "wave")
+    text = prior.encode_text(wave.heldout_phrasings[0])  # a wording the teacher never saw
+    assert text.extra["understood_as"] in wave.phrasings and 0 < text.extra["similarity"] <= 1
+    learnt = prior.encoder.encode([text.extra["understood_as"]])[0]
+    assert torch.allclose(text.cond[0, 0].float().cpu(), learnt)  # conditioned exactly as in training
+    assert not text.uncond.any()  # the empty negative prompt stays the trained null
