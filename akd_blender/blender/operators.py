@@ -119,6 +119,7 @@ def snapshot(context: bpy.types.Context, armature_obj: bpy.types.Object) -> RunC
         width=int(settings.resolution),
         negative_prompt=settings.negative_prompt,
         camera=settings.camera,
+        start=settings.start,
         loop=bool(settings.loop),
         physics=bool(settings.physics),
         preview_every=int(settings.preview_every),

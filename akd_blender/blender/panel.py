@@ -59,6 +59,7 @@ class VIEW3D_PT_akd(_AKDPanel, bpy.types.Panel):
         col.prop(settings, "steps")
         col.prop(settings, "seed")
         col.prop(settings, "camera")
+        col.prop(settings, "start")
         col.prop(settings, "loop")
         col.prop(settings, "physics")
         col.prop(settings, "device")

@@ -72,6 +72,15 @@ class AKD_Settings(bpy.types.PropertyGroup):
         ],
         default="follow",
     )
+    start: EnumProperty(
+        name="Start",
+        description="How the motion is first decided",
+        items=[
+            ("pose", "Current pose", "Hold the pose the armature has now and let the model move it (SDS)"),
+            ("sample", "Drawn video", "The model draws a video, a pose search fits the rig to it, SDS refines"),
+        ],
+        default="pose",
+    )
     loop: BoolProperty(name="Loop", description="Make the last frame flow into the first (cyclic motion)", default=False)
     physics: BoolProperty(name="Physics", description="Ground the distilled motion with MuJoCo (gravity, contact)", default=False)
     device: EnumProperty(

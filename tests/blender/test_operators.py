@@ -137,6 +137,16 @@ def test_operator_reports_bad_input_and_changes_nothing(addon):
     assert np.allclose(_basis(arm), before[0]) and len(bpy.data.actions) == before[1]
 
 
+def test_snapshot_carries_the_panel_settings(addon):
+    arm = _character()
+    settings = _settings()
+    settings.camera, settings.start = "orbit", "sample"
+    spec = operators.snapshot(bpy.context, arm).spec
+    assert (spec.camera, spec.start, spec.steps, spec.height, spec.frames) == ("orbit", "sample", 2, 16, 4)
+    assert spec.prompt == "a person walks forward" and spec.rig.num_bones == len(arm.data.bones)
+    settings.camera, settings.start = "follow", "pose"
+
+
 # --- the drain logic, fed by hand --------------------------------------------------------------
 
 
