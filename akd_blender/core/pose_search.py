@@ -4,10 +4,11 @@ Image losses of small renders have many local minima in the joint angles: a limb
 radian first has to cross poses that match the target worse than the start, so gradient descent
 from the standing pose leaves it where it is (``make bench-fit`` measured it). The search instead
 tries, for one bone at a time (root first, then outwards), a ring of candidate rotations of that
-bone in every frame at once, renders them all in one batch, and keeps per frame whichever matched
-the target best; the ring's angle shrinks sweep by sweep. Frames are independent given the
-cameras, so one batch serves all frames. It works for any rig: candidates are swings about the
-bone's two cross axes and twists about its own axis (Blender's bone Y), minus locked axes.
+bone in every frame at once, renders them all in batches (each candidate seen by the cameras its
+own motion sets, as the follow camera would), and chooses per frame — jointly over time, so the
+choice does not flicker — whichever matched the target best; the ring's angle shrinks sweep by
+sweep. It works for any rig: candidates are swings about the bone's two cross axes and twists about
+its own axis (Blender's bone Y), minus locked axes, and the root's turns about the world's up axis.
 
 Used by the distillation's sample-then-fit start (the teacher draws a video, the search fits it,
 gradient steps refine it); see :func:`akd_blender.core.distill.distill`.
@@ -53,6 +54,8 @@ class SearchConfig:
     tilt_weight, pose_weight, time_weight: penalties per radian² of the root's tilt, of another
         bone's turn from the base pose and of a bone's turn between consecutive frames, in units of
         the base pose's mean image error (see :func:`search_poses`).
+    move_weight: penalty per radian of a candidate's own turn (same units): a move must buy more
+        than image noise.
     batch: most renders per batch (bounds memory).
     """
 
@@ -147,12 +150,13 @@ def search_poses(
 ) -> PoseSearchResult:
     """Coarse-to-fine per-frame search of the bone rotations that make the render match ``target``.
 
-    Each candidate is scored by its multi-scale image error plus two penalties, both in units of the
-    starting pose's mean error per radian²: ``pose_weight`` × the bone's turn away from the base pose
-    (for the root ``tilt_weight`` × its tilt only: turning about the world's up axis, the facing, is
-    free). Frames are chosen jointly: per bone, the candidate sequence over time minimises those
-    scores plus ``time_weight`` × the squared turn between consecutive frames (Viterbi), so a
-    swing that all frames share costs nothing extra while a flicker between poses does.
+    Each candidate is scored by its multi-scale image error plus penalties in units of the starting
+    pose's mean error: ``pose_weight`` × the bone's squared turn away from the base pose (for the
+    root ``tilt_weight`` × its squared tilt only: turning about the world's up axis, the facing, is
+    not penalised as a pose) and ``move_weight`` × the candidate's own turn (radians). Frames are
+    chosen jointly: per bone, the candidate sequence over time minimises those scores plus
+    ``time_weight`` × the squared turn between consecutive frames (Viterbi), so a swing that all
+    frames share costs nothing extra while a flicker between poses does.
 
     Args:
         rig: the character.
@@ -203,8 +207,8 @@ def search_poses(
                 score = score + config.tilt_weight * unit * _tilt(turned, base_rot[:, b], up).pow(2)
             else:
                 score = score + config.pose_weight * unit * _angle(turned, base_rot[None, :, b]).pow(2)
-            score = score + config.move_weight * unit * _angle(post, pre.new_tensor([1.0, 0, 0, 0]))[:, None] * (count > 1)
-            score = score + config.move_weight * unit * _angle(pre, pre.new_tensor([1.0, 0, 0, 0]))[:, None]
+            identity = pre.new_tensor([1.0, 0, 0, 0])
+            score = score + config.move_weight * unit * (_angle(post, identity) + _angle(pre, identity))[:, None]
             pick = _best_path(score, config.time_weight * unit * _step_turns(turned))
             rot[:, b] = turned[pick, rows]
         if config.root_lift > 0:
