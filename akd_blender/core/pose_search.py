@@ -187,8 +187,9 @@ def search_poses(
     lift = torch.zeros(frames, 3, device=device)
     start = scorer.errors(rot, loc, frames)[0]
     unit = float(start.mean().clamp_min(1e-12))
+    bones = searched_bones(rig, config.min_influence)
     for scale in config.scales:
-        for b in searched_bones(rig, config.min_influence):
+        for b in bones:
             post = candidate_rotations(scale, config.directions, tuple(rig.rotation_locks[b])).to(device)
             pre = torch.zeros_like(post)
             pre[:, 0] = 1.0

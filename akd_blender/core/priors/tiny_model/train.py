@@ -169,6 +169,23 @@ def _accuracy(judge: Judge, videos: torch.Tensor, labels: torch.Tensor) -> float
     return float((pred == labels.cpu()).float().mean())
 
 
+def _judge_samples(judge: Judge, unet, cfg: TeacherConfig, vectors, texts, rows, want, device, seed, steps):
+    """Teacher samples for text embeddings ``vectors`` [N,384] (DDIM, guidance 3), judged: the videos,
+    the share judged as ``want`` [N], and that share per motion (``texts``: phrase rows, ``rows``:
+    each motion's phrase rows)."""
+    emb = torch.as_tensor(vectors, device=device)
+    gen = torch.Generator(device).manual_seed(seed)
+    vids = torch.cat(
+        [sample_videos(unet, cfg, emb[i : i + 64], guidance=3.0, steps=steps, generator=gen) for i in range(0, len(emb), 64)]
+    )
+    pred = judge.probabilities(vids).argmax(-1)
+    per = {}
+    for m, (c, lab) in enumerate(MOTION_KEYS):
+        sel = torch.tensor([i for i, t in enumerate(texts) if t in rows[m]])
+        per[f"{c}:{lab}"] = float((pred[sel] == LABELS.index(lab)).float().mean())
+    return vids, float((pred == torch.tensor(want)).float().mean()), per
+
+
 def evaluate(
     judge: Judge,
     held: dict,
@@ -198,42 +215,23 @@ def evaluate(
     out["shuffled_as_none"] = _accuracy(judge, shuffled, nlab(len(v)))
     out["frozen_as_none"] = _accuracy(judge, frozen, nlab(len(v)))
     out["reversed_as_none"] = _accuracy(judge, reversed_, nlab(len(reversed_)))
-    # Teacher samples for each held-out phrasing.
+    # Teacher samples for each held-out phrasing, as written and as the prior understands it
+    # (snapped to the nearest training phrasing).
     rows = phrase_indices(table, "heldout")
     texts, want = [], []
     for m, r in enumerate(rows):
         for i in r:
             texts += [i] * samples
             want += [LABELS.index(MOTION_KEYS[m][1])] * samples
-    emb = torch.as_tensor(table.vectors[texts], device=device)
-    gen = torch.Generator(device).manual_seed(seed)
-    vids = torch.cat(
-        [sample_videos(unet, cfg, emb[i : i + 64], guidance=3.0, steps=steps, generator=gen) for i in range(0, len(emb), 64)]
-    )
-    pred = judge.probabilities(vids).argmax(-1)
-    out["teacher_samples_heldout_phrasing"] = float((pred == torch.tensor(want)).float().mean())
-    per = {}
-    for m, (c, lab) in enumerate(MOTION_KEYS):
-        sel = torch.tensor([i for i, t in enumerate(texts) if t in rows[m]])
-        per[f"{c}:{lab}"] = float((pred[sel] == LABELS.index(lab)).float().mean())
-    out["teacher_samples_per_motion"] = per
-    # The same phrasings as the prior understands them: snapped to the nearest training phrasing.
     train_rows = [i for r in phrase_indices(table, "train") for i in r]
     vocab = torch.as_tensor(table.vectors[train_rows])
     snapped = [train_rows[nearest_phrase(torch.as_tensor(table.vectors[i]), vocab)[0]] for i in texts]
-    emb = torch.as_tensor(table.vectors[snapped], device=device)
-    gen = torch.Generator(device).manual_seed(seed)
-    snapped_vids = torch.cat(
-        [sample_videos(unet, cfg, emb[i : i + 64], guidance=3.0, steps=steps, generator=gen) for i in range(0, len(emb), 64)]
+    vids, out["teacher_samples_heldout_phrasing"], out["teacher_samples_per_motion"] = _judge_samples(
+        judge, unet, cfg, table.vectors[texts], texts, rows, want, device, seed, steps
     )
-    spred = judge.probabilities(snapped_vids).argmax(-1)
-    out["teacher_samples_heldout_snapped"] = float((spred == torch.tensor(want)).float().mean())
-    out["teacher_samples_snapped_per_motion"] = {
-        f"{c}:{lab}": float(
-            (spred[torch.tensor([i for i, t in enumerate(texts) if t in rows[m]])] == LABELS.index(lab)).float().mean()
-        )
-        for m, (c, lab) in enumerate(MOTION_KEYS)
-    }
+    _, out["teacher_samples_heldout_snapped"], out["teacher_samples_snapped_per_motion"] = _judge_samples(
+        judge, unet, cfg, table.vectors[snapped], texts, rows, want, device, seed, steps
+    )
     return out, (vids.cpu(), torch.tensor(want))
 
 
