@@ -55,6 +55,8 @@ class DistillConfig:
         sample_guidance: CFG scale of that drawing (3.0); sample_steps: its DDIM steps (30).
         search_scales: the search's candidate angles per sweep, radians, coarse to fine.
         search_supersample: supersampling of the search's renders (2; the loop's own is 4 at 32 px).
+        search_smooth: Gaussian smoothing of the searched poses over the drawn video's frames, in
+            frames (1.5; 0 = none): removes the frame-to-frame jitter of the search's discrete choices.
     Motion parameters:
         keys: temporal keys interpolated over the frames (None → every other frame, at least 2);
             fewer keys = smoother, lower-dimensional motion. interpolation: "cubic" or "linear".
@@ -100,6 +102,7 @@ class DistillConfig:
     sample_steps: int = 30
     search_scales: tuple[float, ...] = (2.4, 1.6, 1.0, 0.6, 0.3, 0.15)
     search_supersample: int = 2
+    search_smooth: float = 1.5
     keys: int | None = None
     interpolation: str = "cubic"
     lr: float = 0.03
@@ -230,7 +233,7 @@ def _start_from_sample(
     """Sample-then-fit start: the prior draws a video for the prompt, the pose search fits each of its
     frames, and the fitted per-frame offsets become ``params``' keys (in place). Returns figures for
     the report (image error per frame before / after, renders, the drawn video's frame count)."""
-    from .pose_search import SearchConfig, keys_from_frames, search_poses
+    from .pose_search import SearchConfig, keys_from_frames, search_poses, smooth_frames
     from .render import Renderer, make_cameras
 
     device = params.rotvec.device
@@ -253,8 +256,9 @@ def _start_from_sample(
         SearchConfig(scales=tuple(config.search_scales)),
     )
     keys = params.rotvec.shape[0]
-    params.rotvec.copy_(keys_from_frames(result.rotvec, keys, config.interpolation) * params.axis_mask)
-    params.root_offset.copy_(keys_from_frames(result.root, keys, config.interpolation))
+    rotvec, root = (smooth_frames(v, config.search_smooth) for v in (result.rotvec, result.root))
+    params.rotvec.copy_(keys_from_frames(rotvec, keys, config.interpolation) * params.axis_mask)
+    params.root_offset.copy_(keys_from_frames(root, keys, config.interpolation))
     return {
         "sample_frames": frames,
         "search_error_start": float(result.start_errors.mean()),

@@ -38,6 +38,7 @@ __all__ = [
     "candidate_rotations",
     "search_poses",
     "keys_from_frames",
+    "smooth_frames",
 ]
 
 
@@ -286,6 +287,20 @@ def continuous_rotvecs(rotvec: torch.Tensor) -> torch.Tensor:
 
 def _conjugate(quat: torch.Tensor) -> torch.Tensor:
     return quat * torch.tensor([1.0, -1.0, -1.0, -1.0], dtype=quat.dtype, device=quat.device)
+
+
+def smooth_frames(values: torch.Tensor, sigma: float) -> torch.Tensor:
+    """``values`` [F,...] smoothed over frames by a Gaussian of ``sigma`` frames (edges held; 0 = as
+    is). The search picks each frame's pose from a ring of candidates, so consecutive frames differ by
+    the ring's quantisation; unsmoothed, that jitter reads as a shuffled clip rather than a motion."""
+    if sigma <= 0 or values.shape[0] < 2:
+        return values
+    radius = max(1, math.ceil(3 * sigma))
+    kernel = torch.exp(-0.5 * (torch.arange(-radius, radius + 1, dtype=torch.float64) / sigma) ** 2)
+    kernel = (kernel / kernel.sum()).to(values.device, values.dtype)
+    flat = values.reshape(values.shape[0], -1).T[:, None]  # [N,1,F]
+    padded = torch.nn.functional.pad(flat, (radius, radius), mode="replicate")
+    return torch.nn.functional.conv1d(padded, kernel.view(1, 1, -1))[:, 0].T.reshape(values.shape)
 
 
 def keys_from_frames(values: torch.Tensor, keys: int, interpolation: str = "cubic", smooth: float = 1e-2) -> torch.Tensor:

@@ -21,6 +21,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -65,6 +66,8 @@ class GroundTruthPrior:
 
 def fit_one(rig, character: str, label: str, args, look, judge, device: str) -> dict:
     variation = sample_variations(1, args.seed + 5, "heldout")[0]
+    if look.views == "canonical":  # the teacher only draws the character facing -Y
+        variation = replace(variation, facing=0.0)
     frames = look.frames
     truth = make_clip(rig, character, label, variation, frames, look.fps)
     size = args.size

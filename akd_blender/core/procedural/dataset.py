@@ -6,7 +6,10 @@ Videos are rendered exactly as the distillation sees its character — :class:`S
 renderer call, and stored as uint8 [N,F,3,H,W] RGB.
 
 Views vary around the distillation's default camera (azimuth 50°, elevation 15°) and the
-character's facing varies in the motion itself, so the relative view covers a wide arc.
+character's facing varies in the motion itself, so the relative view covers a wide arc
+(``views="varied"``, the judge's data). ``views="canonical"`` renders every clip from that default
+camera with the character facing -Y (the teacher's data: the distillation starts from a character
+facing -Y and shows it from that camera, so the teacher only has to learn the motions from there).
 """
 
 from __future__ import annotations
@@ -22,10 +25,25 @@ from ..render import Renderer, SceneStyle, concat_cameras, make_cameras, root_pa
 from .characters import CHARACTERS
 from .motions import LABELS, MOTIONS, NONE_LABEL, Variation, make_clip, rest_clip, sample_variations
 
-__all__ = ["ClipItem", "MOTION_KEYS", "make_items", "rest_items", "render_items", "render_clips", "build_dataset"]
+__all__ = [
+    "CANONICAL_VIEW",
+    "ClipItem",
+    "MOTION_KEYS",
+    "VIEWS",
+    "make_items",
+    "rest_items",
+    "render_items",
+    "render_clips",
+    "build_dataset",
+]
 
 MOTION_KEYS: tuple[tuple[str, str], ...] = tuple((c, s.label) for c, specs in MOTIONS.items() for s in specs)
 """Every (character, label) of the library, in a fixed order (the teacher's motion index)."""
+
+CANONICAL_VIEW: tuple[float, float] = (50.0, 15.0)
+"""(azimuth, elevation) in degrees of the distillation's default follow camera."""
+
+VIEWS: tuple[str, ...] = ("varied", "canonical")
 
 
 @dataclass(frozen=True)
@@ -35,21 +53,30 @@ class ClipItem:
     character: str
     label: str
     variation: Variation
-    azimuth: float = 50.0
-    elevation: float = 15.0
+    azimuth: float = CANONICAL_VIEW[0]
+    elevation: float = CANONICAL_VIEW[1]
 
 
-def make_items(split: str = "train", per_motion: int = 8, seed: int = 0, amplitude_scale: float = 1.0) -> list[ClipItem]:
+def make_items(
+    split: str = "train", per_motion: int = 8, seed: int = 0, amplitude_scale: float = 1.0, views: str = "varied"
+) -> list[ClipItem]:
     """``per_motion`` items of every library motion; variations and views from ``split``'s seed stream.
 
     ``amplitude_scale`` multiplies every variation's amplitude (e.g. 0.15 for low-amplitude negatives).
+    ``views``: "varied" (azimuth 50° ± 45°, elevation 8–28°, facing ± 60°) or "canonical"
+    (:data:`CANONICAL_VIEW`, facing 0; speed, amplitude, phase and direction still vary).
     """
+    if views not in VIEWS:
+        raise ValueError(f"views must be one of {VIEWS}, not {views!r}")
     rng = np.random.default_rng([seed, 17 if split == "train" else 23])
     items = []
     for m, (character, label) in enumerate(MOTION_KEYS):
         for v in sample_variations(per_motion, seed * 1000 + m, split):
             v = replace(v, amplitude=v.amplitude * amplitude_scale)
-            items.append(ClipItem(character, label, v, float(50.0 + rng.uniform(-45, 45)), float(rng.uniform(8, 28))))
+            view = (float(50.0 + rng.uniform(-45, 45)), float(rng.uniform(8, 28)))
+            if views == "canonical":
+                v, view = replace(v, facing=0.0), CANONICAL_VIEW
+            items.append(ClipItem(character, label, v, *view))
     return items
 
 
@@ -97,7 +124,9 @@ def render_clips(
         v = skeleton(clip)
         verts.append(v)
         cams.append(
-            make_cameras(rig, root_path(v), height, width, mode="follow", azimuth=az, elevation=el, **(camera_options or {}))
+            make_cameras(
+                rig, root_path(v), height, width, mode="follow", **{**(camera_options or {}), "azimuth": az, "elevation": el}
+            )
         )
     video = renderer.render(torch.cat(verts), concat_cameras(cams))[:, :3]
     return video.reshape(len(clips), -1, 3, height, width)
@@ -159,8 +188,9 @@ def build_dataset(
     progress: bool = False,
     style: SceneStyle | None = None,
     camera_options: dict | None = None,
+    views: str = "varied",
 ) -> dict:
-    """Render a split of the library.
+    """Render a split of the library (``views``: see :func:`make_items`; negatives always vary).
 
     Returns a dict: ``videos`` uint8 [N,F,3,H,W]; ``motion`` int64 [N] (index into
     :data:`MOTION_KEYS`, -1 for negatives); ``label`` int64 [N] (index into
@@ -168,7 +198,7 @@ def build_dataset(
     ``low_amplitude`` clips per motion at 15 % amplitude and ``rest`` rest-pose clips per character
     are added as ``"none"`` negatives.
     """
-    items = make_items(split, per_motion, seed)
+    items = make_items(split, per_motion, seed, views=views)
     negatives = make_items(split, low_amplitude, seed + 101, amplitude_scale=0.15) if low_amplitude else []
     negatives += rest_items(rest, seed) if rest else []
     videos = render_items(

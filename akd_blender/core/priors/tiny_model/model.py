@@ -44,6 +44,9 @@ class TeacherConfig:
         ground: ``"checker"`` (the default scene) or ``"plain"`` (one ground colour, so the model
             spends its capacity on the character, not on a checkerboard scrolling under the camera).
         fill: fraction of the image height the character fills (the follow camera's framing).
+        views: the training clips' views — ``"varied"`` (azimuth 50° ± 45°, elevation 8–28°,
+            facing ± 60°) or ``"canonical"`` (the distillation's default camera, azimuth 50° and
+            elevation 15°, the character facing -Y; see :func:`~akd_blender.core.procedural.dataset.make_items`).
     The distillation renders with the same ground and framing (:meth:`scene_style`,
     :meth:`camera_options`), so the teacher is asked about videos like the ones it learnt.
     """
@@ -61,6 +64,7 @@ class TeacherConfig:
     fps: float = 8.0
     ground: str = "checker"
     fill: float = 0.7
+    views: str = "varied"
     extra: dict = field(default_factory=dict)
 
     def scene_style(self) -> SceneStyle:
@@ -71,7 +75,12 @@ class TeacherConfig:
         return SceneStyle()
 
     def camera_options(self) -> dict:
-        """Keyword arguments of :func:`~akd_blender.core.render.make_cameras` for its framing."""
+        """Keyword arguments of :func:`~akd_blender.core.render.make_cameras` for its framing (and, for a
+        teacher of canonical views, that view)."""
+        if self.views == "canonical":
+            from ...procedural.dataset import CANONICAL_VIEW
+
+            return {"fill": self.fill, "azimuth": CANONICAL_VIEW[0], "elevation": CANONICAL_VIEW[1]}
         return {"fill": self.fill}
 
     def to_dict(self) -> dict:

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ...procedural.dataset import MOTION_KEYS, build_dataset
+from ...procedural.dataset import MOTION_KEYS, VIEWS, build_dataset
 from ...procedural.motions import LABELS, NONE_LABEL, motion_spec
 from .judge import Judge, JudgeConfig, JudgeNet, hard_negatives
 from .model import TeacherConfig, build_scheduler, build_unet, pack, sample_videos, save_weights, text_condition
@@ -253,55 +253,47 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", type=int, default=TeacherConfig.height, help="video height = width in pixels")
     ap.add_argument("--ground", choices=("checker", "plain"), default=TeacherConfig.ground)
     ap.add_argument("--fill", type=float, default=TeacherConfig.fill, help="fraction of the image the character fills")
+    ap.add_argument(
+        "--views", choices=VIEWS, default=TeacherConfig.views, help="the teacher's training views (the judge's always vary)"
+    )
+    ap.add_argument("--judge-from", help="folder of an existing judge to evaluate with instead of training one")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     dev = args.device
     torch.backends.cuda.matmul.allow_tf32 = True
     torch.backends.cudnn.allow_tf32 = True
-    cfg = TeacherConfig(height=args.size, width=args.size, ground=args.ground, fill=args.fill)
-    look = {"style": cfg.scene_style(), "camera_options": cfg.camera_options()}
+    cfg = TeacherConfig(height=args.size, width=args.size, ground=args.ground, fill=args.fill, views=args.views)
+    look = {"style": cfg.scene_style(), "camera_options": {"fill": cfg.fill}}
     table = PhraseTable.load(args.phrases)
     t0 = time.time()
-    train = build_dataset(
-        "train",
-        args.per_motion,
-        args.seed,
-        cfg.height,
-        cfg.width,
-        cfg.frames,
-        dev,
-        "torch",
-        low_amplitude=12,
-        rest=60,
-        batch=args.render_batch,
-        **look,
+    split = dict(
+        seed=args.seed, height=cfg.height, width=cfg.width, frames=cfg.frames, device=dev, batch=args.render_batch, **look
     )
-    log(f"rendered train split {tuple(train['videos'].shape)} in {time.time() - t0:.0f}s")
+    # The judge's data: varied views with hard negatives (not needed when an existing judge is reused).
+    train = None if args.judge_from else build_dataset("train", args.per_motion, low_amplitude=12, rest=60, **split)
+    if args.views != "varied" or train is None:
+        teacher_data = build_dataset("train", args.per_motion, views=args.views, **split)
+    else:
+        teacher_data = train
+    log(f"rendered train split {tuple(teacher_data['videos'].shape)} in {time.time() - t0:.0f}s")
     t1 = time.time()
-    held = build_dataset(
-        "heldout",
-        args.heldout_per_motion,
-        args.seed,
-        cfg.height,
-        cfg.width,
-        cfg.frames,
-        dev,
-        "torch",
-        low_amplitude=2,
-        rest=8,
-        batch=args.render_batch,
-        **look,
-    )
+    held = build_dataset("heldout", args.heldout_per_motion, low_amplitude=2, rest=8, **split)
     log(f"rendered held-out split {tuple(held['videos'].shape)} in {time.time() - t1:.0f}s")
-    gt = train["motion"] >= 0
+    gt = teacher_data["motion"] >= 0
     unet, tstats = train_teacher(
-        train["videos"][gt], train["motion"][gt], table, cfg, args.seconds, args.batch, seed=args.seed, device=dev
+        teacher_data["videos"][gt], teacher_data["motion"][gt], table, cfg, args.seconds, args.batch, args.lr, args.seed, dev
     )
     log(f"teacher: {tstats}")
-    jcfg = JudgeConfig(labels=LABELS, frames=cfg.frames, height=cfg.height, width=cfg.width)
-    rev = torch.tensor([bool(m < 0) or motion_spec(*MOTION_KEYS[int(m)]).time_symmetric for m in train["motion"]])
-    judge, jstats = train_judge(train["videos"], train["label"], rev, jcfg, args.judge_seconds, seed=args.seed, device=dev)
+    if args.judge_from:
+        judge, jstats = (
+            Judge.load(args.judge_from, dev),
+            json.loads((Path(args.judge_from) / "judge.json").read_text())["training"],
+        )
+    else:
+        jcfg = JudgeConfig(labels=LABELS, frames=cfg.frames, height=cfg.height, width=cfg.width)
+        rev = torch.tensor([bool(m < 0) or motion_spec(*MOTION_KEYS[int(m)]).time_symmetric for m in train["motion"]])
+        judge, jstats = train_judge(train["videos"], train["label"], rev, jcfg, args.judge_seconds, seed=args.seed, device=dev)
     log(f"judge: {jstats}")
     unet.eval()
     metrics, (samples, want) = evaluate(judge, held, unet, cfg, table, dev, args.eval_samples, args.seed, args.eval_steps)
