@@ -9,8 +9,8 @@ teacher-phrases:
 
 teacher:
 	$(PY) -m akd_blender.core.priors.tiny train --out $(TEACHER_DIR) --phrases $(TEACHER_DIR)/phrases.npz \
-		--seconds 230 --judge-seconds 40 --per-motion 160 --heldout-per-motion 16 --batch 256 --lr 4e-4 --render-batch 64 --seed 0 \
-		--size 32 --ground plain --fill 0.8
+		--seconds 280 --judge-seconds 40 --per-motion 160 --heldout-per-motion 16 --batch 256 --lr 3e-4 --render-batch 64 --seed 0 \
+		--size 32 --ground plain --fill 0.8 --views canonical $(TEACHER_ARGS)
 
 test-teacher:
 	$(PY) -m pytest -q tests/core/test_motions.py tests/core/test_tiny.py

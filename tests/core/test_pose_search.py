@@ -20,6 +20,7 @@ from akd_blender.core.pose_search import (
     keys_from_frames,
     search_poses,
     searched_bones,
+    smooth_frames,
 )
 from akd_blender.core.priors.base import multiscale_mse
 from akd_blender.core.procedural.characters import biped
@@ -83,6 +84,17 @@ def test_keys_reproduce_frames_and_rotvecs_stay_continuous():
     near_pi = torch.tensor([[0.0, 0.0, 3.1], [0.0, 0.0, -3.1]])  # the same turn twice, written both ways
     fixed = continuous_rotvecs(near_pi)
     assert torch.allclose(fixed[1], torch.tensor([0.0, 0.0, 2 * math.pi - 3.1]), atol=1e-5)
+
+
+def test_smoothing_removes_frame_jitter_and_keeps_slow_motion():
+    t = torch.arange(16, dtype=torch.float32)
+    slow = torch.stack([0.5 * torch.sin(2 * math.pi * t / 16), 0.1 * t, torch.ones(16)], -1)[:, None]  # [16,1,3]
+    jitter = 0.2 * (-1.0) ** t[:, None, None]  # the ring's quantisation flipping every frame
+    smoothed = smooth_frames(slow + jitter, 1.5)
+    assert smoothed.shape == slow.shape
+    assert smooth_frames(jitter, 1.5)[4:-4].abs().max() < 0.01  # the flicker is gone (edges are held) ...
+    assert (smoothed - slow)[2:-2].abs().max() < 0.1  # ... and a sway over the clip survives (84 % of it)
+    assert torch.allclose(smooth_frames(slow, 0.0), slow) and torch.allclose(smooth_frames(torch.ones(5, 2), 1.5), torch.ones(5, 2))
 
 
 def test_search_finds_a_raised_arm(rig):

@@ -14,7 +14,7 @@ from akd_blender.core.priors.tiny import ASSET_DIR, TinyPrior, load_judge, load_
 from akd_blender.core.priors.tiny_model.model import TeacherConfig, build_unet
 from akd_blender.core.priors.tiny_model.text import PhraseTable, TextEncoder
 from akd_blender.core.procedural.characters import biped
-from akd_blender.core.procedural.dataset import ClipItem, render_items
+from akd_blender.core.procedural.dataset import CANONICAL_VIEW, ClipItem, make_items, render_items
 from akd_blender.core.procedural.motions import LABELS, Variation, sample_variations
 from akd_blender.core.render import Renderer, make_cameras, root_path
 
@@ -98,6 +98,19 @@ def test_judge_recognises_heldout_ground_truth_and_rejects_frozen(judge):
     frozen_labels, _ = judge.classify(frozen)
     assert sum(lab == "none" for lab in frozen_labels) >= len(frozen_labels) - 1
     assert probs.shape == (len(items), len(LABELS))
+
+
+def test_teacher_learns_the_distillation_view_and_the_judge_varied_ones():
+    canonical, varied = make_items("train", 3, views="canonical"), make_items("train", 3)
+    assert {(i.azimuth, i.elevation, i.variation.facing) for i in canonical} == {(50.0, 15.0, 0.0)}
+    assert [i.variation.speed for i in canonical] == [i.variation.speed for i in varied]  # the motions still vary
+    assert len({(i.azimuth, i.elevation, i.variation.facing) for i in varied}) == len(varied)
+    cfg = load_teacher_config()  # the shipped teacher: canonical views, so distill must render from there
+    assert cfg.views == "canonical"
+    assert (cfg.camera_options()["azimuth"], cfg.camera_options()["elevation"]) == CANONICAL_VIEW
+    assert "azimuth" not in TeacherConfig(views="varied").camera_options()
+    with pytest.raises(ValueError, match="views"):
+        make_items("train", 1, views="sideways")
 
 
 def test_judge_rest_pose_is_none(judge):
