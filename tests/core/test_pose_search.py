@@ -94,7 +94,9 @@ def test_smoothing_removes_frame_jitter_and_keeps_slow_motion():
     assert smoothed.shape == slow.shape
     assert smooth_frames(jitter, 1.5)[4:-4].abs().max() < 0.01  # the flicker is gone (edges are held) ...
     assert (smoothed - slow)[2:-2].abs().max() < 0.1  # ... and a sway over the clip survives (84 % of it)
-    assert torch.allclose(smooth_frames(slow, 0.0), slow) and torch.allclose(smooth_frames(torch.ones(5, 2), 1.5), torch.ones(5, 2))
+    assert torch.allclose(smooth_frames(slow, 0.0), slow) and torch.allclose(
+        smooth_frames(torch.ones(5, 2), 1.5), torch.ones(5, 2)
+    )
 
 
 def test_search_finds_a_raised_arm(rig):
