@@ -176,8 +176,8 @@ def check_usage(job: CliJob) -> None:
         raise InputError("--prompt is empty: describe the motion, e.g. --prompt 'a fox trots forward'")
     if job.frames is not None and job.frames < 2:
         raise InputError(f"--frames must be at least 2 (got {job.frames})")
-    if job.steps is not None and job.steps < 1:
-        raise InputError(f"--steps must be at least 1 (got {job.steps})")
+    if job.steps is not None and (job.steps < 0 or (job.steps == 0 and job.start != "sample")):
+        raise InputError(f"--steps must be at least 1, or 0 with --start sample (got {job.steps})")
     if job.fps is not None and job.fps <= 0:
         raise InputError(f"--fps must be positive (got {job.fps})")
     for flag, value in (("--height", job.height), ("--width", job.width)):

@@ -57,7 +57,13 @@ class AKD_Settings(bpy.types.PropertyGroup):
     frame_end: IntProperty(name="End", description="Last frame of the motion", default=48, min=1)
     use_scene_fps: BoolProperty(name="Scene FPS", description="Use the scene's frame rate", default=True)
     fps: IntProperty(name="FPS", description="Frames per second of the motion", default=24, min=1, max=240)
-    steps: IntProperty(name="Steps", description="Optimisation steps (more: better, slower)", default=300, min=1, max=100000)
+    steps: IntProperty(
+        name="Steps",
+        description="Optimisation steps (more: better, slower; 0 with Start 'Drawn video': the fitted drawing as it is)",
+        default=300,
+        min=0,
+        max=100000,
+    )
     seed: IntProperty(name="Seed", description="Random seed", default=0, min=0)
     resolution: IntProperty(
         name="Resolution", description="Render size the model sees (pixels, square)", default=64, min=8, max=1024

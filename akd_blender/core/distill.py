@@ -40,7 +40,7 @@ class DistillConfig:
     """Settings of one distillation (defaults suit the embedded teacher on a CPU).
 
     Video and schedule:
-        steps: optimiser steps (200).
+        steps: optimiser steps (200; 0 with start "sample": the fitted drawing as it is).
         frames: clip length in frames (None → the prior's clip duration at ``fps``: the embedded
             teacher's 16 frames at 8 fps become 48 frames at 24 fps; a prior that states no fps gives
             its own frame count); fps: frames per second (24.0); frame_start: first Blender frame (1).
@@ -56,7 +56,7 @@ class DistillConfig:
         search_scales: the search's candidate angles per sweep, radians, coarse to fine.
         search_supersample: supersampling of the search's renders (2; the loop's own is 4 at 32 px).
         search_smooth: Gaussian smoothing of the searched poses over the drawn video's frames, in
-            frames (1.5; 0 = none): removes the frame-to-frame jitter of the search's discrete choices.
+            frames (0.75; 0 = none): calms the frame-to-frame jitter of the search's discrete choices.
     Motion parameters:
         keys: temporal keys interpolated over the frames (None → every other frame, at least 2);
             fewer keys = smoother, lower-dimensional motion. interpolation: "cubic" or "linear".
@@ -102,7 +102,7 @@ class DistillConfig:
     sample_steps: int = 30
     search_scales: tuple[float, ...] = (2.4, 1.6, 1.0, 0.6, 0.3, 0.15)
     search_supersample: int = 2
-    search_smooth: float = 1.5
+    search_smooth: float = 0.75
     keys: int | None = None
     interpolation: str = "cubic"
     lr: float = 0.03
@@ -131,11 +131,13 @@ class DistillConfig:
 
     def validate(self) -> None:
         """InputError naming the first bad field."""
-        if self.steps < 1 or (self.frames or 2) < 2 or (self.height or 8) < 8 or (self.width or 8) < 8:
+        if self.steps < 0 or (self.frames or 2) < 2 or (self.height or 8) < 8 or (self.width or 8) < 8:
             raise InputError(
-                f"distill: need steps >= 1, frames >= 2 and a render of at least 8x8 "
+                f"distill: need steps >= 0, frames >= 2 and a render of at least 8x8 "
                 f"(got steps={self.steps}, frames={self.frames}, {self.height}x{self.width})"
             )
+        if self.steps == 0 and self.start != "sample":
+            raise InputError("distill: steps 0 needs start 'sample' (from the current pose, only the steps move the motion)")
         if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
             raise InputError(f"distill: device must be auto, cpu or cuda, not {self.device!r}")
         if self.device.startswith("cuda") and not torch.cuda.is_available():

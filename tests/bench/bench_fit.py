@@ -97,6 +97,7 @@ def fit_one(rig, character: str, label: str, args, look, judge, device: str) -> 
             target_reuse=1,
             preview_every=0,
             lr=args.lr,
+            root_lr=args.root_lr,
             render_backend="torch",
             views=args.views,
             start=args.mode,
@@ -120,8 +121,8 @@ def fit_one(rig, character: str, label: str, args, look, judge, device: str) -> 
         "p": float(probs[0, judge.cfg.labels.index(label)]),
         "joint_dist": joint_distance(joints_rel(skeleton, result.clip, height), truth_joints),
         "start_joint_dist": joint_distance(joints_rel(skeleton, start, height), truth_joints),
-        "loss_first": result.history[0]["sds"],
-        "loss_last": result.history[-1]["sds"],
+        "loss_first": result.history[0]["sds"] if result.history else float("nan"),  # steps 0: the search alone
+        "loss_last": result.history[-1]["sds"] if result.history else float("nan"),
         "seconds": round(seconds, 1),
         "search_seconds": round(result.timings.get("sample_and_search", 0.0), 1),
     }
@@ -133,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--supersample", type=int, default=4)
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--lr", type=float, default=DistillConfig.lr)
+    ap.add_argument("--root-lr", type=float, default=DistillConfig.root_lr)
     ap.add_argument("--w-smooth", type=float, default=DistillConfig.w_smooth)
     ap.add_argument("--w-skate", type=float, default=DistillConfig.w_skate)
     ap.add_argument("--start", choices=("neutral", "rest"), default="neutral")

@@ -66,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--characters", default="biped,quadruped")
     ap.add_argument("--start", choices=("pose", "sample"), default=DistillConfig.start, help="distill's start")
     ap.add_argument("--lr", type=float, default=DistillConfig.lr)
+    ap.add_argument("--root-lr", type=float, default=DistillConfig.root_lr)
     ap.add_argument("--w-smooth", type=float, default=DistillConfig.w_smooth)
     ap.add_argument("--w-skate", type=float, default=DistillConfig.w_skate)
     ap.add_argument("--out", default="bench_out/quality.json")
@@ -119,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
                     device=device,
                     start=args.start,
                     lr=args.lr,
+                    root_lr=args.root_lr,
                     w_smooth=args.w_smooth,
                     w_skate=args.w_skate,
                 )

@@ -134,6 +134,10 @@ def test_operator_reports_bad_input_and_changes_nothing(addon):
     _settings(frames=(5, 5))
     with pytest.raises(RuntimeError, match="fewer than 2 frames"):
         bpy.ops.akd.distill()
+    settings = _settings()
+    settings.steps, settings.start = 0, "pose"  # 0 steps only keeps a fitted drawing: from the pose it does nothing
+    with pytest.raises(RuntimeError, match="Steps 0 keeps the fitted drawing"):
+        bpy.ops.akd.distill()
     assert np.allclose(_basis(arm), before[0]) and len(bpy.data.actions) == before[1]
 
 

@@ -186,3 +186,9 @@ def test_distill_starts_from_the_fitted_sample(rig):
     with pytest.raises(InputError, match="start must be"):
         DistillConfig(start="guess").validate()
     assert np.isfinite(result.clip.rotations).all()
+    with pytest.raises(InputError, match="steps 0 needs start 'sample'"):
+        DistillConfig(steps=0, start="pose").validate()
+    # Steps 0: the fitted drawing as it is (no optimiser step shakes it), the same fit as above.
+    fitted = distill(rig, "raise the right arm", DistillConfig(**{**config.as_dict(), "steps": 0}), prior, init_pose=neutral_clip(rig))
+    assert fitted.history == [] and prior.drawn == 2
+    assert np.abs(fitted.clip.rotations - result.clip.rotations).max() < 1e-3
