@@ -66,7 +66,7 @@ class SearchConfig:
     root_lift: float = 0.15
     tilt_weight: float = 0.1
     pose_weight: float = 0.0
-    time_weight: float = 0.3
+    time_weight: float = 0.1
     move_weight: float = 0.1
     batch: int = 512
 
