@@ -38,6 +38,7 @@ __all__ = ["CliJob", "REPORT_FIELDS", "EXPORT_FORMATS", "build_parser", "parse_j
 
 EXPORT_FORMATS = (".fbx", ".bvh", ".glb", ".gltf")
 CAMERA_MODES = ("follow", "fixed", "orbit")  # core.render.CAMERA_MODES (not imported: no torch at parse time)
+START_MODES = ("auto", "pose", "sample")  # core.distill.START_MODES (not imported: no torch at parse time)
 
 # Every report holds these keys (DESIGN §4 and a little more); tests check them.
 REPORT_FIELDS = (
@@ -116,7 +117,7 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
     p.add_argument("--model", default="tiny", help='"tiny" (embedded teacher), a diffusers folder or a hub id')
     p.add_argument("--frames", type=int, help="number of frames (≥ 2)")
     p.add_argument("--fps", type=float, help="frames per second (default: the scene's)")
-    p.add_argument("--steps", type=int, help="optimisation steps")
+    p.add_argument("--steps", type=int, help="optimisation steps (default: 0 after a drawn video, 200 from the pose)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     p.add_argument("--height", type=int, help="render height the model sees (pixels)")
@@ -124,8 +125,9 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
     p.add_argument("--camera", choices=CAMERA_MODES, help="distillation camera (default: follow)")
     p.add_argument(
         "--start",
-        choices=("pose", "sample"),
-        help="pose (default): SDS from the current pose; sample: the model draws a video, the pose search fits it, SDS refines",
+        choices=START_MODES,
+        help="auto (default): sample when the model can draw (the embedded teacher), else pose; pose: SDS from the "
+        "current pose; sample: the model draws a video, the pose search fits it, --steps SDS steps refine (default 0)",
     )
     p.add_argument("--loop", action="store_true", help="make the motion cyclic")
     p.add_argument("--physics", action="store_true", help="ground the distilled motion with MuJoCo")
@@ -176,8 +178,8 @@ def check_usage(job: CliJob) -> None:
         raise InputError("--prompt is empty: describe the motion, e.g. --prompt 'a fox trots forward'")
     if job.frames is not None and job.frames < 2:
         raise InputError(f"--frames must be at least 2 (got {job.frames})")
-    if job.steps is not None and (job.steps < 0 or (job.steps == 0 and job.start != "sample")):
-        raise InputError(f"--steps must be at least 1, or 0 with --start sample (got {job.steps})")
+    if job.steps is not None and (job.steps < 0 or (job.steps == 0 and job.start == "pose")):
+        raise InputError(f"--steps must be at least 1, or 0 with --start sample or auto (got {job.steps})")
     if job.fps is not None and job.fps <= 0:
         raise InputError(f"--fps must be positive (got {job.fps})")
     for flag, value in (("--height", job.height), ("--width", job.width)):

@@ -103,8 +103,9 @@ def snapshot(context: bpy.types.Context, armature_obj: bpy.types.Object) -> RunC
     first, last = frame_range(context.scene, settings)
     if last - first + 1 < 2:
         raise InputError(f"the frame range {first}–{last} has fewer than 2 frames")
-    if settings.steps == 0 and settings.start != "sample":
-        raise InputError("Steps 0 keeps the fitted drawing as it is: set Start to 'Drawn video', or Steps to 1 or more")
+    steps = None if settings.auto_steps else int(settings.steps)
+    if steps == 0 and settings.start == "pose":
+        raise InputError("Steps 0 keeps a fitted drawing as it is: set Start to 'Drawn video', or Steps to 1 or more")
     scene_fps = context.scene.render.fps / context.scene.render.fps_base
     spec = wk.JobSpec(
         init_pose=current_pose(armature_obj),  # the motion starts from the pose the user sees
@@ -114,7 +115,7 @@ def snapshot(context: bpy.types.Context, armature_obj: bpy.types.Object) -> RunC
         frames=last - first + 1,
         frame_start=first,
         fps=float(scene_fps if settings.use_scene_fps else settings.fps),
-        steps=int(settings.steps),
+        steps=steps,
         seed=int(settings.seed),
         device=settings.device,
         height=int(settings.resolution),

@@ -57,6 +57,11 @@ class AKD_Settings(bpy.types.PropertyGroup):
     frame_end: IntProperty(name="End", description="Last frame of the motion", default=48, min=1)
     use_scene_fps: BoolProperty(name="Scene FPS", description="Use the scene's frame rate", default=True)
     fps: IntProperty(name="FPS", description="Frames per second of the motion", default=24, min=1, max=240)
+    auto_steps: BoolProperty(
+        name="Auto Steps",
+        description="No steps after a drawn video (the fitted drawing as it is), 200 from the current pose",
+        default=True,
+    )
     steps: IntProperty(
         name="Steps",
         description="Optimisation steps (more: better, slower; 0 with Start 'Drawn video': the fitted drawing as it is)",
@@ -82,10 +87,11 @@ class AKD_Settings(bpy.types.PropertyGroup):
         name="Start",
         description="How the motion is first decided",
         items=[
+            ("auto", "Automatic", "A drawn video when the model can draw (the embedded one), else the current pose"),
             ("pose", "Current pose", "Hold the pose the armature has now and let the model move it (SDS)"),
-            ("sample", "Drawn video", "The model draws a video, a pose search fits the rig to it, SDS refines"),
+            ("sample", "Drawn video", "The model draws a video, a pose search fits the rig to it, SDS steps (if any) refine"),
         ],
-        default="pose",
+        default="auto",
     )
     loop: BoolProperty(name="Loop", description="Make the last frame flow into the first (cyclic motion)", default=False)
     physics: BoolProperty(name="Physics", description="Ground the distilled motion with MuJoCo (gravity, contact)", default=False)

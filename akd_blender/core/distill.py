@@ -28,7 +28,18 @@ from .motion import MotionClip, MotionParams
 from .priors.base import character_region, crop_video, multiscale_mse
 from .rig import RigAsset
 
-__all__ = ["DistillConfig", "DistillProgress", "DistillCallbacks", "DistillResult", "NumericalError", "distill"]
+START_MODES: tuple[str, ...] = ("auto", "pose", "sample")
+
+__all__ = [
+    "START_MODES",
+    "resolve_start",
+    "DistillConfig",
+    "DistillProgress",
+    "DistillCallbacks",
+    "DistillResult",
+    "NumericalError",
+    "distill",
+]
 
 
 class NumericalError(AkdError):
@@ -40,7 +51,8 @@ class DistillConfig:
     """Settings of one distillation (defaults suit the embedded teacher on a CPU).
 
     Video and schedule:
-        steps: optimiser steps (200; 0 with start "sample": the fitted drawing as it is).
+        steps: optimiser steps (None → 0 after a drawn video, i.e. the fitted drawing as it is, and 200
+            from a pose; 0 needs start "sample").
         frames: clip length in frames (None → the prior's clip duration at ``fps``: the embedded
             teacher's 16 frames at 8 fps become 48 frames at 24 fps; a prior that states no fps gives
             its own frame count); fps: frames per second (24.0); frame_start: first Blender frame (1).
@@ -48,10 +60,11 @@ class DistillConfig:
             teacher, 480 × 720 for CogVideoX, 480 × 832 for Wan; priors pad/round what they get).
         seed: random seed (0). device: "auto" (CUDA when available), "cpu" or "cuda".
     Start (how the motion is first decided):
-        start: "pose" (default: hold the starting pose and let SDS move it) or "sample" (the prior
-            draws a video for the prompt, :func:`~akd_blender.core.pose_search.search_poses` fits the
-            rig's pose to each of its frames without gradients, and the SDS steps refine from there;
-            needs a prior that can draw, i.e. has ``sample``, like the embedded teacher).
+        start: "auto" (default: "sample" when the prior can draw, i.e. has ``sample`` like the
+            embedded teacher, else "pose"), "pose" (hold the starting pose and let SDS move it) or
+            "sample" (the prior draws a video for the prompt,
+            :func:`~akd_blender.core.pose_search.search_poses` fits the rig's pose to each of its frames
+            without gradients, and SDS steps, if any, refine from there).
         sample_guidance: CFG scale of that drawing (3.0); sample_steps: its DDIM steps (30).
         search_scales: the search's candidate angles per sweep, radians, coarse to fine.
         search_supersample: supersampling of the search's renders (2; the loop's own is 4 at 32 px).
@@ -89,7 +102,7 @@ class DistillConfig:
         preview_every: call the preview callback every N steps (25; 0 = never) and at the end.
     """
 
-    steps: int = 200
+    steps: int | None = None
     frames: int | None = None
     fps: float = 24.0
     frame_start: int = 1
@@ -97,7 +110,7 @@ class DistillConfig:
     width: int | None = None
     seed: int = 0
     device: str = "auto"
-    start: str = "pose"
+    start: str = "auto"
     sample_guidance: float = 3.0
     sample_steps: int = 30
     search_scales: tuple[float, ...] = (2.4, 1.6, 1.0, 0.6, 0.3, 0.15)
@@ -131,12 +144,13 @@ class DistillConfig:
 
     def validate(self) -> None:
         """InputError naming the first bad field."""
-        if self.steps < 0 or (self.frames or 2) < 2 or (self.height or 8) < 8 or (self.width or 8) < 8:
+        steps = 1 if self.steps is None else self.steps
+        if steps < 0 or (self.frames or 2) < 2 or (self.height or 8) < 8 or (self.width or 8) < 8:
             raise InputError(
                 f"distill: need steps >= 0, frames >= 2 and a render of at least 8x8 "
                 f"(got steps={self.steps}, frames={self.frames}, {self.height}x{self.width})"
             )
-        if self.steps == 0 and self.start != "sample":
+        if self.steps == 0 and self.start == "pose":
             raise InputError("distill: steps 0 needs start 'sample' (from the current pose, only the steps move the motion)")
         if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
             raise InputError(f"distill: device must be auto, cpu or cuda, not {self.device!r}")
@@ -144,8 +158,8 @@ class DistillConfig:
             raise InputError("distill: device 'cuda' requested but no CUDA device is available")
         if self.sds_mode not in ("score", "target"):
             raise InputError(f"distill: sds_mode must be 'score' or 'target', not {self.sds_mode!r}")
-        if self.start not in ("sample", "pose"):
-            raise InputError(f"distill: start must be pose or sample, not {self.start!r}")
+        if self.start not in START_MODES:
+            raise InputError(f"distill: start must be auto, pose or sample, not {self.start!r}")
         if self.camera not in ("follow", "fixed", "orbit"):
             raise InputError(f"distill: camera must be follow, fixed or orbit, not {self.camera!r}")
         if not (self.lr > 0 and math.isfinite(self.lr)):
@@ -222,10 +236,18 @@ def _held_pose(rig: RigAsset, pose: MotionClip, config: DistillConfig) -> Motion
     return MotionClip(rig.bone_names, config.fps, config.frame_start, rotations, locations)
 
 
-def _wants_sample(config: DistillConfig, prior) -> bool:
-    if config.start == "sample" and not callable(getattr(prior, "sample", None)):
+def resolve_start(config: DistillConfig, prior) -> DistillConfig:
+    """``config`` with ``start`` ("auto" → "sample" if ``prior`` can draw, else "pose") and ``steps``
+    (None → 0 after a drawn video, 200 from a pose) decided. InputError: "sample" with a prior that
+    cannot draw, or 0 steps from a pose."""
+    can_draw = callable(getattr(prior, "sample", None))
+    start = ("sample" if can_draw else "pose") if config.start == "auto" else config.start
+    if start == "sample" and not can_draw:
         raise InputError(f"distill: start 'sample' needs a prior that can draw videos; '{getattr(prior, 'name', prior)}' cannot")
-    return config.start == "sample"
+    steps = (0 if start == "sample" else 200) if config.steps is None else config.steps
+    if steps == 0 and start == "pose":
+        raise InputError(f"distill: steps 0 needs start 'sample'; '{getattr(prior, 'name', prior)}' cannot draw")
+    return replace(config, start=start, steps=steps)
 
 
 @torch.no_grad()
@@ -341,8 +363,8 @@ def distill(
 
         prior = load_prior("tiny", device=device)
     _configure_prior(prior, config)
-    from_sample = _wants_sample(config, prior)
-    config = resolve_sizes(config, prior)
+    config = resolve_sizes(resolve_start(config, prior), prior)
+    from_sample = config.start == "sample"
     from .render import Renderer, make_cameras, root_path
 
     t = timer("setup", t_start)

@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size", type=int, default=32)
     ap.add_argument("--supersample", type=int, default=4)
-    ap.add_argument("--steps", type=int, default=200)
+    ap.add_argument("--steps", type=int, default=None, help="default: distill's (0 after the search, 200 from the pose)")
     ap.add_argument("--lr", type=float, default=DistillConfig.lr)
     ap.add_argument("--root-lr", type=float, default=DistillConfig.root_lr)
     ap.add_argument("--w-smooth", type=float, default=DistillConfig.w_smooth)
@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         "mean_start_joint_dist": float(np.mean([r["start_joint_dist"] for r in rows])),
     }
     print(
-        f"\nfit ceiling ({len(rows)} motions, {args.size}px ×{args.supersample}, {args.steps} steps, start {args.start}, "
+        f"\nfit ceiling ({len(rows)} motions, {args.size}px ×{args.supersample}, {args.steps if args.steps is not None else 'default'} steps, start {args.start}, "
         f"mode {args.mode}, camera {args.camera}, {args.views} view(s), {summary['device']}): judged right {summary['judged_right']:.0%}, "
         f"joint distance {summary['mean_joint_dist']:.3f} (start {summary['mean_start_joint_dist']:.3f})"
     )

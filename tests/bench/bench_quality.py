@@ -1,14 +1,15 @@
 """Quality benchmark of the embedded teacher (``make bench-quality``).
 
-For each character × motion × held-out phrasing: distil from rest pose with the teacher (SDS,
-:func:`akd_blender.core.distill.distill`), render with the distillation's camera, judge. Also
+For each character × motion × held-out phrasing: distil from the standing pose with the teacher
+(:func:`akd_blender.core.distill.distill` with its defaults: the teacher draws a video and the pose
+search fits it; ``--start pose --steps 200`` measures SDS from the pose instead), render with the distillation's camera, judge. Also
 judged: held-out ground truth, the teacher's own samples for the phrasing, the rest pose and a
 random smooth motion. Fidelity: joint-space distance (root-relative joints, in character heights,
 best time shift within ±3 frames) to the nearest ground-truth variation of the motion, and
 render-space distance (RMSE of the RGB video) to the nearest ground-truth render. Prints a
 markdown table and writes JSON.
 
-    python tests/bench/bench_quality.py [--steps 200] [--phrasings 1] [--device auto] [--out FILE]
+    python tests/bench/bench_quality.py [--start auto|pose|sample] [--steps N] [--phrasings 1] [--device auto] [--out FILE]
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from akd_blender.core.distill import DistillConfig, distill  # noqa: E402
+from akd_blender.core.distill import START_MODES, DistillConfig, distill  # noqa: E402
 from akd_blender.core.kinematics import Skeleton  # noqa: E402
 from akd_blender.core.motion import MotionParams  # noqa: E402
 from akd_blender.core.priors.tiny import load_judge, load_tiny_prior  # noqa: E402
@@ -58,13 +59,13 @@ def render_distance(video: torch.Tensor, refs: torch.Tensor) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=200)
+    ap.add_argument("--steps", type=int, default=None, help="default: distill's (0 after a drawn video, 200 from the pose)")
     ap.add_argument("--phrasings", type=int, default=2, help="held-out phrasings per motion (≤ 2)")
     ap.add_argument("--device", default="auto")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--gt", type=int, default=12, help="ground-truth variations per motion (train + held-out) for fidelity")
     ap.add_argument("--characters", default="biped,quadruped")
-    ap.add_argument("--start", choices=("pose", "sample"), default=DistillConfig.start, help="distill's start")
+    ap.add_argument("--start", choices=START_MODES, default=DistillConfig.start, help="distill's start")
     ap.add_argument("--lr", type=float, default=DistillConfig.lr)
     ap.add_argument("--root-lr", type=float, default=DistillConfig.root_lr)
     ap.add_argument("--w-smooth", type=float, default=DistillConfig.w_smooth)
@@ -145,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
                     "sample_render_dist": render_distance(sample.cpu(), gt_videos.cpu()),
                     "rest_joint_dist": base["rest"][1],
                     "random_joint_dist": base["random"][1],
-                    "steps": args.steps,
+                    "start": result.config.start,
+                    "steps": result.config.steps,
                     "seconds": round(seconds, 1),
                 }
                 totals["distilled"].append(label[0] == spec.label)
@@ -167,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
         "mean_render_dist": float(np.mean([r["render_dist"] for r in rows])),
         "mean_sample_render_dist": float(np.mean([r["sample_render_dist"] for r in rows])),
         "seconds_per_distillation": float(np.mean([r["seconds"] for r in rows])),
-        "steps": args.steps,
+        "start": rows[-1]["start"],
+        "steps": rows[-1]["steps"],
         "settings": {k: v for k, v in vars(args).items() if k not in ("out", "device")},
         "total_seconds": round(time.time() - start_all, 1),
     }
@@ -183,7 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"mean render RMSE to nearest GT: distilled {summary['mean_render_dist']:.3f}, teacher samples {summary['mean_sample_render_dist']:.3f}"
     )
-    print(f"{summary['steps']} steps, {summary['seconds_per_distillation']:.1f} s per distillation on {summary['device']}")
+    print(
+        f"start {summary['start']}, {summary['steps']} steps, {summary['seconds_per_distillation']:.1f} s per distillation on {summary['device']}"
+    )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))

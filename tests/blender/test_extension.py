@@ -31,6 +31,7 @@ arm = build.armature_from_rig(characters.biped())
 bpy.context.view_layer.objects.active = arm
 s = bpy.context.scene.akd
 s.prompt, s.model, s.model_folder, s.steps, s.resolution, s.device = "a person jumps", "FOLDER", model, 2, 16, "cpu"
+s.auto_steps = False
 s.use_scene_range, s.frame_start, s.frame_end = False, 1, 4
 result = bpy.ops.akd.distill()
 op_module = sys.modules[bpy.types.AKD_OT_distill.__module__].__file__

@@ -59,7 +59,7 @@ def _settings(prompt="a person walks forward", model="FOLDER", folder="", frames
     s.prompt, s.model, s.model_folder = prompt, model, folder
     s.use_scene_range = False
     s.frame_start, s.frame_end = frames
-    s.steps, s.resolution, s.device, s.preview_every = 2, 16, "cpu", 1
+    s.auto_steps, s.steps, s.resolution, s.device, s.preview_every = False, 2, 16, "cpu", 1
     return s
 
 
@@ -136,7 +136,7 @@ def test_operator_reports_bad_input_and_changes_nothing(addon):
         bpy.ops.akd.distill()
     settings = _settings()
     settings.steps, settings.start = 0, "pose"  # 0 steps only keeps a fitted drawing: from the pose it does nothing
-    with pytest.raises(RuntimeError, match="Steps 0 keeps the fitted drawing"):
+    with pytest.raises(RuntimeError, match="Steps 0 keeps a fitted drawing"):
         bpy.ops.akd.distill()
     assert np.allclose(_basis(arm), before[0]) and len(bpy.data.actions) == before[1]
 

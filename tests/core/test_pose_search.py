@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.core.distill import DistillConfig, distill
+from akd_blender.core.distill import DistillConfig, distill, resolve_start
 from akd_blender.core.errors import InputError
 from akd_blender.core.kinematics import Skeleton
 from akd_blender.core.motion import MotionClip
@@ -188,7 +188,17 @@ def test_distill_starts_from_the_fitted_sample(rig):
     assert np.isfinite(result.clip.rotations).all()
     with pytest.raises(InputError, match="steps 0 needs start 'sample'"):
         DistillConfig(steps=0, start="pose").validate()
+    # The default start: a drawn video when the prior can draw (then no steps), else the pose (200 steps).
+    assert (resolve_start(DistillConfig(), prior).start, resolve_start(DistillConfig(), prior).steps) == ("sample", 0)
+    assert (resolve_start(DistillConfig(), CannotDraw()).start, resolve_start(DistillConfig(), CannotDraw()).steps) == (
+        "pose",
+        200,
+    )
+    with pytest.raises(InputError, match="steps 0 needs start 'sample'; 'cannot-draw' cannot draw"):
+        resolve_start(DistillConfig(steps=0), CannotDraw())
     # Steps 0: the fitted drawing as it is (no optimiser step shakes it), the same fit as above.
-    fitted = distill(rig, "raise the right arm", DistillConfig(**{**config.as_dict(), "steps": 0}), prior, init_pose=neutral_clip(rig))
+    fitted = distill(
+        rig, "raise the right arm", DistillConfig(**{**config.as_dict(), "steps": 0}), prior, init_pose=neutral_clip(rig)
+    )
     assert fitted.history == [] and prior.drawn == 2
     assert np.abs(fitted.clip.rotations - result.clip.rotations).max() < 1e-3

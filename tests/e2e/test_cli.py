@@ -121,3 +121,12 @@ def test_ground_existing_action(batch):
     report = json.loads((batch["tmp"] / "grounded.json").read_text())
     assert set(REPORT_FIELDS) <= set(report) and report["prompt"] is None and report["steps"] == 0
     assert report["physics"]["after"]["penetration"] <= report["physics"]["before"]["penetration"] + 1e-3
+
+
+def test_cli_choices_mirror_the_core():
+    """The CLI spells the camera and start modes without importing torch at parse time: they must match."""
+    from akd_blender.blender import cli
+    from akd_blender.core.distill import START_MODES
+    from akd_blender.core.render import CAMERA_MODES
+
+    assert cli.START_MODES == START_MODES and cli.CAMERA_MODES == CAMERA_MODES
