@@ -24,7 +24,7 @@ from ..core.procedural.motions import neutral_clip
 from . import cli
 from .build import armature_from_rig
 
-JOBS = {"biped": "a person waves their right arm", "quadruped": "a dog sits down"}
+JOBS = {"biped": "a figure stretches both arms up to the sky", "quadruped": "a hound springs into the air"}
 
 
 def write_character(name: str, path: str) -> None:
