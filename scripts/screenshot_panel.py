@@ -87,7 +87,7 @@ def start() -> None:
     settings = bpy.context.scene.akd
     if MODEL:
         settings.model, settings.model_folder = "FOLDER", MODEL
-        settings.steps, settings.resolution, settings.preview_every = 400, 16, 3
+        settings.auto_steps, settings.steps, settings.resolution, settings.preview_every = False, 400, 16, 3
         settings.use_scene_range, settings.frame_start, settings.frame_end = False, 1, 8
         settings.device = "cpu"
         with bpy.context.temp_override(window=window, area=area, region=region):
