@@ -56,11 +56,10 @@ class VIEW3D_PT_akd(_AKDPanel, bpy.types.Panel):
         row.prop(settings, "use_scene_fps", text=f"Scene ({context.scene.render.fps / context.scene.render.fps_base:g})")
         if not settings.use_scene_fps:
             col.prop(settings, "fps")
-        row = col.row(align=True)
-        row.prop(settings, "auto_steps", text="Auto")
-        sub = row.row(align=True)
-        sub.active = not settings.auto_steps
-        sub.prop(settings, "steps")
+        row = col.row(heading="Steps")
+        row.prop(settings, "auto_steps", text="Auto")  # the tooltip says what Auto means
+        if not settings.auto_steps:
+            col.prop(settings, "steps")
         col.prop(settings, "seed")
         col.prop(settings, "camera")
         col.prop(settings, "start")
