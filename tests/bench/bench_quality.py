@@ -32,8 +32,9 @@ from akd_blender.core.priors.tiny import load_judge, load_tiny_prior  # noqa: E4
 from akd_blender.core.procedural.characters import CHARACTERS  # noqa: E402
 from akd_blender.core.procedural.dataset import render_clips  # noqa: E402
 from akd_blender.core.procedural.motions import MOTIONS, make_clip, neutral_clip, rest_clip, sample_variations  # noqa: E402
+from akd_blender.core.render import DEFAULT_VIEW  # noqa: E402
 
-VIEW = (50.0, 15.0)  # the distillation's default follow camera (azimuth, elevation)
+VIEW = DEFAULT_VIEW  # the distillation's follow camera (azimuth, elevation)
 
 
 def joints_rel(skeleton: Skeleton, clip, height: float) -> np.ndarray:

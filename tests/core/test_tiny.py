@@ -14,9 +14,9 @@ from akd_blender.core.priors.tiny import ASSET_DIR, TinyPrior, load_judge, load_
 from akd_blender.core.priors.tiny_model.model import TeacherConfig, build_unet
 from akd_blender.core.priors.tiny_model.text import PhraseTable, TextEncoder
 from akd_blender.core.procedural.characters import biped
-from akd_blender.core.procedural.dataset import CANONICAL_VIEW, ClipItem, make_items, render_items
+from akd_blender.core.procedural.dataset import ClipItem, make_items, render_items
 from akd_blender.core.procedural.motions import LABELS, Variation, sample_variations
-from akd_blender.core.render import Renderer, make_cameras, root_path
+from akd_blender.core.render import DEFAULT_VIEW, Renderer, make_cameras, root_path
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +107,7 @@ def test_teacher_learns_the_distillation_view_and_the_judge_varied_ones():
     assert len({(i.azimuth, i.elevation, i.variation.facing) for i in varied}) == len(varied)
     cfg = load_teacher_config()  # the shipped teacher: canonical views, so distill must render from there
     assert cfg.views == "canonical"
-    assert (cfg.camera_options()["azimuth"], cfg.camera_options()["elevation"]) == CANONICAL_VIEW
+    assert (cfg.camera_options()["azimuth"], cfg.camera_options()["elevation"]) == DEFAULT_VIEW
     assert "azimuth" not in TeacherConfig(views="varied").camera_options()
     with pytest.raises(ValueError, match="views"):
         make_items("train", 1, views="sideways")

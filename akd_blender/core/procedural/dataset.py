@@ -21,12 +21,11 @@ import torch
 
 from ..kinematics import Skeleton
 from ..motion import MotionClip
-from ..render import Renderer, SceneStyle, concat_cameras, make_cameras, root_path
+from ..render import DEFAULT_VIEW, Renderer, SceneStyle, concat_cameras, make_cameras, root_path
 from .characters import CHARACTERS
 from .motions import LABELS, MOTIONS, NONE_LABEL, Variation, make_clip, rest_clip, sample_variations
 
 __all__ = [
-    "CANONICAL_VIEW",
     "ClipItem",
     "MOTION_KEYS",
     "VIEWS",
@@ -40,9 +39,6 @@ __all__ = [
 MOTION_KEYS: tuple[tuple[str, str], ...] = tuple((c, s.label) for c, specs in MOTIONS.items() for s in specs)
 """Every (character, label) of the library, in a fixed order (the teacher's motion index)."""
 
-CANONICAL_VIEW: tuple[float, float] = (50.0, 15.0)
-"""(azimuth, elevation) in degrees of the distillation's default follow camera."""
-
 VIEWS: tuple[str, ...] = ("varied", "canonical")
 
 
@@ -53,8 +49,8 @@ class ClipItem:
     character: str
     label: str
     variation: Variation
-    azimuth: float = CANONICAL_VIEW[0]
-    elevation: float = CANONICAL_VIEW[1]
+    azimuth: float = DEFAULT_VIEW[0]
+    elevation: float = DEFAULT_VIEW[1]
 
 
 def make_items(
@@ -64,7 +60,7 @@ def make_items(
 
     ``amplitude_scale`` multiplies every variation's amplitude (e.g. 0.15 for low-amplitude negatives).
     ``views``: "varied" (azimuth 50° ± 45°, elevation 8–28°, facing ± 60°) or "canonical"
-    (:data:`CANONICAL_VIEW`, facing 0; speed, amplitude, phase and direction still vary).
+    (:data:`~akd_blender.core.render.DEFAULT_VIEW`, the distillation's camera, facing 0; speed, amplitude, phase and direction still vary).
     """
     if views not in VIEWS:
         raise ValueError(f"views must be one of {VIEWS}, not {views!r}")
@@ -75,7 +71,7 @@ def make_items(
             v = replace(v, amplitude=v.amplitude * amplitude_scale)
             view = (float(50.0 + rng.uniform(-45, 45)), float(rng.uniform(8, 28)))
             if views == "canonical":
-                v, view = replace(v, facing=0.0), CANONICAL_VIEW
+                v, view = replace(v, facing=0.0), DEFAULT_VIEW
             items.append(ClipItem(character, label, v, *view))
     return items
 

@@ -21,9 +21,20 @@ import torch
 from ..errors import InputError
 from ..rig import RigAsset
 
-__all__ = ["Cameras", "concat_cameras", "make_cameras", "character_size", "look_at", "perspective", "CAMERA_MODES"]
+__all__ = [
+    "Cameras",
+    "concat_cameras",
+    "make_cameras",
+    "character_size",
+    "look_at",
+    "perspective",
+    "CAMERA_MODES",
+    "DEFAULT_VIEW",
+]
 
 CAMERA_MODES = ("follow", "fixed", "orbit")
+DEFAULT_VIEW: tuple[float, float] = (50.0, 15.0)
+"""(azimuth, elevation) in degrees of :func:`make_cameras` by default: the distillation's camera."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -181,8 +192,8 @@ def make_cameras(
     views: int = 1,
     *,
     fov_y: float = 35.0,
-    elevation: float = 15.0,
-    azimuth: float = 50.0,
+    elevation: float = DEFAULT_VIEW[1],
+    azimuth: float = DEFAULT_VIEW[0],
     fill: float = 0.7,
     smoothing: float = 3.0,
     orbit_degrees: float = 360.0,

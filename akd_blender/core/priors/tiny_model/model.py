@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 import torch
 from diffusers import DDIMScheduler, DDPMScheduler, UNet2DConditionModel
 
+from ...render.camera import DEFAULT_VIEW
 from ...render.scene import SceneStyle
 
 __all__ = [
@@ -78,9 +79,7 @@ class TeacherConfig:
         """Keyword arguments of :func:`~akd_blender.core.render.make_cameras` for its framing (and, for a
         teacher of canonical views, that view)."""
         if self.views == "canonical":
-            from ...procedural.dataset import CANONICAL_VIEW
-
-            return {"fill": self.fill, "azimuth": CANONICAL_VIEW[0], "elevation": CANONICAL_VIEW[1]}
+            return {"fill": self.fill, "azimuth": DEFAULT_VIEW[0], "elevation": DEFAULT_VIEW[1]}
         return {"fill": self.fill}
 
     def to_dict(self) -> dict:
