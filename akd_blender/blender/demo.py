@@ -53,25 +53,23 @@ def plot_losses(report_path: str, png_path: str) -> None:
         report = json.load(fh)
     history = report["loss_history"]
     fig, ax = plt.subplots(figsize=(7, 4))
+    title = f"AKD demo: '{report['prompt']}' ({report['model']}, {report['device']})"
     if not history:  # no optimiser steps: the drawn video fitted by the pose search, as it is
         search = report.get("distill", {})
         before, after = search.get("search_error_start", float("nan")), search.get("search_error", float("nan"))
         ax.bar(["standing pose", "after the pose search"], [before, after], color=["0.6", "tab:blue"])
         ax.set_ylabel("image error against the drawn video")
-        ax.set_title(f"AKD demo: '{report['prompt']}' ({report['model']}, {report['device']}): drawn video, fitted")
-        fig.tight_layout()
-        fig.savefig(png_path, dpi=110)
-        plt.close(fig)
-        return
-    keys = [k for k in history[0] if k not in ("step", "seconds", "lr", "t") and not k.startswith("sds_")]  # losses only
-    for key in keys:
-        values = [abs(row.get(key, float("nan"))) + 1e-12 for row in history]
-        ax.plot(values, label=key, linewidth=1.5 if key == "total" else 1.0)
-    ax.set_yscale("log")
-    ax.set_xlabel("step")
-    ax.set_ylabel("loss (absolute value)")
-    ax.set_title(f"AKD demo: '{report['prompt']}' ({report['model']}, {report['device']})")
-    ax.legend(fontsize=7, ncol=2)
+        title += ": drawn video, fitted"
+    else:
+        keys = [k for k in history[0] if k not in ("step", "seconds", "lr", "t") and not k.startswith("sds_")]  # losses only
+        for key in keys:
+            values = [abs(row.get(key, float("nan"))) + 1e-12 for row in history]
+            ax.plot(values, label=key, linewidth=1.5 if key == "total" else 1.0)
+        ax.set_yscale("log")
+        ax.set_xlabel("step")
+        ax.set_ylabel("loss (absolute value)")
+        ax.legend(fontsize=7, ncol=2)
+    ax.set_title(title)
     fig.tight_layout()
     fig.savefig(png_path, dpi=110)
     plt.close(fig)

@@ -144,8 +144,7 @@ class DistillConfig:
 
     def validate(self) -> None:
         """InputError naming the first bad field."""
-        steps = 1 if self.steps is None else self.steps
-        if steps < 0 or (self.frames or 2) < 2 or (self.height or 8) < 8 or (self.width or 8) < 8:
+        if (self.steps or 0) < 0 or (self.frames or 2) < 2 or (self.height or 8) < 8 or (self.width or 8) < 8:
             raise InputError(
                 f"distill: need steps >= 0, frames >= 2 and a render of at least 8x8 "
                 f"(got steps={self.steps}, frames={self.frames}, {self.height}x{self.width})"
@@ -364,7 +363,6 @@ def distill(
         prior = load_prior("tiny", device=device)
     _configure_prior(prior, config)
     config = resolve_sizes(resolve_start(config, prior), prior)
-    from_sample = config.start == "sample"
     from .render import Renderer, make_cameras, root_path
 
     t = timer("setup", t_start)
@@ -403,7 +401,7 @@ def distill(
     history: list[dict[str, float]] = []
     cached_target = cached_box = None
     t = timer("setup", t)
-    if from_sample:
+    if config.start == "sample":
         extra |= _start_from_sample(rig, prior, text, generator, config, params, camera_options, style)
         t = timer("sample_and_search", t)
     loop_start = time.perf_counter()

@@ -272,10 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     # The judge's data: varied views with hard negatives (not needed when an existing judge is reused).
     train = None if args.judge_from else build_dataset("train", args.per_motion, low_amplitude=12, rest=60, **split)
-    if args.views != "varied" or train is None:
-        teacher_data = build_dataset("train", args.per_motion, views=args.views, **split)
-    else:
-        teacher_data = train
+    reuse = train is not None and args.views == "varied"  # the judge's clips are the teacher's too
+    teacher_data = train if reuse else build_dataset("train", args.per_motion, views=args.views, **split)
     log(f"rendered train split {tuple(teacher_data['videos'].shape)} in {time.time() - t0:.0f}s")
     t1 = time.time()
     held = build_dataset("heldout", args.heldout_per_motion, low_amplitude=2, rest=8, **split)
