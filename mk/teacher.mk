@@ -9,7 +9,7 @@ teacher-phrases:
 
 teacher:
 	$(PY) -m akd_blender.core.priors.tiny train --out $(TEACHER_DIR) --phrases $(TEACHER_DIR)/phrases.npz \
-		--seconds 280 --judge-seconds 40 --per-motion 160 --heldout-per-motion 16 --batch 256 --lr 3e-4 --render-batch 64 --seed 0 \
+		--seconds 470 --judge-seconds 40 --per-motion 320 --heldout-per-motion 16 --batch 256 --lr 3e-4 --render-batch 64 --seed 0 \
 		--size 32 --ground plain --fill 0.8 --views canonical $(TEACHER_ARGS)
 
 test-teacher:

@@ -51,7 +51,8 @@ class SearchConfig:
     min_influence: bones whose subtree carries less than this fraction of the skin weights are not
         searched (fingers, eyes: they barely change the image).
     root_lift: vertical root candidates per sweep, as a fraction of the character's height per
-        radian of the sweep's scale (0 disables).
+        radian of the sweep's scale (0 disables). A lift of ``root_lift`` × height counts as one
+        radian for ``move_weight`` and ``time_weight``, and lifts are chosen jointly over frames too.
     tilt_weight, pose_weight, time_weight: penalties per radian² of the root's tilt, of another
         bone's turn from the base pose and of a bone's turn between consecutive frames, in units of
         the base pose's mean image error (see :func:`search_poses`).
@@ -157,7 +158,9 @@ def search_poses(
     not penalised as a pose) and ``move_weight`` × the candidate's own turn (radians). Frames are
     chosen jointly: per bone, the candidate sequence over time minimises those scores plus
     ``time_weight`` × the squared turn between consecutive frames (Viterbi), so a swing that all
-    frames share costs nothing extra while a flicker between poses does.
+    frames share costs nothing extra while a flicker between poses does. After each sweep the root's
+    height is searched the same way (up, down or stay, jointly over frames): chosen per frame alone,
+    a frame the rig cannot match (the teacher's speckled legs) sank the character by half its height.
 
     Args:
         rig: the character.
@@ -214,13 +217,19 @@ def search_poses(
             pick = _best_path(score, config.time_weight * unit * _step_turns(turned))
             rot[:, b] = turned[pick, rows]
         if config.root_lift > 0:
-            step = config.root_lift * scale * float(rig.height)
-            moves = torch.tensor([[0.0, 0.0, 0.0], [0.0, 0.0, step], [0.0, 0.0, -step]], device=device)
-            trial_lift = (lift[None] + moves[:, None]).reshape(-1, 3)  # [3·F,3] armature space
+            # Heights in "radians": a lift of root_lift × height counts like a turn of one radian,
+            # so the move and time penalties weigh a lift as they weigh the bones' turns.
+            per_radian = config.root_lift * float(rig.height)
+            moves = torch.tensor([[0.0, 0.0, 0.0], [0.0, 0.0, scale], [0.0, 0.0, -scale]], device=device) * per_radian
+            trial_lift = lift[None] + moves[:, None]  # [3,F,3] armature space
             trial_loc = loc.repeat(3, 1, 1)
-            trial_loc[:, root] = base_loc[:, root].repeat(3, 1) + trial_lift @ root_axes
-            pick = scorer.errors(rot.repeat(3, 1, 1), trial_loc, frames).argmin(0)
-            lift = trial_lift.view(3, frames, 3)[pick, rows]
+            trial_loc[:, root] = base_loc[:, root].repeat(3, 1) + trial_lift.reshape(-1, 3) @ root_axes
+            score = scorer.errors(rot.repeat(3, 1, 1), trial_loc, frames)
+            score = score + config.move_weight * unit * moves[:, 2:].abs() / per_radian
+            heights = trial_lift[..., 2] / per_radian  # [3,F]
+            steps = (heights[:, None, :-1] - heights[None, :, 1:]).permute(2, 0, 1).pow(2)  # [F-1,3,3]
+            pick = _best_path(score, config.time_weight * unit * steps)
+            lift = trial_lift[pick, rows]
             loc[:, root] = base_loc[:, root] + lift @ root_axes
     best = scorer.errors(rot, loc, frames)[0]
     offsets = quat_multiply(_conjugate(base_rot[:, free]), rot[:, free])

@@ -71,6 +71,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--root-lr", type=float, default=DistillConfig.root_lr)
     ap.add_argument("--w-smooth", type=float, default=DistillConfig.w_smooth)
     ap.add_argument("--w-skate", type=float, default=DistillConfig.w_skate)
+    ap.add_argument("--sample-guidance", type=float, default=DistillConfig.sample_guidance, help="CFG of the teacher's draw")
+    ap.add_argument(
+        "--search-smooth", type=float, default=DistillConfig.search_smooth, help="smoothing of the fitted poses, frames"
+    )
     ap.add_argument("--out", default="bench_out/quality.json")
     args = ap.parse_args(argv)
     device = "cuda" if args.device == "auto" and torch.cuda.is_available() else ("cpu" if args.device == "auto" else args.device)
@@ -125,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
                     root_lr=args.root_lr,
                     w_smooth=args.w_smooth,
                     w_skate=args.w_skate,
+                    sample_guidance=args.sample_guidance,
+                    search_smooth=args.search_smooth,
                 )
                 result = distill(rig, phrasing, cfg, prior, init_pose=neutral_clip(rig))  # the library's standing pose
                 seconds = time.time() - t0
@@ -132,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
                 video = render_clips(rig, [clip], [VIEW], size, size, device, **look)[0]
                 label, probs = judge.classify(video[None])
                 sample = prior.sample(
-                    prior.encode_text(phrasing), torch.Generator().manual_seed(args.seed)
+                    prior.encode_text(phrasing), torch.Generator().manual_seed(args.seed), guidance=args.sample_guidance
                 )  # the draw distill fitted
                 s_label, _ = judge.classify(sample[None])
                 row = {
