@@ -7,29 +7,9 @@ import torch
 
 from akd_blender.core.distill import DistillConfig, distill
 from akd_blender.core.priors.tiny import load_judge, load_tiny_prior
-from akd_blender.core.procedural import biped, quadruped
+from akd_blender.core.procedural import quadruped
 from akd_blender.core.procedural.dataset import render_clips
 from akd_blender.core.procedural.motions import neutral_clip
-
-
-def test_sds_from_the_standing_pose_makes_a_person_jump():
-    """The SDS path alone (start "pose", 200 steps, no drawn video). A regression check of that
-    path, not a quality claim: on this CPU at seed 0 it is judged right for 1 of the 12 motions'
-    first training phrasings with the shipped teacher ("make bench-quality --start pose" measures it)."""
-    prior, judge = load_tiny_prior("cpu"), load_judge("cpu")
-    rig = biped()
-    standing = neutral_clip(rig)
-    config = DistillConfig(frames=16, fps=8.0, steps=200, seed=0, device="cpu", start="pose")
-    result = distill(rig, "a person jumps up", config, prior, init_pose=standing)
-    assert result.extra["understood_as"] == "a person jumps up"  # a training phrasing maps to itself
-    look = {"style": prior.render_style, "camera_options": prior.camera_options}
-    views = [(50.0, 15.0)]
-    with torch.no_grad():
-        video = render_clips(rig, [result.clip], views, prior.height, prior.width, "cpu", **look)
-        before = render_clips(rig, [neutral_clip(rig, 16)], views, prior.height, prior.width, "cpu", **look)
-    labels, probs = judge.classify(torch.cat([video, before]))
-    assert labels[1] == "none"  # standing still is not "jump": the judge is not simply agreeing
-    assert labels[0] == "jump", (labels, probs[0].tolist())
 
 
 def test_the_default_start_draws_and_fits_a_jump():
