@@ -220,13 +220,14 @@ def search_poses(
             # Heights in "radians": a lift of root_lift × height counts like a turn of one radian,
             # so the move and time penalties weigh a lift as they weigh the bones' turns.
             per_radian = config.root_lift * float(rig.height)
-            moves = torch.tensor([[0.0, 0.0, 0.0], [0.0, 0.0, scale], [0.0, 0.0, -scale]], device=device) * per_radian
-            trial_lift = lift[None] + moves[:, None]  # [3,F,3] armature space
+            moves = torch.tensor([0.0, scale, -scale], device=device)  # stay, up, down ("radians")
+            heights = lift[None, :, 2] / per_radian + moves[:, None]  # [3,F]
+            trial_lift = lift[None].repeat(3, 1, 1)  # [3,F,3] armature space
+            trial_lift[..., 2] = heights * per_radian
             trial_loc = loc.repeat(3, 1, 1)
             trial_loc[:, root] = base_loc[:, root].repeat(3, 1) + trial_lift.reshape(-1, 3) @ root_axes
             score = scorer.errors(rot.repeat(3, 1, 1), trial_loc, frames)
-            score = score + config.move_weight * unit * moves[:, 2:].abs() / per_radian
-            heights = trial_lift[..., 2] / per_radian  # [3,F]
+            score = score + config.move_weight * unit * moves.abs()[:, None]
             steps = (heights[:, None, :-1] - heights[None, :, 1:]).permute(2, 0, 1).pow(2)  # [F-1,3,3]
             pick = _best_path(score, config.time_weight * unit * steps)
             lift = trial_lift[pick, rows]

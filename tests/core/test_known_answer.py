@@ -10,6 +10,7 @@ from akd_blender.core.priors.tiny import load_judge, load_tiny_prior
 from akd_blender.core.procedural import quadruped
 from akd_blender.core.procedural.dataset import render_clips
 from akd_blender.core.procedural.motions import neutral_clip
+from akd_blender.core.render import DEFAULT_VIEW
 
 
 def test_the_default_start_draws_and_fits_a_jump():
@@ -23,6 +24,6 @@ def test_the_default_start_draws_and_fits_a_jump():
     assert result.extra["search_error"] < result.extra["search_error_start"]
     look = {"style": prior.render_style, "camera_options": prior.camera_options}
     with torch.no_grad():
-        video = render_clips(rig, [result.clip], [(50.0, 15.0)], prior.height, prior.width, "cpu", **look)
+        video = render_clips(rig, [result.clip], [DEFAULT_VIEW], prior.height, prior.width, "cpu", **look)
     labels, probs = judge.classify(video)
     assert labels[0] == "jump", (labels, probs[0].tolist())

@@ -138,8 +138,7 @@ def _lifted(rig, clip: MotionClip, heights: list[float]) -> MotionClip:
     return MotionClip(clip.bone_names, clip.fps, 1, clip.rotations.copy(), locations)
 
 
-def _search_root(rig, target: torch.Tensor, start: MotionClip) -> torch.Tensor:
-    renderer = Renderer(rig, SIZE, SIZE, backend="torch", device="cpu")
+def _search_root(rig, renderer, target: torch.Tensor, start: MotionClip) -> torch.Tensor:
     cameras = lambda path: make_cameras(rig, path, SIZE, SIZE)  # noqa: E731
     return search_poses(rig, target, *start.pose_channels(), renderer, cameras, config=SearchConfig(scales=(2.4, 1.0, 0.3))).root
 
@@ -149,12 +148,12 @@ def test_root_lift_follows_a_jump_and_ignores_a_frame_of_noise(rig):
     start = neutral_clip(rig, 6)
     h = float(rig.height)
     jump = _render(rig, renderer, _lifted(rig, start, [0.0, 0.0, 0.2 * h, 0.2 * h, 0.0, 0.0]))
-    lift = _search_root(rig, jump, start)[:, 2] / h
+    lift = _search_root(rig, renderer, jump, start)[:, 2] / h
     assert (lift[2:4] - 0.2).abs().max() < 0.05 and lift[[0, 1, 4, 5]].abs().max() < 0.05, lift
     noisy = _render(rig, renderer, start)
     noisy[0] = torch.rand(noisy[0].shape, generator=torch.Generator().manual_seed(0))  # a frame the rig cannot match
     # Chosen per frame alone, the lift of that frame wandered (by 0.5 heights in the teacher's noisy runs).
-    assert float(_search_root(rig, noisy, start).norm(dim=-1).max()) < 0.05 * h
+    assert float(_search_root(rig, renderer, noisy, start).norm(dim=-1).max()) < 0.05 * h
 
 
 class _DrawsOneVideo:
