@@ -23,6 +23,7 @@ from akd_blender.core.pose_search import (
     smooth_frames,
 )
 from akd_blender.core.priors.base import multiscale_mse
+from akd_blender.core.priors.tiny_model.model import TeacherConfig
 from akd_blender.core.procedural.characters import biped
 from akd_blender.core.procedural.motions import neutral_clip
 from akd_blender.core.render import Renderer, make_cameras, root_path
@@ -154,6 +155,33 @@ def test_root_lift_follows_a_jump_and_ignores_a_frame_of_noise(rig):
     noisy[0] = torch.rand(noisy[0].shape, generator=torch.Generator().manual_seed(0))  # a frame the rig cannot match
     # Chosen per frame alone, the lift of that frame wandered (by 0.5 heights in the teacher's noisy runs).
     assert float(_search_root(rig, renderer, noisy, start).norm(dim=-1).max()) < 0.05 * h
+
+
+def _travelled(rig, clip: MotionClip, velocity: tuple[float, float, float]) -> MotionClip:
+    """``clip`` with the root moved by f · ``velocity`` (Blender units per frame, world axes) in frame f."""
+    root = int(rig.root_indices[0])
+    axes = rig.rest_matrices[root, :3, :3] if rig.use_local_location[root] else np.eye(3)
+    locations = clip.locations.copy()
+    locations[:, root] += np.arange(len(locations))[:, None] * (np.asarray(velocity) @ axes)
+    return MotionClip(clip.bone_names, clip.fps, 1, clip.rotations.copy(), locations)
+
+
+def test_root_travel_is_read_from_the_follow_cameras_lag(rig):
+    """The follow camera hides where the character is, except that it lags at the clip's ends behind a
+    character that travels: the search finds the speed along the facing (-Y) from that lag alone (on
+    the embedded teacher's plain ground; a checkerboard would show the travel as it scrolls by)."""
+    renderer = Renderer(rig, SIZE, SIZE, backend="torch", device="cpu", style=TeacherConfig(ground="plain").scene_style())
+    start = neutral_clip(rig, 10)
+    speed = 0.15 * float(rig.height)  # a run's speed, per frame
+    target = _render(rig, renderer, _travelled(rig, start, (0.0, -speed, 0.0)))
+    cameras = lambda path: make_cameras(rig, path, SIZE, SIZE)  # noqa: E731
+    result = search_poses(rig, target, *start.pose_channels(), renderer, cameras, config=SearchConfig(scales=(2.4, 1.0, 0.3)))
+    assert abs(float(result.velocity[1]) + speed) < 0.25 * speed and abs(float(result.velocity[0])) < 0.1 * speed, result.velocity
+    assert torch.allclose(result.root[-1] - result.root[0], 9 * result.velocity, atol=1e-4)
+    standing = search_poses(
+        rig, _render(rig, renderer, start), *start.pose_channels(), renderer, cameras, config=SearchConfig(scales=(2.4, 1.0))
+    )
+    assert float(standing.velocity.norm()) == 0.0
 
 
 class _DrawsOneVideo:
