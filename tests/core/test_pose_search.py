@@ -258,3 +258,24 @@ def test_distill_starts_from_the_fitted_sample(rig):
     )
     assert fitted.history == [] and prior.drawn == 2
     assert np.abs(fitted.clip.rotations - result.clip.rotations).max() < 1e-3
+
+
+def test_distill_keeps_the_drawn_travel_in_its_keys(rig):
+    """A drawn video of a character that travels becomes keys that travel at that speed, start to end
+    (the smoothing of the fitted poses over frames leaves the steady travel as it is)."""
+    style = TeacherConfig(ground="plain").scene_style()
+    renderer = Renderer(rig, SIZE, SIZE, backend="torch", device="cpu", style=style)
+    start = neutral_clip(rig, 10)
+    speed = 0.15 * float(rig.height)
+    prior = _DrawsOneVideo(_render(rig, renderer, _travelled(rig, start, (0.0, -speed, 0.0))))
+    prior.render_style = style
+    config = DistillConfig(
+        frames=10, fps=8.0, keys=10, steps=0, device="cpu", supersample=1, start="sample", search_scales=(2.4, 1.0, 0.3)
+    )
+    clip = distill(rig, "walk forward", config, prior, init_pose=neutral_clip(rig)).clip
+    root = int(rig.root_indices[0])
+    axes = rig.rest_matrices[root, :3, :3] if rig.use_local_location[root] else np.eye(3)
+    travel = (clip.locations[-1, root] - clip.locations[0, root]) @ np.linalg.inv(axes)  # armature space
+    assert abs(travel[1] + 9 * speed) < 0.25 * 9 * speed and abs(travel[0]) < 0.1 * 9 * speed, travel
+    steps = np.diff(clip.locations[:, root] @ np.linalg.inv(axes), axis=0)[:, 1]
+    assert np.abs(steps - steps.mean()).max() < 0.05 * speed, steps  # the smoothing does not shorten the first and last steps
