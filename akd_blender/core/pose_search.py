@@ -168,11 +168,12 @@ def search_poses(
     not penalised as a pose) and ``move_weight`` × the candidate's own turn (radians). Frames are
     chosen jointly: per bone, the candidate sequence over time minimises those scores plus
     ``time_weight`` × the squared turn between consecutive frames (Viterbi), so a swing that all
-    frames share costs nothing extra while a flicker between poses does. After each sweep the root's
-    speed along the character's facing is searched (faster, slower or the same, one for the clip,
-    see ``SearchConfig.root_travel``), then its height the same way as the bones (up, down or stay,
-    jointly over frames): chosen per frame alone, a frame the rig cannot match (the teacher's
-    speckled legs) sank the character by half its height.
+    frames share costs nothing extra while a flicker between poses does. The root's turns are tried
+    together with lifts of its height (up to four times the sweep's scale); after each sweep its
+    height is searched once more (up, down or stay), jointly over frames like the turns: chosen per
+    frame alone, a frame the rig cannot match (the teacher's speckled legs) sank the character by half
+    its height. Before and after the bones, the root's speed along the character's facing is searched
+    (faster, slower or the same, one for the clip, see ``SearchConfig.root_travel``).
 
     Args:
         rig: the character.
@@ -227,6 +228,18 @@ def search_poses(
         speed, velocity = float(speeds[pick]), speeds[pick] * facing
         loc = place(lift[None], velocity[None])
 
+    # Heights in "radians": a lift of root_lift × height counts like a turn of one radian, so the move
+    # and time penalties weigh a lift as they weigh the bones' turns.
+    lift_per_radian = max(config.root_lift, 1e-12) * float(rig.height)
+
+    def lift_moves(scale: float) -> torch.Tensor:
+        """The lift moves [L] tried with each of the root's turns ("radians"): none when lifts are off,
+        else up to four times the sweep's scale, at most 0.6 (a sitting dog's rear drops by a third
+        of its height as it tips back, and neither move alone matches the video better)."""
+        if config.root_lift <= 0:
+            return torch.zeros(1, device=device)
+        return torch.tensor([0.0, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0], device=device) * min(scale, 0.6)
+
     start = scorer.errors(rot, loc, frames)[0]
     unit = float(start.mean().clamp_min(1e-12))
     bones = searched_bones(rig, config.min_influence)
@@ -240,33 +253,38 @@ def search_poses(
                 yaw = rotvec_to_quat(torch.stack([up * scale, -up * scale]).double()).float()
                 pre = torch.cat([pre, yaw])
                 post = torch.cat([post, torch.tensor([[1.0, 0, 0, 0], [1.0, 0, 0, 0]], device=device)])
-            count = post.shape[0]
             turned = quat_multiply(
                 quat_multiply(pre[:, None].expand(-1, frames, -1), rot[None, :, b]), post[:, None].expand(-1, frames, -1)
-            )
-            trial = rot.repeat(count, 1, 1)  # [C·F,J,4]
+            )  # [C,F,4]
+            rise = lift_moves(scale) if b == root else torch.zeros(1, device=device)  # the root's lift, jointly ("radians")
+            count, rises = post.shape[0], rise.shape[0]
+            turned = turned.repeat_interleave(rises, 0)  # candidate k: turn k // rises with lift move k % rises
+            heights = (lift @ up_arm)[None] / lift_per_radian + rise[:, None]  # [L,F]
+            trial_lift = (heights[..., None] * lift_per_radian * up_arm).repeat(count, 1, 1)  # [C·L,F,3]
+            trial = rot.repeat(count * rises, 1, 1)  # [C·L·F,J,4]
             trial[:, b] = turned.reshape(-1, 4)
-            score = scorer.errors(trial, loc.repeat(count, 1, 1), frames)  # [C,F]
+            score = scorer.errors(trial, place(trial_lift, velocity[None].expand(count * rises, -1)), frames)  # [C·L,F]
             if b == root:
                 score = score + config.tilt_weight * unit * _tilt(turned, base_rot[:, b], up).pow(2)
             else:
                 score = score + config.pose_weight * unit * _angle(turned, base_rot[None, :, b]).pow(2)
             identity = pre.new_tensor([1.0, 0, 0, 0])
-            score = score + config.move_weight * unit * (_angle(post, identity) + _angle(pre, identity))[:, None]
-            pick = _best_path(score, config.time_weight * unit * _step_turns(turned))
+            moved = (_angle(post, identity) + _angle(pre, identity)).repeat_interleave(rises) + rise.abs().repeat(count)
+            score = score + config.move_weight * unit * moved[:, None]
+            steps = _step_turns(turned) + _step_heights(heights.repeat(count, 1))
+            pick = _best_path(score, config.time_weight * unit * steps)
             rot[:, b] = turned[pick, rows]
+            if b == root:
+                lift = trial_lift[pick, rows]
+                loc = place(lift[None], velocity[None])
         search_travel(scale)
         if config.root_lift > 0:
-            # Heights in "radians": a lift of root_lift × height counts like a turn of one radian,
-            # so the move and time penalties weigh a lift as they weigh the bones' turns.
-            per_radian = config.root_lift * float(rig.height)
             moves = torch.tensor([0.0, scale, -scale], device=device)  # stay, up, down ("radians")
-            heights = (lift @ up_arm)[None] / per_radian + moves[:, None]  # [3,F]
-            trial_lift = heights[..., None] * per_radian * up_arm  # [3,F,3] armature space
+            heights = (lift @ up_arm)[None] / lift_per_radian + moves[:, None]  # [3,F]
+            trial_lift = heights[..., None] * lift_per_radian * up_arm  # [3,F,3] armature space
             score = scorer.errors(rot.repeat(3, 1, 1), place(trial_lift, velocity[None].expand(3, -1)), frames)
             score = score + config.move_weight * unit * moves.abs()[:, None]
-            steps = (heights[:, None, :-1] - heights[None, :, 1:]).permute(2, 0, 1).pow(2)  # [F-1,3,3]
-            pick = _best_path(score, config.time_weight * unit * steps)
+            pick = _best_path(score, config.time_weight * unit * _step_heights(heights))
             lift = trial_lift[pick, rows]
             loc = place(lift[None], velocity[None])
     best = scorer.errors(rot, loc, frames)[0]
@@ -311,6 +329,11 @@ def _step_turns(rotations: torch.Tensor) -> torch.Tensor:
     candidate rotations [C,F,4]."""
     dot = torch.einsum("cfq,dfq->fcd", rotations[:, :-1], rotations[:, 1:]).abs().clamp(max=1.0)
     return (2 * torch.acos(dot)).pow(2)
+
+
+def _step_heights(heights: torch.Tensor) -> torch.Tensor:
+    """Squared changes [F-1,C,C] between candidate height c at frame f and c' at frame f+1 of heights [C,F]."""
+    return (heights[:, None, :-1] - heights[None, :, 1:]).permute(2, 0, 1).pow(2)
 
 
 def _best_path(unary: torch.Tensor, pairwise: torch.Tensor) -> torch.Tensor:

@@ -66,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--gt", type=int, default=12, help="ground-truth variations per motion (train + held-out) for fidelity")
     ap.add_argument("--characters", default="biped,quadruped")
+    ap.add_argument("--motions", default="", help="comma-separated labels (default: all)")
     ap.add_argument("--start", choices=START_MODES, default=DistillConfig.start, help="distill's start")
     ap.add_argument("--lr", type=float, default=DistillConfig.lr)
     ap.add_argument("--root-lr", type=float, default=DistillConfig.root_lr)
@@ -97,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         rand_clip = rand.to_clip()
         rand_video = render_clips(rig, [rand_clip], [VIEW], size, size, device, **look)[0]
         for spec in MOTIONS[character]:
+            if args.motions and spec.label not in args.motions.split(","):
+                continue
             variations = sample_variations(args.gt // 2, 5, "train") + sample_variations(args.gt - args.gt // 2, 5, "heldout")
             gt_clips = [make_clip(rig, character, spec.label, v, 16, 8.0) for v in variations]
             gt_joints = [joints_rel(skeleton, c, h) for c in gt_clips]
