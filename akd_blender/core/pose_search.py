@@ -51,8 +51,9 @@ class SearchConfig:
     min_influence: bones whose subtree carries less than this fraction of the skin weights are not
         searched (fingers, eyes: they barely change the image).
     root_lift: vertical root candidates per sweep, as a fraction of the character's height per
-        radian of the sweep's scale (0 disables). A lift of ``root_lift`` × height counts as one
-        radian for ``move_weight`` and ``time_weight``, and lifts are chosen jointly over frames too.
+        radian of the sweep's scale (0 disables); they are also tried with each of the root's turns
+        (up to 4 × the scale, the scale capped at 0.6). A lift of ``root_lift`` × height counts as
+        one radian for ``move_weight`` and ``time_weight``; lifts are chosen jointly over frames too.
     root_travel: candidate changes of the root's speed along the character's facing per sweep, as a
         fraction of its height per frame per radian of the sweep's scale (0 disables); such a speed
         counts as one radian for ``move_weight``. One speed for the whole clip: a follow camera
@@ -169,7 +170,7 @@ def search_poses(
     chosen jointly: per bone, the candidate sequence over time minimises those scores plus
     ``time_weight`` × the squared turn between consecutive frames (Viterbi), so a swing that all
     frames share costs nothing extra while a flicker between poses does. The root's turns are tried
-    together with lifts of its height (up to four times the sweep's scale); after each sweep its
+    together with lifts of its height (up to 4 × the sweep's scale, capped at 0.6); after each sweep its
     height is searched once more (up, down or stay), jointly over frames like the turns: chosen per
     frame alone, a frame the rig cannot match (the teacher's speckled legs) sank the character by half
     its height. Before and after the bones, the root's speed along the character's facing is searched
