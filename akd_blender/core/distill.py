@@ -279,9 +279,8 @@ def _start_from_sample(
         SearchConfig(scales=tuple(config.search_scales)),
     )
     keys = params.rotvec.shape[0]
-    travel = torch.arange(frames, device=device, dtype=torch.float32)[:, None] * result.velocity.to(device)  # [F,3]
     rotvec = smooth_frames(result.rotvec, config.search_smooth)
-    root = smooth_frames(result.root - travel, config.search_smooth) + travel  # the steady travel is kept as is
+    root = smooth_frames(result.lift, config.search_smooth) + result.travel  # the steady travel is kept as is
     params.rotvec.copy_(keys_from_frames(rotvec, keys, config.interpolation) * params.axis_mask)
     params.root_offset.copy_(keys_from_frames(root, keys, config.interpolation))
     return {

@@ -83,18 +83,28 @@ class SearchConfig:
 @dataclass
 class PoseSearchResult:
     """``rotvec``: [F,B,3] bone-local rotation offsets of the rig's free bones (radians, applied after
-    the base pose like :class:`~akd_blender.core.motion.MotionParams`); ``root``: [F,3] root
-    translation (armature space, Blender units), the lift plus the travel; ``velocity``: [3] the
-    travel per frame in it (armature space, units per frame: ``root`` = lift + f · ``velocity``);
-    ``errors``: [F] multi-scale image error per frame after the search; ``start_errors``: the same
-    for the base pose; ``renders``: images rendered."""
+    the base pose like :class:`~akd_blender.core.motion.MotionParams`); ``lift``: [F,3] the root's
+    lift per frame and ``velocity``: [3] its steady travel per frame (both armature space, Blender
+    units); ``errors``: [F] multi-scale image error per frame after the search; ``start_errors``:
+    the same for the base pose; ``renders``: images rendered."""
 
     rotvec: torch.Tensor
-    root: torch.Tensor
+    lift: torch.Tensor
     velocity: torch.Tensor
     errors: torch.Tensor
     start_errors: torch.Tensor
     renders: int
+
+    @property
+    def travel(self) -> torch.Tensor:
+        """[F,3] the root's travel per frame: f · ``velocity``."""
+        frames = torch.arange(self.lift.shape[0], device=self.lift.device, dtype=self.lift.dtype)
+        return frames[:, None] * self.velocity
+
+    @property
+    def root(self) -> torch.Tensor:
+        """[F,3] the root's translation: the lift plus the travel."""
+        return self.lift + self.travel
 
 
 def searched_bones(rig: RigAsset, min_influence: float = 0.01) -> np.ndarray:
@@ -290,8 +300,7 @@ def search_poses(
             loc = place(lift[None], velocity[None])
     best = scorer.errors(rot, loc, frames)[0]
     offsets = quat_multiply(_conjugate(base_rot[:, free]), rot[:, free])
-    root_offset = lift + ramp * velocity
-    return PoseSearchResult(continuous_rotvecs(quat_to_rotvec(offsets)), root_offset, velocity, best, start, scorer.renders)
+    return PoseSearchResult(continuous_rotvecs(quat_to_rotvec(offsets)), lift, velocity, best, start, scorer.renders)
 
 
 def _armature_direction(rig: RigAsset, world_direction: tuple[float, float, float]) -> torch.Tensor:

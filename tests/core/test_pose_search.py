@@ -129,19 +129,32 @@ def test_search_finds_a_raised_arm(rig):
     )
 
 
-def _lifted(rig, clip: MotionClip, heights: list[float]) -> MotionClip:
-    """``clip`` with the root raised by ``heights[f]`` (Blender units, world up) in frame f."""
+def _root_axes(rig) -> np.ndarray:
+    """[3,3] maps the root's location channel to armature space (its rest axes when it moves locally)."""
     root = int(rig.root_indices[0])
-    axes = rig.rest_matrices[root, :3, :3] if rig.use_local_location[root] else np.eye(3)
+    return rig.rest_matrices[root, :3, :3] if rig.use_local_location[root] else np.eye(3)
+
+
+def _moved(rig, clip: MotionClip, offsets) -> MotionClip:
+    """``clip`` with the root moved by ``offsets`` [F,3] (Blender units, world axes) per frame."""
     locations = clip.locations.copy()
-    for f, h in enumerate(heights):
-        locations[f, root] += np.array([0.0, 0.0, h]) @ axes
+    locations[:, int(rig.root_indices[0])] += np.asarray(offsets) @ _root_axes(rig)
     return MotionClip(clip.bone_names, clip.fps, 1, clip.rotations.copy(), locations)
 
 
-def _search_root(rig, renderer, target: torch.Tensor, start: MotionClip, scales=(2.4, 1.0, 0.3)) -> torch.Tensor:
+def _lifted(rig, clip: MotionClip, heights: list[float]) -> MotionClip:
+    """``clip`` with the root raised by ``heights[f]`` (Blender units, world up) in frame f."""
+    return _moved(rig, clip, np.outer(heights, [0.0, 0.0, 1.0]))
+
+
+def _travelled(rig, clip: MotionClip, velocity: tuple[float, float, float]) -> MotionClip:
+    """``clip`` with the root moved by f · ``velocity`` (Blender units per frame, world axes) in frame f."""
+    return _moved(rig, clip, np.outer(np.arange(len(clip.locations)), velocity))
+
+
+def _search(rig, renderer, target: torch.Tensor, start: MotionClip, scales=(2.4, 1.0, 0.3)):
     cameras = lambda path: make_cameras(rig, path, SIZE, SIZE)  # noqa: E731
-    return search_poses(rig, target, *start.pose_channels(), renderer, cameras, config=SearchConfig(scales=scales)).root
+    return search_poses(rig, target, *start.pose_channels(), renderer, cameras, config=SearchConfig(scales=scales))
 
 
 def test_root_lift_follows_a_jump_and_ignores_a_frame_of_noise(rig):
@@ -149,22 +162,13 @@ def test_root_lift_follows_a_jump_and_ignores_a_frame_of_noise(rig):
     start = neutral_clip(rig, 6)
     h = float(rig.height)
     jump = _render(rig, renderer, _lifted(rig, start, [0.0, 0.0, 0.2 * h, 0.2 * h, 0.0, 0.0]))
-    lift = _search_root(rig, renderer, jump, start)[:, 2] / h
+    lift = _search(rig, renderer, jump, start).root[:, 2] / h
     assert (lift[2:4] - 0.2).abs().max() < 0.05 and lift[[0, 1, 4, 5]].abs().max() < 0.05, lift
     noisy = _render(rig, renderer, start)
     noisy[0] = torch.rand(noisy[0].shape, generator=torch.Generator().manual_seed(0))  # a frame the rig cannot match
     # Chosen per frame alone, the lift of that frame wandered (by 0.5 heights in the teacher's noisy runs);
     # jointly, a frame of pure noise may still take one of the lifts tried with the root's turns (0.09 h).
-    assert float(_search_root(rig, renderer, noisy, start).norm(dim=-1).max()) < 0.1 * h
-
-
-def _travelled(rig, clip: MotionClip, velocity: tuple[float, float, float]) -> MotionClip:
-    """``clip`` with the root moved by f · ``velocity`` (Blender units per frame, world axes) in frame f."""
-    root = int(rig.root_indices[0])
-    axes = rig.rest_matrices[root, :3, :3] if rig.use_local_location[root] else np.eye(3)
-    locations = clip.locations.copy()
-    locations[:, root] += np.arange(len(locations))[:, None] * (np.asarray(velocity) @ axes)
-    return MotionClip(clip.bone_names, clip.fps, 1, clip.rotations.copy(), locations)
+    assert float(_search(rig, renderer, noisy, start).root.norm(dim=-1).max()) < 0.1 * h
 
 
 def test_root_travel_is_read_from_the_follow_cameras_lag(rig):
@@ -174,14 +178,10 @@ def test_root_travel_is_read_from_the_follow_cameras_lag(rig):
     renderer = Renderer(rig, SIZE, SIZE, backend="torch", device="cpu", style=TeacherConfig(ground="plain").scene_style())
     start = neutral_clip(rig, 10)
     speed = 0.15 * float(rig.height)  # a run's speed, per frame
-    target = _render(rig, renderer, _travelled(rig, start, (0.0, -speed, 0.0)))
-    cameras = lambda path: make_cameras(rig, path, SIZE, SIZE)  # noqa: E731
-    result = search_poses(rig, target, *start.pose_channels(), renderer, cameras, config=SearchConfig(scales=(2.4, 1.0, 0.3)))
+    result = _search(rig, renderer, _render(rig, renderer, _travelled(rig, start, (0.0, -speed, 0.0))), start)
     assert abs(float(result.velocity[1]) + speed) < 0.25 * speed and abs(float(result.velocity[0])) < 0.1 * speed, result.velocity
     assert torch.allclose(result.root[-1] - result.root[0], 9 * result.velocity, atol=1e-4)
-    standing = search_poses(
-        rig, _render(rig, renderer, start), *start.pose_channels(), renderer, cameras, config=SearchConfig(scales=(2.4, 1.0))
-    )
+    standing = _search(rig, renderer, _render(rig, renderer, start), start, (2.4, 1.0))
     assert float(standing.velocity.norm()) == 0.0
 
 
@@ -195,7 +195,7 @@ def test_root_tipped_and_lowered_together_is_found(rig):
     rotations[:, 0] = quat_multiply(torch.as_tensor(rotations[:, 0]), tip).numpy()
     h = float(rig.height)
     bow = _lifted(rig, MotionClip(start.bone_names, start.fps, 1, rotations, start.locations.copy()), [-0.25 * h] * 4)
-    lift = _search_root(rig, renderer, _render(rig, renderer, bow), start, (2.4, 1.0, 0.6, 0.3))[:, 2] / h
+    lift = _search(rig, renderer, _render(rig, renderer, bow), start, (2.4, 1.0, 0.6, 0.3)).root[:, 2] / h
     assert (lift + 0.25).abs().max() < 0.05, lift
 
 
@@ -288,9 +288,8 @@ def test_distill_keeps_the_drawn_travel_in_its_keys(rig):
         frames=10, fps=8.0, keys=10, steps=0, device="cpu", supersample=1, start="sample", search_scales=(2.4, 1.0, 0.3)
     )
     clip = distill(rig, "walk forward", config, prior, init_pose=neutral_clip(rig)).clip
-    root = int(rig.root_indices[0])
-    axes = rig.rest_matrices[root, :3, :3] if rig.use_local_location[root] else np.eye(3)
-    travel = (clip.locations[-1, root] - clip.locations[0, root]) @ np.linalg.inv(axes)  # armature space
+    path = clip.locations[:, int(rig.root_indices[0])] @ np.linalg.inv(_root_axes(rig))  # armature space
+    travel = path[-1] - path[0]
     assert abs(travel[1] + 9 * speed) < 0.25 * 9 * speed and abs(travel[0]) < 0.1 * 9 * speed, travel
-    steps = np.diff(clip.locations[:, root] @ np.linalg.inv(axes), axis=0)[:, 1]
+    steps = np.diff(path, axis=0)[:, 1]
     assert np.abs(steps - steps.mean()).max() < 0.05 * speed, steps  # the smoothing does not shorten the first and last steps
