@@ -201,7 +201,7 @@ class DistillResult:
     """``clip``: the distilled motion; ``history``: per-step losses; ``seconds``: wall time;
     ``timings``: seconds per phase (setup, text, sample_and_search, pose, render, prior, backward,
     optimiser); ``config``: the settings used; ``extra``: plain facts for the report — what the prior
-    understood the prompt as (the embedded teacher: ``understood_as``, ``similarity``) and the
+    understood the prompt as (the embedded teacher: ``understood_as``, ``motion``, ``similarity``) and the
     sample-then-fit start's figures (search_error_start / search_error per frame, search_renders,
     sample_frames)."""
 

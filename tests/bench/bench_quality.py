@@ -148,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
                     "character": character,
                     "motion": spec.label,
                     "phrasing": phrasing,
+                    "understood_as": result.extra.get("understood_as"),
+                    "understood_motion": result.extra.get("motion"),
                     "judged": label[0],
                     "p": float(probs[0, judge.cfg.labels.index(spec.label)]),
                     "joint_dist": joint_distance(joints_rel(skeleton, clip, h), gt_joints),

@@ -16,6 +16,7 @@ from akd_blender.core.procedural.motions import (
     all_phrasings,
     make_clip,
     motion_spec,
+    prompt_vocabulary,
     rest_clip,
     sample_variations,
 )
@@ -36,9 +37,16 @@ def test_library_covers_both_characters_with_six_motions_and_phrasings():
             assert len(s.phrasings) >= 3 and len(s.heldout_phrasings) >= 1
             assert not set(s.phrasings) & set(s.heldout_phrasings)
     assert LABELS[-1] == NONE_LABEL and len(set(LABELS)) == len(LABELS)
-    train, held = set(all_phrasings("train")), set(all_phrasings("heldout"))
+    train, held, extra = set(all_phrasings("train")), set(all_phrasings("heldout")), set(all_phrasings("extra"))
     assert train and held and not train & held
-    assert len(all_phrasings("all")) == len(train) + len(held)
+    # The prompt matcher's extra wordings: several per motion, none trained on or benchmarked.
+    assert all(len(s.extra_phrasings) >= 6 for specs in MOTIONS.values() for s in specs)
+    assert not extra & (train | held)
+    assert len(all_phrasings("all")) == len(train) + len(held) + len(extra)
+    vocabulary = prompt_vocabulary()
+    assert {p for p, _, trained in vocabulary if trained} == train and {p for p, _, t in vocabulary if not t} == extra
+    with pytest.raises(ValueError, match="split must be"):
+        all_phrasings("validation")
 
 
 @pytest.mark.parametrize("character", ["biped", "quadruped"])

@@ -8,10 +8,14 @@ As a :class:`~.base.VideoPrior` it plugs the shared SDS step (:class:`~.base.SDS
 "latents" are the frame-stacked pixels in [-1, 1], so there is no VAE and target space "latent"
 is already pixel space. ``sample(text, generator)`` draws a video ("sample then fit" mode).
 
-The teacher only knows the phrasings it was trained on: a prompt is understood as the nearest of
-them in the sentence encoder's space (its embedding is replaced by that phrasing's), and the match
-is reported (``TextEmbedding.extra["understood_as"]``, ``["similarity"]``). A new wording of a known
-motion then conditions the model exactly as in training instead of somewhere between motions.
+The teacher only knows the phrasings it was trained on: a prompt is understood as one of them (its
+embedding is replaced by that phrasing's), and the match is reported
+(``TextEmbedding.extra["understood_as"]``, ``["motion"]``, ``["similarity"]``). The matcher also
+knows extra wordings of each motion (:mod:`~akd_blender.core.procedural.wordings`, never trained
+on): the motion whose three best-matching wordings match the prompt best on average wins, and its
+trained phrasing nearest the prompt conditions the model (:func:`.tiny_model.text.understand`). A
+new wording of a known motion then conditions the model exactly as in training instead of
+somewhere between motions.
 
 Command line::
 
@@ -42,7 +46,7 @@ from .tiny_model.model import (
     text_condition,
     unpack,
 )
-from .tiny_model.text import PhraseTable, TextEncoder, nearest_phrase
+from .tiny_model.text import PhraseTable, TextEncoder, understand
 
 __all__ = ["TinyPrior", "load_tiny_prior", "load_teacher_config", "ASSET_DIR", "load_judge", "main"]
 
@@ -68,8 +72,9 @@ class TinyPrior(SDSPrior):
         unet: the trained denoiser; cfg: its :class:`TeacherConfig`.
         encoder: text encoder (``TextEncoder``); device, dtype: where/how the UNet runs.
         settings: SDS settings (default: target mode, CFG 2, the spike's most faithful setting).
-        vocabulary: the phrasings prompts are snapped to (default: the motion library's training
-            phrasings, the ones the teacher learnt); empty → use the prompt's own embedding.
+        vocabulary: what prompts are matched against: (wording, motion, trained) triples (default:
+            the motion library's :func:`~akd_blender.core.procedural.motions.prompt_vocabulary`);
+            prompts condition the model with trained wordings only; empty → the prompt's own embedding.
     """
 
     def __init__(
@@ -81,7 +86,7 @@ class TinyPrior(SDSPrior):
         dtype: torch.dtype | None = None,
         settings: SDSSettings | None = None,
         name: str = "tiny",
-        vocabulary: list[str] | None = None,
+        vocabulary: list[tuple[str, str, bool]] | None = None,
     ) -> None:
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         self.dtype = dtype or torch.float32
@@ -93,24 +98,26 @@ class TinyPrior(SDSPrior):
         self.settings = settings or SDSSettings(cfg_scale=2.0, mode="target")
         self.alphas = build_scheduler(cfg).alphas_cumprod.double()
         if vocabulary is None:
-            from ..procedural.motions import all_phrasings
+            from ..procedural.motions import prompt_vocabulary
 
-            vocabulary = all_phrasings("train")
+            vocabulary = prompt_vocabulary()
         self.vocabulary = list(vocabulary)
         self._vocabulary_vectors: torch.Tensor | None = None
 
     # Text ------------------------------------------------------------------------------------
     def encode_text(self, prompt: str, negative_prompt: str = "") -> TextEmbedding:
-        """Prompt → cond [1,1,384], the embedding of the nearest training phrasing (see the module
-        docstring; ``extra`` names it); negative prompt (default empty → zeros, the trained null) → uncond."""
+        """Prompt → cond [1,1,384], the embedding of the trained phrasing it is understood as (see the
+        module docstring; ``extra`` names it and its motion); negative prompt (default empty → zeros,
+        the trained null) → uncond."""
         emb = self.encoder.encode([prompt, negative_prompt])
         extra = {}
         if self.vocabulary and prompt.strip():
+            wordings, motions, trained = zip(*self.vocabulary)
             if self._vocabulary_vectors is None:
-                self._vocabulary_vectors = self.encoder.encode(self.vocabulary)
-            index, similarity = nearest_phrase(emb[0], self._vocabulary_vectors)
+                self._vocabulary_vectors = self.encoder.encode(list(wordings))
+            index, similarity = understand(emb[0], self._vocabulary_vectors, list(motions), list(trained))
             emb[0] = self._vocabulary_vectors[index]
-            extra = {"understood_as": self.vocabulary[index], "similarity": round(similarity, 4)}
+            extra = {"understood_as": wordings[index], "motion": motions[index], "similarity": round(similarity, 4)}
         emb = emb.to(self.device, self.dtype)
         return TextEmbedding(prompt, negative_prompt, emb[:1, None], emb[1:, None], extra)
 

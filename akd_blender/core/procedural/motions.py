@@ -25,6 +25,7 @@ import torch
 from ..motion import MotionClip
 from ..rig import RigAsset
 from ..rotations import quat_multiply, rotvec_to_quat
+from .wordings import EXTRA_WORDINGS
 
 __all__ = [
     "Variation",
@@ -38,6 +39,7 @@ __all__ = [
     "neutral_clip",
     "sample_variations",
     "all_phrasings",
+    "prompt_vocabulary",
 ]
 
 X, Y, Z = np.eye(3)
@@ -66,7 +68,8 @@ class Variation:
 @dataclass(frozen=True)
 class MotionSpec:
     """A labelled motion: its label, which character, a generator, phrasings (train / held out),
-    and whether it looks the same played backwards (then "reversed" is no hard negative)."""
+    whether it looks the same played backwards (then "reversed" is no hard negative), and extra
+    wordings the prompt matcher knows but nothing trains on or benchmarks (:mod:`.wordings`)."""
 
     label: str
     character: str
@@ -74,6 +77,7 @@ class MotionSpec:
     phrasings: tuple[str, ...]
     heldout_phrasings: tuple[str, ...]
     time_symmetric: bool = False
+    extra_phrasings: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------- clip building
@@ -330,7 +334,8 @@ _B, _Q = "biped", "quadruped"
 
 
 def _spec(label, character, fn, phrasings, heldout, symmetric=False) -> MotionSpec:
-    return MotionSpec(label, character, fn, tuple(phrasings), tuple(heldout), symmetric)
+    extra = EXTRA_WORDINGS.get((character, label), ())
+    return MotionSpec(label, character, fn, tuple(phrasings), tuple(heldout), symmetric, extra)
 
 
 MOTIONS: dict[str, list[MotionSpec]] = {
@@ -537,7 +542,10 @@ def sample_variations(n: int, seed: int = 0, split: str = "train") -> list[Varia
 
 
 def all_phrasings(split: str = "train") -> list[str]:
-    """Every phrasing of every motion (``"train"``, ``"heldout"`` or ``"all"``), in library order."""
+    """Every phrasing of every motion (``"train"``, ``"heldout"``, ``"extra"`` or ``"all"`` of them),
+    in library order."""
+    if split not in ("train", "heldout", "extra", "all"):
+        raise ValueError(f"split must be 'train', 'heldout', 'extra' or 'all', not {split!r}")
     out = []
     for specs in MOTIONS.values():
         for s in specs:
@@ -545,4 +553,18 @@ def all_phrasings(split: str = "train") -> list[str]:
                 out += list(s.phrasings)
             if split in ("heldout", "all"):
                 out += list(s.heldout_phrasings)
+            if split in ("extra", "all"):
+                out += list(s.extra_phrasings)
     return out
+
+
+def prompt_vocabulary() -> list[tuple[str, str, bool]]:
+    """What the embedded teacher's prompt matcher knows: (wording, ``"character/label"``, trained)
+    for every training phrasing (trained True) and extra wording (False) of every motion."""
+    return [
+        (p, f"{s.character}/{s.label}", trained)
+        for specs in MOTIONS.values()
+        for s in specs
+        for trained, wordings in ((True, s.phrasings), (False, s.extra_phrasings))
+        for p in wordings
+    ]

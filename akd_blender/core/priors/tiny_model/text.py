@@ -17,7 +17,7 @@ import torch
 
 from ...errors import ModelNotAvailable
 
-__all__ = ["TextEncoder", "PhraseTable", "TEXT_DIM", "nearest_phrase"]
+__all__ = ["TextEncoder", "PhraseTable", "TEXT_DIM", "understand"]
 
 TEXT_DIM = 384
 
@@ -95,9 +95,30 @@ class TextEncoder:
         return torch.from_numpy(out)
 
 
-def nearest_phrase(embedding: torch.Tensor, vocabulary: torch.Tensor) -> tuple[int, float]:
-    """Index and cosine similarity of the row of ``vocabulary`` [M,D] closest to ``embedding`` [D]
-    (both L2-normalised, as :meth:`TextEncoder.encode` returns them)."""
-    sims = vocabulary @ embedding
-    index = int(sims.argmax())
-    return index, float(sims[index])
+def understand(
+    embedding: torch.Tensor, vectors: torch.Tensor, groups: list[str], trained: list[bool], top: int = 3
+) -> tuple[int, float]:
+    """Which known wording a prompt should condition the teacher with.
+
+    The motion (``groups``: one name per wording) whose ``top`` best-matching wordings match the
+    prompt best on average wins; of that motion's wordings the teacher was trained on (``trained``),
+    the one nearest the prompt is returned. A single nearest wording would let one shared word
+    decide (a subject noun: "a wolf walking" nearest "a wolf turns around on the spot").
+
+    Args:
+        embedding: the prompt [D]; vectors: the known wordings [M,D] (both L2-normalised).
+    Returns:
+        (index into the wordings of the trained wording to condition on, the winning motion's mean
+        cosine similarity over its ``top`` best wordings).
+    """
+    sims = vectors @ embedding
+    best, best_score = None, -float("inf")
+    for group in dict.fromkeys(groups):
+        rows = [i for i, g in enumerate(groups) if g == group]
+        score = float(sims[rows].topk(min(top, len(rows))).values.mean())
+        if score > best_score and any(trained[i] for i in rows):
+            best, best_score = group, score
+    if best is None:
+        raise ValueError("understand: no motion has a trained wording")
+    rows = [i for i, g in enumerate(groups) if g == best and trained[i]]
+    return rows[int(sims[rows].argmax())], best_score

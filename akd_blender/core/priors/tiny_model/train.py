@@ -22,10 +22,10 @@ import torch
 import torch.nn.functional as F
 
 from ...procedural.dataset import MOTION_KEYS, VIEWS, build_dataset
-from ...procedural.motions import LABELS, NONE_LABEL, motion_spec
+from ...procedural.motions import LABELS, NONE_LABEL, motion_spec, prompt_vocabulary
 from .judge import Judge, JudgeConfig, JudgeNet, hard_negatives
 from .model import TeacherConfig, build_scheduler, build_unet, pack, sample_videos, save_weights, text_condition
-from .text import PhraseTable, nearest_phrase
+from .text import PhraseTable, understand
 
 __all__ = ["train_teacher", "train_judge", "main", "phrase_indices"]
 
@@ -216,16 +216,17 @@ def evaluate(
     out["frozen_as_none"] = _accuracy(judge, frozen, nlab(len(v)))
     out["reversed_as_none"] = _accuracy(judge, reversed_, nlab(len(reversed_)))
     # Teacher samples for each held-out phrasing, as written and as the prior understands it
-    # (snapped to the nearest training phrasing).
+    # (the trained phrasing :func:`.text.understand` picks, as TinyPrior.encode_text does).
     rows = phrase_indices(table, "heldout")
     texts, want = [], []
     for m, r in enumerate(rows):
         for i in r:
             texts += [i] * samples
             want += [LABELS.index(MOTION_KEYS[m][1])] * samples
-    train_rows = [i for r in phrase_indices(table, "train") for i in r]
-    vocab = torch.as_tensor(table.vectors[train_rows])
-    snapped = [train_rows[nearest_phrase(torch.as_tensor(table.vectors[i]), vocab)[0]] for i in texts]
+    known = [(table.index[p], motion, trained) for p, motion, trained in prompt_vocabulary() if p in table]
+    rows_known, motions, trained = (list(x) for x in zip(*known))
+    vocab = torch.as_tensor(table.vectors[rows_known])
+    snapped = [rows_known[understand(torch.as_tensor(table.vectors[i]), vocab, motions, trained)[0]] for i in texts]
     vids, out["teacher_samples_heldout_phrasing"], out["teacher_samples_per_motion"] = _judge_samples(
         judge, unet, cfg, table.vectors[texts], texts, rows, want, device, seed, steps
     )
