@@ -22,3 +22,8 @@ bench-quality:
 .PHONY: bench-fit
 bench-fit: setup
 	$(PY) tests/bench/bench_fit.py $(BENCH_FIT_ARGS)
+
+## bench-text: how the teacher's prompt matcher reads the held-out and blind-written wordings (CPU, seconds)
+.PHONY: bench-text
+bench-text: setup
+	$(PY) tests/bench/bench_text.py
