@@ -26,15 +26,15 @@ from akd_blender.core.procedural.motions import MOTIONS, prompt_vocabulary  # no
 BLIND = Path(__file__).resolve().parents[1] / "core" / "blind_wordings.json"
 
 
-def read_as(rule: str, prompt: torch.Tensor, vectors: torch.Tensor, motions: list[str], trained: list[bool]) -> str:
-    """The motion a rule ("nearest", "best 3", "centroid") reads a prompt embedding [D] as."""
-    if rule == "best 3":
-        return motions[understand(prompt, vectors, motions, trained, top=3)[0]]
-    if rule == "nearest":
-        return motions[int((vectors @ prompt).argmax())]
+def reader(rule: str, vectors: torch.Tensor, motions: list[str], trained: list[bool]):
+    """prompt embedding [D] → the motion a rule ("nearest", "best 3", "centroid") reads it as."""
+    if rule != "centroid":  # the nearest single wording is the best-1 average
+        top = 1 if rule == "nearest" else 3
+        return lambda prompt: motions[understand(prompt, vectors, motions, trained, top=top)[0]]
     names = list(dict.fromkeys(motions))
     centroids = torch.stack([vectors[[i for i, m in enumerate(motions) if m == n]].mean(0) for n in names])
-    return names[int((torch.nn.functional.normalize(centroids, dim=-1) @ prompt).argmax())]
+    centroids = torch.nn.functional.normalize(centroids, dim=-1)
+    return lambda prompt: names[int((centroids @ prompt).argmax())]
 
 
 def main() -> int:
@@ -51,9 +51,9 @@ def main() -> int:
         vectors = encoder.encode([p for p, _, _ in known])
         motions, trained = [m for _, m, _ in known], [t for _, _, t in known]
         for rule in ("nearest", "best 3", "centroid"):
-            cells = []
+            read_as, cells = reader(rule, vectors, motions, trained), []
             for name, rows in sets.items():
-                read = [read_as(rule, e, vectors, motions, trained) for e in embedded[name]]
+                read = [read_as(e) for e in embedded[name]]
                 cells.append(f"{sum(r == m for r, (m, _) in zip(read, rows))}")
                 if extra and rule == "best 3":
                     for r, (m, p) in zip(read, rows):

@@ -46,7 +46,7 @@ from .tiny_model.model import (
     text_condition,
     unpack,
 )
-from .tiny_model.text import PhraseTable, TextEncoder, understand
+from .tiny_model.text import PhraseTable, PromptMatcher, TextEncoder
 
 __all__ = ["TinyPrior", "load_tiny_prior", "load_teacher_config", "ASSET_DIR", "load_judge", "main"]
 
@@ -102,7 +102,7 @@ class TinyPrior(SDSPrior):
 
             vocabulary = prompt_vocabulary()
         self.vocabulary = list(vocabulary)
-        self._vocabulary_vectors: torch.Tensor | None = None
+        self._matcher: PromptMatcher | None = None  # built on the first prompt (it loads the encoder)
 
     # Text ------------------------------------------------------------------------------------
     def encode_text(self, prompt: str, negative_prompt: str = "") -> TextEmbedding:
@@ -112,12 +112,12 @@ class TinyPrior(SDSPrior):
         emb = self.encoder.encode([prompt, negative_prompt])
         extra = {}
         if self.vocabulary and prompt.strip():
-            wordings, motions, trained = zip(*self.vocabulary)
-            if self._vocabulary_vectors is None:
-                self._vocabulary_vectors = self.encoder.encode(list(wordings))
-            index, similarity = understand(emb[0], self._vocabulary_vectors, list(motions), list(trained))
-            emb[0] = self._vocabulary_vectors[index]
-            extra = {"understood_as": wordings[index], "motion": motions[index], "similarity": round(similarity, 4)}
+            if self._matcher is None:
+                self._matcher = PromptMatcher(self.vocabulary, self.encoder.encode([w for w, _, _ in self.vocabulary]))
+            m = self._matcher
+            index, similarity = m.match(emb[0])
+            emb[0] = m.vectors[index]
+            extra = {"understood_as": m.wordings[index], "motion": m.motions[index], "similarity": round(similarity, 4)}
         emb = emb.to(self.device, self.dtype)
         return TextEmbedding(prompt, negative_prompt, emb[:1, None], emb[1:, None], extra)
 

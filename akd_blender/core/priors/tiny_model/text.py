@@ -17,7 +17,7 @@ import torch
 
 from ...errors import ModelNotAvailable
 
-__all__ = ["TextEncoder", "PhraseTable", "TEXT_DIM", "understand"]
+__all__ = ["TextEncoder", "PhraseTable", "TEXT_DIM", "understand", "PromptMatcher"]
 
 TEXT_DIM = 384
 
@@ -122,3 +122,16 @@ def understand(
         raise ValueError("understand: no motion has a trained wording")
     rows = [i for i, g in enumerate(groups) if g == best and trained[i]]
     return rows[int(sims[rows].argmax())], best_score
+
+
+class PromptMatcher:
+    """Known wordings, (wording, motion, trained) triples, with their embeddings ``vectors`` [M,D]
+    (L2-normalised, in the same order); ``match`` reads a prompt as :func:`understand` does."""
+
+    def __init__(self, vocabulary: list[tuple[str, str, bool]], vectors: torch.Tensor) -> None:
+        self.wordings, self.motions, self.trained = (list(x) for x in zip(*vocabulary))
+        self.vectors = vectors
+
+    def match(self, embedding: torch.Tensor) -> tuple[int, float]:
+        """Prompt embedding [D] → (index of the trained wording to condition on, the motion's score)."""
+        return understand(embedding, self.vectors, self.motions, self.trained)

@@ -25,7 +25,7 @@ from ...procedural.dataset import MOTION_KEYS, VIEWS, build_dataset
 from ...procedural.motions import LABELS, NONE_LABEL, motion_spec, prompt_vocabulary
 from .judge import Judge, JudgeConfig, JudgeNet, hard_negatives
 from .model import TeacherConfig, build_scheduler, build_unet, pack, sample_videos, save_weights, text_condition
-from .text import PhraseTable, understand
+from .text import PhraseTable, PromptMatcher
 
 __all__ = ["train_teacher", "train_judge", "main", "phrase_indices"]
 
@@ -223,10 +223,9 @@ def evaluate(
         for i in r:
             texts += [i] * samples
             want += [LABELS.index(MOTION_KEYS[m][1])] * samples
-    known = [(table.index[p], motion, trained) for p, motion, trained in prompt_vocabulary() if p in table]
-    rows_known, motions, trained = (list(x) for x in zip(*known))
-    vocab = torch.as_tensor(table.vectors[rows_known])
-    snapped = [rows_known[understand(torch.as_tensor(table.vectors[i]), vocab, motions, trained)[0]] for i in texts]
+    known = [row for row in prompt_vocabulary() if row[0] in table]
+    matcher = PromptMatcher(known, table.encode([p for p, _, _ in known]))
+    snapped = [table.index[matcher.wordings[matcher.match(torch.as_tensor(table.vectors[i]))[0]]] for i in texts]
     vids, out["teacher_samples_heldout_phrasing"], out["teacher_samples_per_motion"] = _judge_samples(
         judge, unet, cfg, table.vectors[texts], texts, rows, want, device, seed, steps
     )
