@@ -31,7 +31,8 @@ __all__ = ["find_roles"]
 GROUND_BAND = 0.05  # contact: mesh within this fraction of the height above the lowest vertex
 FOOT_LOW = 0.3  # two contacts share a foot when their common ancestor is below this fraction of the root's height
 LIMB_REACH = 0.2  # an arm / wing reaches at least this fraction of the height from its attachment
-MIN_CONTRAST = 0.03  # below this the mirror plane is not trusted (rotationally symmetric bodies)
+MIN_CONTRAST = 0.03
+WING_REACH = 0.63  # a fingerless lateral chain reaching further than this fraction of the height is a wing  # below this the mirror plane is not trusted (rotationally symmetric bodies)
 
 
 def find_roles(rig: RigAsset) -> BoneRoles:
@@ -74,7 +75,13 @@ class _Finder:
         return region if len(region) >= 3 else self.tree.heads[self.tree.subtree(b)]
 
     def _lateral(self, b: int) -> bool:
-        x = self._region(b) @ self.normal - self.offset
+        """Whether the subtree of ``b`` lies to one side of the mirror plane (a limb, not the trunk)."""
+        return self._lateral_points(self._region(b))
+
+    def _lateral_points(self, points: np.ndarray) -> bool:
+        if len(points) == 0:
+            return False
+        x = points @ self.normal - self.offset
         mean = abs(float(x.mean()))
         return mean > 0.75 * float(x.std()) and mean > 0.02 * self.size
 
@@ -83,13 +90,6 @@ class _Finder:
 
     def _height_of(self, p: np.ndarray) -> float:
         return float(p @ self.up) - self.ground
-
-    def _volume(self, b: int) -> float:
-        own = self.tree.own_vertices(b)
-        if len(own) < 4:
-            return 0.0
-        axes = np.stack([self.normal, self.forward0, self.up])
-        return float(np.prod((own @ axes.T).std(0)))
 
     def _wing_like(self, b: int) -> bool:
         region = self._region(b)
@@ -100,13 +100,15 @@ class _Finder:
 
     # -- steps ------------------------------------------------------------------------------------
     def _contacts(self) -> list[int]:
+        """Weighted body bones whose own mesh reaches the feet's level: the lowest point of the mesh owned
+        by lateral bones (so a tail or belly lying lower does not lift the level), or of the whole mesh
+        when no lateral bone reaches within 25 % of the height of it; within 5 % of the height."""
         t = self.tree
-        out = []
-        for b in np.flatnonzero(t.body & t.weighted):
-            own = t.own_vertices(int(b))
-            if len(own) and float((own @ self.up).min()) <= self.ground + GROUND_BAND * self.height:
-                out.append(int(b))
-        return out
+        bones = [int(b) for b in np.flatnonzero(t.body & t.weighted) if len(t.own_vertices(int(b)))]
+        lows = {b: float((t.own_vertices(b) @ self.up).min()) for b in bones}
+        lateral = [lows[b] for b in bones if self._lateral_points(t.own_vertices(b))]
+        level = min(lateral) if lateral and min(lateral) <= self.ground + 0.25 * self.height else self.ground
+        return [b for b in bones if lows[b] <= level + GROUND_BAND * self.height]
 
     def _root(self, contacts: list[int]) -> int:
         t = self.tree
@@ -186,6 +188,74 @@ class _Finder:
             others = []
         return trunk, limbs, others
 
+    def _chest(self, trunk: list[int], limb_tops, leg_tops: set[int], many_legs: bool) -> tuple[int, list[int]]:
+        """The chest's trunk position (-1: the root) and the tops of the upper-body limbs (arms, wings).
+
+        Upper-body limbs are lateral chains reaching at least 20 % of the height, not hanging below the
+        root. With more than two legs they attach no further out than the last leg attachment (so ears,
+        antennae and horns on the neck or head are not limbs); otherwise at the first trunk bone carrying
+        any. The chest is the last trunk bone carrying legs or upper-body limbs."""
+        t = self.tree
+        legs_at = [i for i, c in enumerate(trunk) if any(y in leg_tops for y in t.body_children[c])]
+        root_h = self._height_of(t.heads[int(t.parents[trunk[0]])]) if trunk else 0.0
+        big = [
+            (pos, top)
+            for pos, top in limb_tops
+            if self._big_lateral(top) and (pos >= 0 or self._height_of(self._region(top).mean(0)) >= root_h)
+        ]
+        if many_legs:
+            last = max(legs_at, default=-1)
+            upper = [(p, c) for p, c in big if p <= last]
+        else:
+            first = min((p for p, _ in big), default=None)
+            upper = [(p, c) for p, c in big if p == first]
+        chest = max([*legs_at, *(p for p, _ in upper)], default=-1)
+        return chest, [c for _, c in upper]
+
+    def _is_wing(self, top: int, root: int, two_legs: bool) -> bool:
+        """A wing rather than an arm: a broad, flat mesh; or, on a two-legged body, a chain that does not
+        end in a hand (three or more child chains) and that either attaches to a body that is not upright
+        (a bird's wings attach in front of its hips) or reaches further than 63 % of the height (a span
+        wider than the body is tall; human arms reach about half the height)."""
+        if self._wing_like(top):
+            return True
+        if not two_legs:
+            return False
+        chain = [top] + self.tree.continue_chain(top)
+        if len(self.tree.body_children[chain[-1]]) >= 3:
+            return False
+        return not self._upright(root, top) or self._reach(top) > WING_REACH * self.height
+
+    def _upright(self, root: int, top: int) -> bool:
+        """Whether the limb ``top`` attaches above the root at least 60° up from the horizontal, seen in the
+        mirror plane (an upright body; a bird's wings attach in front of its hips instead)."""
+        v = self.tree.heads[top] - self.tree.heads[root]
+        v = v - (v @ self.normal) * self.normal
+        rise = float(v @ self.up)
+        return rise >= np.tan(np.deg2rad(60.0)) * float(np.linalg.norm(v - rise * self.up))
+
+    def _fatness(self, b: int) -> float:
+        """Geometric mean of the two smaller principal spreads of the bone's own mesh (0 below 4 vertices)."""
+        own = self.tree.own_vertices(b)
+        if len(own) < 4:
+            return 0.0
+        spread = np.sqrt(np.maximum(np.linalg.eigvalsh(np.cov(own.T)), 0.0))
+        return float(np.sqrt(spread[0] * spread[1]))
+
+    def _head(self, candidates: list[int]) -> int | None:
+        """The head among the trunk bones after the chest: the last one that is not an appendage. An
+        appendage (jaw, beak, mandible) is under 60 % as fat as the last judged bone before it; it and the
+        bones after it are cut. Bones owning fewer than 4 vertices are not judged."""
+        head, last_fat = None, 0.0
+        for b in candidates:
+            fat = self._fatness(b)
+            if fat == 0.0:
+                continue
+            if head is not None and fat < 0.6 * last_fat:
+                break
+            head, last_fat = b, fat
+        return head if head is not None else (candidates[-1] if candidates else None)
+
     def _big_lateral(self, b: int) -> bool:
         return self._lateral(b) and self._reach(b) >= LIMB_REACH * self.height
 
@@ -196,19 +266,8 @@ class _Finder:
         leg_chains, central_contacts = self._legs(contacts, root)
         leg_tops = {c[0] for c in leg_chains}
         trunk, limb_tops, other_central = self._trunk(root, leg_tops, central_contacts)
-        attach = [i for i, c in enumerate(trunk) if any(y in leg_tops for y in t.body_children[c])]
-        root_h = self._height_of(t.heads[root])
-        arm_tops = []
-        for pos, top in limb_tops:
-            if not self._big_lateral(top):
-                continue
-            if pos < 0 and self._height_of(self._region(top).mean(0)) < root_h:
-                continue
-            arm_tops.append(top)
-            attach.append(pos)
-        chest = max(attach) if attach else -1
-        after = trunk[chest + 1 :]
-        head = max(after, key=lambda b: (self._volume(b), -b)) if after else None
+        chest, upper = self._chest(trunk, limb_tops, leg_tops, many_legs=len(leg_chains) > 2)
+        head = self._head(trunk[chest + 1 :])
 
         tail_candidates = [c for c in other_central + central_contacts if self._reach(c) >= 0.15 * self.size]
         tail_top = max(tail_candidates, key=lambda c: (self._reach(c), -c)) if tail_candidates else None
@@ -226,8 +285,8 @@ class _Finder:
             if direction @ forward < 0.25 * np.linalg.norm(direction):
                 tail = [tail_top] + t.continue_chain(tail_top)
 
-        wings = [c for c in arm_tops if self._wing_like(c)]
-        arms = [c for c in arm_tops if c not in wings]
+        wings = [c for c in upper if self._is_wing(c, root, two_legs=len(leg_chains) == 2)]
+        arms = [c for c in upper if c not in wings]
         legs = self._limbs(leg_chains, many=len(leg_chains) > 2, forward=forward)
         arm_limbs = self._limbs([[c] + t.continue_chain(c) for c in arms], many=False, forward=forward)
         wing_limbs = self._limbs([[c] + t.continue_chain(c) for c in wings], many=False, forward=forward)
@@ -235,7 +294,7 @@ class _Finder:
         kind = self._kind(len(legs), bool(wing_limbs), len(trunk))
         if head is not None:
             spine, neck = trunk[: chest + 1], trunk[chest + 1 : trunk.index(head)]
-            if chest < 0:
+            if chest < 0 and not (upper or len(leg_chains) > 2):  # nothing hangs from the root but legs: no chest
                 spine, neck = neck, []
         else:
             spine, neck = trunk, []
@@ -267,13 +326,11 @@ class _Finder:
             return f0
         band = GROUND_BAND * self.height
         score = 0.0
-        for chain in legs:
+        for chain in legs:  # the footprint's middle lies in front of the hip (toes are longer than heels)
             region = self._region(chain[0])
-            sole = region[(region @ self.up) <= self.ground + band]
-            joints = [t.heads[b] for b in chain if self._height_of(t.heads[b]) > band]
-            if len(sole) and joints:
-                ankle = min(joints, key=lambda p: float(p @ self.up))
-                score += float((sole.mean(0) - ankle) @ f0)
+            sole = (region[(region @ self.up) <= self.ground + band] - t.heads[chain[0]]) @ f0
+            if len(sole):
+                score += 0.5 * float(sole.max() + sole.min())
         if head is not None:
             face = t.own_vertices(head).mean(0)
             score += float((face - t.heads[head]) @ f0) + float((face - t.heads[root]) @ f0)

@@ -64,7 +64,7 @@ def mirror_axis(up: np.ndarray, joints: np.ndarray, vertices: np.ndarray, size: 
 
     The plane contains ``up``; it is the one that best maps the joints [J,3] onto joints and the mesh
     vertices [V,3] onto the mesh when reflected through it (searched every 4°, refined to 0.5°, then
-    made exact from the joints it pairs up). Returns (normal [3], offset, contrast) where contrast is
+    made exact from the joints it pairs up where that matches better). Returns (normal [3], offset, contrast) where contrast is
     (worst - best mean error) / ``size``; a contrast near 0 means no plane stands out (e.g. a cylinder).
     """
     e1, e2 = horizontal_basis(up)
@@ -84,14 +84,18 @@ def mirror_axis(up: np.ndarray, joints: np.ndarray, vertices: np.ndarray, size: 
     theta = fine[int(np.argmin(fine_errors))]
     normal = np.cos(theta) * e1 + np.sin(theta) * e2
     contrast = float((errors.max() - min(errors.min(), fine_errors.min())) / size)
-    normal = _refine_from_pairs(normal, up, joints, float(mean @ normal), size)
+    refined = _refine_from_pairs(normal, up, joints, float(mean @ normal), size)
+    if _mirror_error(refined, joints, probes, targets, float(mean @ refined)) < _mirror_error(
+        normal, joints, probes, targets, float(mean @ normal)
+    ):
+        normal = refined
     return normal, float(mean @ normal), contrast
 
 
 def _refine_from_pairs(normal: np.ndarray, up: np.ndarray, joints: np.ndarray, offset: float, size: float) -> np.ndarray:
     """The plane normal made exact from joint pairs that mirror each other (mutual nearest after the
-    reflection, apart by more than 2 % of ``size``): the main horizontal direction of their differences,
-    kept only when within 10° of ``normal``."""
+    reflection, apart by more than 2 % of ``size``, their difference within 5° of ``normal``): the main
+    horizontal direction of their differences, kept only when within 10° of ``normal``."""
     if len(joints) < 2:
         return normal
     mirrored = joints - 2.0 * ((joints @ normal) - offset)[:, None] * normal
@@ -100,7 +104,10 @@ def _refine_from_pairs(normal: np.ndarray, up: np.ndarray, joints: np.ndarray, o
     pairs = [(i, int(p)) for i, p in enumerate(partner) if partner[p] == i and i < p]
     diffs = np.array([joints[i] - joints[p] for i, p in pairs]).reshape(-1, 3)
     diffs = diffs - (diffs @ up)[:, None] * up
-    diffs = diffs[np.linalg.norm(diffs, axis=1) > 0.02 * size]
+    lengths = np.linalg.norm(diffs, axis=1)
+    keep = lengths > 0.02 * size
+    keep &= np.abs(diffs @ normal) > np.cos(np.deg2rad(5.0)) * lengths  # pairs that are not mirror images are left out
+    diffs = diffs[keep]
     if not len(diffs):
         return normal
     _, vecs = np.linalg.eigh(diffs.T @ diffs)
