@@ -59,13 +59,14 @@ class _Finder:
         self.size = max(self.height, 2.0 * radius, 1e-12)
         self.height = max(self.height, 1e-3 * self.size)
         body = np.flatnonzero(t.body)
-        normal, offset, contrast = mirror_axis(self.up, t.heads[body], verts, self.size)
+        normal, offset, contrast = mirror_axis(self.up, t.heads[body], verts, self.size, t.sibling_differences())
         self.symmetric = contrast >= MIN_CONTRAST
         if not self.symmetric:
             forward = fallback_forward(rig.armature_world, self.up)
             normal = unit(np.cross(self.up, forward))
             offset = float(centre @ normal)
         self.normal, self.offset = normal, offset
+        self.breadth = max(self.height, float(np.ptp(verts @ normal)))  # scale of side offsets: height or width
         self.forward0 = unit(np.cross(normal, self.up))
         self.assigned: set[int] = set()
 
@@ -83,7 +84,7 @@ class _Finder:
             return False
         x = points @ self.normal - self.offset
         mean = abs(float(x.mean()))
-        return mean > 0.75 * float(x.std()) and mean > 0.02 * self.size
+        return mean > 0.75 * float(x.std()) and mean > 0.02 * self.breadth
 
     def _reach(self, b: int) -> float:
         return float(np.linalg.norm(self._region(b) - self.tree.heads[b], axis=1).max())
@@ -345,7 +346,7 @@ class _Finder:
         placed = []
         for chain in chains:
             x = float(self._region(chain[0]).mean(0) @ left) - self.left_offset
-            side = "center" if abs(x) < 0.02 * self.size else ("left" if x > 0 else "right")
+            side = "center" if abs(x) < 0.02 * self.breadth else ("left" if x > 0 else "right")
             along = float(self.tree.heads[chain[0]] @ forward)
             placed.append((side, along, chain))
         out = []

@@ -6,8 +6,8 @@ import numpy as np
 
 __all__ = ["world_up", "horizontal_basis", "mirror_axis", "fallback_forward", "unit"]
 
-_PROBES = 400  # mesh vertices reflected per candidate plane
-_TARGETS = 2000  # mesh vertices they are matched against
+_PROBES = 200  # mesh vertices reflected per candidate plane
+_TARGETS = 1000  # mesh vertices they are matched against
 
 
 def unit(v: np.ndarray) -> np.ndarray:
@@ -58,36 +58,44 @@ def _mirror_error(n: np.ndarray, joints: np.ndarray, probes: np.ndarray, targets
     return float(err)
 
 
-def mirror_axis(up: np.ndarray, joints: np.ndarray, vertices: np.ndarray, size: float) -> tuple[np.ndarray, float, float]:
+def mirror_axis(
+    up: np.ndarray, joints: np.ndarray, vertices: np.ndarray, size: float, candidates: np.ndarray | None = None
+) -> tuple[np.ndarray, float, float]:
     """The normal of the character's plane of mirror symmetry, the plane's offset along it and how
     clearly the plane stands out.
 
     The plane contains ``up``; it is the one that best maps the joints [J,3] onto joints and the mesh
-    vertices [V,3] onto the mesh when reflected through it (searched every 4°, refined to 0.5°, then
-    made exact from the joints it pairs up where that matches better). Returns (normal [3], offset, contrast) where contrast is
-    (worst - best mean error) / ``size``; a contrast near 0 means no plane stands out (e.g. a cylinder).
+    vertices [V,3] onto the mesh when reflected through it. Searched every 3°, the three best local
+    minima refined to 0.5°, also tried: the horizontal parts of ``candidates`` [K,3] (e.g. differences
+    of joints that may mirror each other), then made exact from the joints the plane pairs up where that
+    matches better. Returns (normal [3], offset, contrast) where contrast is (worst - best mean error) /
+    ``size``; a contrast near 0 means no plane stands out (e.g. a cylinder).
     """
     e1, e2 = horizontal_basis(up)
     probes = vertices[_spread(len(vertices), _PROBES)]
     targets = vertices[_spread(len(vertices), _TARGETS)]
     mean = vertices.mean(0)
 
-    def error(theta: float) -> float:
-        n = np.cos(theta) * e1 + np.sin(theta) * e2
+    def error(n: np.ndarray) -> float:
         return _mirror_error(n, joints, probes, targets, float(mean @ n))
 
-    coarse = np.deg2rad(np.arange(0.0, 180.0, 4.0))
-    errors = np.array([error(t) for t in coarse])
-    best = coarse[int(np.argmin(errors))]
-    fine = best + np.deg2rad(np.arange(-4.0, 4.01, 0.5))
-    fine_errors = np.array([error(t) for t in fine])
-    theta = fine[int(np.argmin(fine_errors))]
-    normal = np.cos(theta) * e1 + np.sin(theta) * e2
-    contrast = float((errors.max() - min(errors.min(), fine_errors.min())) / size)
+    def at(theta: float) -> np.ndarray:
+        return np.cos(theta) * e1 + np.sin(theta) * e2
+
+    coarse = np.deg2rad(np.arange(0.0, 180.0, 3.0))
+    errors = np.array([error(at(t)) for t in coarse])
+    is_min = (errors <= np.roll(errors, 1)) & (errors <= np.roll(errors, -1))
+    tried = [(errors[i], at(coarse[i])) for i in range(len(coarse))]
+    for i in sorted(np.flatnonzero(is_min), key=lambda i: errors[i])[:3]:
+        tried += [(error(at(t)), at(t)) for t in coarse[i] + np.deg2rad(np.arange(-2.5, 2.51, 0.5))]
+    for c in [] if candidates is None else candidates:
+        c = c - (c @ up) * up
+        if np.linalg.norm(c) > 1e-9 * size:
+            tried.append((error(unit(c)), unit(c)))
+    best_error, normal = min(tried, key=lambda item: item[0])
+    contrast = float((errors.max() - best_error) / size)
     refined = _refine_from_pairs(normal, up, joints, float(mean @ normal), size)
-    if _mirror_error(refined, joints, probes, targets, float(mean @ refined)) < _mirror_error(
-        normal, joints, probes, targets, float(mean @ normal)
-    ):
+    if error(refined) < best_error:
         normal = refined
     return normal, float(mean @ normal), contrast
 

@@ -66,6 +66,17 @@ class BodyTree:
         best = max(sorted(roots), key=lambda r: self.subtree_mass[r])
         return self.lca(roots[best])
 
+    def sibling_differences(self) -> np.ndarray:
+        """float64 [K,3], head(c1) - head(c2) for every pair of body siblings whose subtrees hold the same
+        number of body bones (the candidates for left/right mirror images)."""
+        sizes = {b: len(self.subtree(b)) for b in np.flatnonzero(self.body)}
+        out = []
+        for b in np.flatnonzero(self.body):
+            kids = self.body_children[b]
+            for i, c1 in enumerate(kids):
+                out += [self.heads[c1] - self.heads[c2] for c2 in kids[i + 1 :] if sizes[c1] == sizes[c2]]
+        return np.array(out, dtype=np.float64).reshape(-1, 3)
+
     def is_ancestor(self, a: int, b: int) -> bool:
         """True when ``a`` is ``b`` or one of its ancestors."""
         while b >= 0 and self.depth[b] >= self.depth[a]:
