@@ -1,20 +1,22 @@
 """Bone roles from a rig's topology, rest geometry and skin weights (bone names are never read).
 
-Method, in armature space with the world's up:
-1. The plane of mirror symmetry (through ``up``) gives the left-right axis (:func:`.frame.mirror_axis`).
-2. Contact bones own mesh that reaches the ground (within 5 % of the height). The root is their lowest
-   common ancestor (moved up while its subtree holds under half the skin weight). Contacts group into
-   feet (two contacts whose common ancestor is a contact, or lies in the lowest 30 % of the root's
-   height, share a foot); a leg is the highest bone above a foot that carries no other foot, down to
-   the foot and on through its single or dominant children.
-3. From the root the trunk follows central children (mesh region on the mirror plane) with the most
-   skin weight; lateral children of trunk bones that reach at least 20 % of the height are arms or
-   wings (broad and flat mesh); the chest is the last trunk bone carrying legs or arms; the head is the
-   trunk bone after it with the largest mesh region; the bones between are the neck.
-4. A tail is the central non-trunk child chain of the root reaching furthest.
-5. Forward is perpendicular to up and the mirror normal, its sign from the toes (foot mesh in front of
-   the ankle), the head (face in front of the head joint, head in front of the root) and the tail
-   (behind the root). left = cross(up, forward).
+Method, in armature space with the world's up (:class:`.body.BodyGeometry`, :class:`.plan.BodyPlan`):
+1. Mirror plane: the vertical plane that best maps joints onto joints and the mesh onto itself; its
+   normal is the left-right axis (:func:`.frame.mirror_axis`).
+2. Feet: bones whose own mesh reaches the feet's level (the lowest point of mesh lying to one side of
+   the plane). The root is their lowest common ancestor (moved up while its subtree holds under half the
+   skin weight; the topmost body bone when no legs are found). Contacts whose common ancestor is a
+   contact or lies low share a foot; a leg runs from the highest bone carrying only that foot (below the
+   root or a trunk bone) down through the foot's single or dominant children.
+3. Trunk: from the root, central children (mesh on the plane) with the most skin weight. Upper-body
+   limbs are lateral chains off the trunk reaching 20 % of the height; arms, or wings (flat and broad,
+   or spread sideways on a body that is not upright or spanning more than it is tall). The chest is the
+   last trunk bone carrying legs or upper-body limbs; the head is the last bone after it that is not a
+   thin appendage (jaw, beak); the bones between are the neck.
+4. Tail: the central non-trunk chain of the root reaching furthest, when it does not go forward.
+5. Forward: perpendicular to up and the mirror normal, signed by the feet (footprint centre in front of
+   the hip), the head (face in front of the head joint and of the root) and the tail (behind the root);
+   left = cross(up, forward). Kind from the number of legs (and wings).
 """
 
 from __future__ import annotations
@@ -22,17 +24,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..rig import RigAsset
-from .frame import fallback_forward, horizontal_basis, mirror_axis, unit, world_up
-from .skeleton import BodyTree
+from .frame import fallback_forward
+from .plan import GROUND_BAND, BodyPlan
 from .types import BodyFrame, BoneRoles, Limb
 
 __all__ = ["find_roles"]
-
-GROUND_BAND = 0.05  # contact: mesh within this fraction of the height above the lowest vertex
-FOOT_LOW = 0.3  # two contacts share a foot when their common ancestor is below this fraction of the root's height
-LIMB_REACH = 0.2  # an arm / wing reaches at least this fraction of the height from its attachment
-MIN_CONTRAST = 0.03
-WING_REACH = 0.63  # a fingerless lateral chain reaching further than this fraction of the height is a wing  # below this the mirror plane is not trusted (rotationally symmetric bodies)
 
 
 def find_roles(rig: RigAsset) -> BoneRoles:
@@ -44,227 +40,16 @@ def find_roles(rig: RigAsset) -> BoneRoles:
     return _Finder(rig).roles()
 
 
-class _Finder:
-    def __init__(self, rig: RigAsset):
-        self.rig = rig
-        self.tree = t = BodyTree(rig)
-        self.up = world_up(rig.armature_world)
-        verts = t.skinned_vertices
-        heights = verts @ self.up
-        self.ground = float(heights.min())
-        self.height = float(np.ptp(heights))
-        e1, e2 = horizontal_basis(self.up)
-        centre = verts.mean(0)
-        radius = float(np.sqrt(((verts - centre) @ e1) ** 2 + ((verts - centre) @ e2) ** 2).max())
-        self.size = max(self.height, 2.0 * radius, 1e-12)
-        self.height = max(self.height, 1e-3 * self.size)
-        body = np.flatnonzero(t.body)
-        normal, offset, contrast = mirror_axis(self.up, t.heads[body], verts, self.size, t.sibling_differences())
-        self.symmetric = contrast >= MIN_CONTRAST
-        if not self.symmetric:
-            forward = fallback_forward(rig.armature_world, self.up)
-            normal = unit(np.cross(self.up, forward))
-            offset = float(centre @ normal)
-        self.normal, self.offset = normal, offset
-        self.breadth = max(self.height, float(np.ptp(verts @ normal)))  # scale of side offsets: height or width
-        self.forward0 = unit(np.cross(normal, self.up))
-        self.assigned: set[int] = set()
-
-    # -- geometry of a subtree ------------------------------------------------------------------
-    def _region(self, b: int) -> np.ndarray:
-        region = self.tree.region(self.tree.subtree(b))
-        return region if len(region) >= 3 else self.tree.heads[self.tree.subtree(b)]
-
-    def _lateral(self, b: int) -> bool:
-        """Whether the subtree of ``b`` lies to one side of the mirror plane (a limb, not the trunk)."""
-        return self._lateral_points(self._region(b))
-
-    def _lateral_points(self, points: np.ndarray) -> bool:
-        if len(points) == 0:
-            return False
-        x = points @ self.normal - self.offset
-        mean = abs(float(x.mean()))
-        return mean > 0.75 * float(x.std()) and mean > 0.02 * self.breadth
-
-    def _reach(self, b: int) -> float:
-        return float(np.linalg.norm(self._region(b) - self.tree.heads[b], axis=1).max())
-
-    def _height_of(self, p: np.ndarray) -> float:
-        return float(p @ self.up) - self.ground
-
-    def _wing_like(self, b: int) -> bool:
-        region = self._region(b)
-        if len(region) < 6:
-            return False
-        ev = np.sqrt(np.maximum(np.linalg.eigvalsh(np.cov(region.T)), 0.0))[::-1]
-        return ev[1] > 0.25 * ev[0] and ev[2] < 0.45 * ev[1]
-
-    # -- steps ------------------------------------------------------------------------------------
-    def _contacts(self) -> list[int]:
-        """Weighted body bones whose own mesh reaches the feet's level: the lowest point of the mesh owned
-        by lateral bones (so a tail or belly lying lower does not lift the level), or of the whole mesh
-        when no lateral bone reaches within 25 % of the height of it; within 5 % of the height."""
-        t = self.tree
-        bones = [int(b) for b in np.flatnonzero(t.body & t.weighted) if len(t.own_vertices(int(b)))]
-        lows = {b: float((t.own_vertices(b) @ self.up).min()) for b in bones}
-        lateral = [lows[b] for b in bones if self._lateral_points(t.own_vertices(b))]
-        level = min(lateral) if lateral and min(lateral) <= self.ground + 0.25 * self.height else self.ground
-        return [b for b in bones if lows[b] <= level + GROUND_BAND * self.height]
-
-    def _root(self, contacts: list[int]) -> int:
-        t = self.tree
-        root = t.lca(contacts) if contacts else t.top
-        total = t.subtree_mass[t.top]
-        while root != t.top and t.subtree_mass[root] < 0.5 * total:
-            root = int(t.parents[root])
-        return root
-
-    def _feet(self, contacts: list[int], root: int) -> list[list[int]]:
-        t = self.tree
-        group = {c: c for c in contacts}
-
-        def find(c):
-            while group[c] != c:
-                c = group[c]
-            return c
-
-        hub = self._height_of(t.heads[root])
-        for i, a in enumerate(contacts):
-            for b in contacts[i + 1 :]:
-                lca = t.lca([a, b])
-                if lca != root and (lca in group or self._height_of(t.heads[lca]) < FOOT_LOW * hub):
-                    ra, rb = find(a), find(b)
-                    group[max(ra, rb)] = min(ra, rb)
-        feet: dict[int, list[int]] = {}
-        for c in contacts:
-            feet.setdefault(find(c), []).append(c)
-        return [feet[k] for k in sorted(feet)]
-
-    def _legs(self, contacts: list[int], root: int) -> tuple[list[list[int]], list[int]]:
-        """Leg chains and the tops of central ground-touching chains of the root (tail candidates)."""
-        t = self.tree
-        total = t.subtree_mass[t.top]
-        legs, central = [], []
-        for foot in self._feet(contacts, root):
-            low = t.lca(foot)
-            if low == root:
-                continue
-            top = low
-            while t.parents[top] != root and sum(t.is_ancestor(int(t.parents[top]), c) for c in contacts) == len(foot):
-                top = int(t.parents[top])
-            if t.subtree_mass[top] > 0.35 * total:
-                continue
-            if not self._lateral(top):
-                if t.parents[top] == root:
-                    central.append(top)
-                continue
-            legs.append(t.path(top, low) + t.continue_chain(low))
-        return legs, central
-
-    def _trunk(self, root: int, leg_tops: set[int], tail_candidates: list[int]):
-        """Trunk bones from the root's trunk child on, lateral limbs found on the way as
-        (trunk position, top bone) with -1 for the root, and the root's other central children."""
-        t = self.tree
-        limbs: list[tuple[int, int]] = []
-        kids = [c for c in t.body_children[root] if c not in leg_tops and c not in tail_candidates]
-        central = [c for c in kids if not self._lateral(c)]
-        limbs += [(-1, c) for c in kids if self._lateral(c)]
-
-        def limb_count(c):
-            sub = t.subtree(c)
-            return sum(1 for x in sub for y in t.body_children[x] if y in leg_tops or self._big_lateral(y))
-
-        trunk: list[int] = []
-        if central:
-            start = max(central, key=lambda c: (limb_count(c), t.subtree_mass[c], -c))
-            others = [c for c in central if c != start]
-            x = start
-            while x is not None:
-                trunk.append(x)
-                kids = [c for c in t.body_children[x] if c not in leg_tops]
-                limbs += [(len(trunk) - 1, c) for c in kids if self._lateral(c)]
-                nxt = [c for c in kids if not self._lateral(c)]
-                x = max(nxt, key=lambda c: (t.subtree_mass[c], -c)) if nxt else None
-        else:
-            others = []
-        return trunk, limbs, others
-
-    def _chest(self, trunk: list[int], limb_tops, leg_tops: set[int], many_legs: bool) -> tuple[int, list[int]]:
-        """The chest's trunk position (-1: the root) and the tops of the upper-body limbs (arms, wings).
-
-        Upper-body limbs are lateral chains reaching at least 20 % of the height, not hanging below the
-        root. With more than two legs they attach no further out than the last leg attachment (so ears,
-        antennae and horns on the neck or head are not limbs); otherwise at the first trunk bone carrying
-        any. The chest is the last trunk bone carrying legs or upper-body limbs."""
-        t = self.tree
-        legs_at = [i for i, c in enumerate(trunk) if any(y in leg_tops for y in t.body_children[c])]
-        root_h = self._height_of(t.heads[int(t.parents[trunk[0]])]) if trunk else 0.0
-        big = [
-            (pos, top)
-            for pos, top in limb_tops
-            if self._big_lateral(top) and (pos >= 0 or self._height_of(self._region(top).mean(0)) >= root_h)
-        ]
-        if many_legs:
-            last = max(legs_at, default=-1)
-            upper = [(p, c) for p, c in big if p <= last]
-        else:
-            first = min((p for p, _ in big), default=None)
-            upper = [(p, c) for p, c in big if p == first]
-        chest = max([*legs_at, *(p for p, _ in upper)], default=-1)
-        return chest, [c for _, c in upper]
-
-    def _is_wing(self, top: int, root: int, two_legs: bool) -> bool:
-        """A wing rather than an arm: a broad, flat mesh; or, on a two-legged body, a chain that does not
-        end in a hand (three or more child chains) and that either attaches to a body that is not upright
-        (a bird's wings attach in front of its hips) or reaches further than 63 % of the height (a span
-        wider than the body is tall; human arms reach about half the height)."""
-        if self._wing_like(top):
-            return True
-        if not two_legs:
-            return False
-        chain = [top] + self.tree.continue_chain(top)
-        if len(self.tree.body_children[chain[-1]]) >= 3:
-            return False
-        return not self._upright(root, top) or self._reach(top) > WING_REACH * self.height
-
-    def _upright(self, root: int, top: int) -> bool:
-        """Whether the limb ``top`` attaches above the root at least 60° up from the horizontal, seen in the
-        mirror plane (an upright body; a bird's wings attach in front of its hips instead)."""
-        v = self.tree.heads[top] - self.tree.heads[root]
-        v = v - (v @ self.normal) * self.normal
-        rise = float(v @ self.up)
-        return rise >= np.tan(np.deg2rad(60.0)) * float(np.linalg.norm(v - rise * self.up))
-
-    def _fatness(self, b: int) -> float:
-        """Geometric mean of the two smaller principal spreads of the bone's own mesh (0 below 4 vertices)."""
-        own = self.tree.own_vertices(b)
-        if len(own) < 4:
-            return 0.0
-        spread = np.sqrt(np.maximum(np.linalg.eigvalsh(np.cov(own.T)), 0.0))
-        return float(np.sqrt(spread[0] * spread[1]))
-
-    def _head(self, candidates: list[int]) -> int | None:
-        """The head among the trunk bones after the chest: the last one that is not an appendage. An
-        appendage (jaw, beak, mandible) is under 60 % as fat as the last judged bone before it; it and the
-        bones after it are cut. Bones owning fewer than 4 vertices are not judged."""
-        head, last_fat = None, 0.0
-        for b in candidates:
-            fat = self._fatness(b)
-            if fat == 0.0:
-                continue
-            if head is not None and fat < 0.6 * last_fat:
-                break
-            head, last_fat = b, fat
-        return head if head is not None else (candidates[-1] if candidates else None)
-
-    def _big_lateral(self, b: int) -> bool:
-        return self._lateral(b) and self._reach(b) >= LIMB_REACH * self.height
+class _Finder(BodyPlan):
+    """The steps of :func:`find_roles` over the geometry of one rig."""
 
     def roles(self) -> BoneRoles:
         t = self.tree
         contacts = self._contacts()
         root = self._root(contacts)
         leg_chains, central_contacts = self._legs(contacts, root)
+        if not leg_chains:  # no legs meet at a hub (a snake, a bust): the topmost body bone carries it all
+            root, central_contacts = t.top, []
         leg_tops = {c[0] for c in leg_chains}
         trunk, limb_tops, other_central = self._trunk(root, leg_tops, central_contacts)
         chest, upper = self._chest(trunk, limb_tops, leg_tops, many_legs=len(leg_chains) > 2)
@@ -275,7 +60,6 @@ class _Finder:
 
         forward = self._facing(leg_chains, head, root, tail_top)
         left = np.cross(self.up, forward)
-        self.left_offset = float(t.skinned_vertices.mean(0) @ left)
         if self.normal @ left < 0:
             self.normal, self.offset = -self.normal, -self.offset
         self.forward0 = forward
@@ -342,10 +126,9 @@ class _Finder:
         return f0 if score >= 0 else -f0
 
     def _limbs(self, chains: list[list[int]], many: bool, forward: np.ndarray) -> list[Limb]:
-        left = np.cross(self.up, forward)
         placed = []
         for chain in chains:
-            x = float(self._region(chain[0]).mean(0) @ left) - self.left_offset
+            x = float(self._region(chain[0]).mean(0) @ self.normal) - self.offset  # the normal points left by now
             side = "center" if abs(x) < 0.02 * self.breadth else ("left" if x > 0 else "right")
             along = float(self.tree.heads[chain[0]] @ forward)
             placed.append((side, along, chain))
