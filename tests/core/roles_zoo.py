@@ -1,6 +1,6 @@
 """Characters shaped like real artist rigs, for bone-role tests: a Mixamo-like humanoid (fingers, toes, eyes,
 unweighted end bones and armature root, Y-up centimetres), a dog (scapulae, ears, jaw, long tail, toes), a
-bird with flat wings and a beak, a two-legged dinosaur with a heavy tail and short arms, a snake and a
+bird with flat wings and a beak, the humanoid laid out as 3ds Max's Biped, a two-legged dinosaur with a heavy tail and short arms, a snake and a
 spider. Each is built facing -Y on z = 0 (metres) and comes with its true roles by bone name."""
 
 from __future__ import annotations
@@ -24,7 +24,21 @@ def _chain(prefix: str, parent: str | None, points, radii) -> list[BoneSpec]:
 
 
 def humanoid() -> tuple[RigAsset, dict[str, str]]:
-    """A 1.75 m Mixamo-like humanoid in T-pose (names as Mixamo's, without the prefix)."""
+    """A 1.75 m Mixamo-like humanoid in T-pose (see :func:`_humanoid_specs`)."""
+    specs, truth = _humanoid_specs()
+    return build_character("Humanoid", specs), truth
+
+
+def max_biped() -> tuple[RigAsset, dict[str, str]]:
+    """The humanoid laid out as 3ds Max's Biped: the thighs hang from the first spine bone, not the pelvis."""
+    specs, truth = _humanoid_specs()
+    specs = [dataclasses.replace(b, parent="Spine1") if b.name in ("LLeg1", "RLeg1") else b for b in specs]
+    return build_character("MaxBiped", specs), truth
+
+
+def _humanoid_specs() -> tuple[list[BoneSpec], dict[str, str]]:
+    """A 1.75 m Mixamo-like humanoid in T-pose (names as Mixamo's, without the prefix), with twist bones on
+    the upper arms and calves as game rigs have them."""
     s = [
         BoneSpec("Root", None, (0, 0, 0), (0, 0.2, 0), 0.05, GREY, deform=False),
         BoneSpec("Hips", "Root", (0, 0.01, 0.98), (0, 0.01, 1.08), 0.15, GREY),
@@ -44,6 +58,7 @@ def humanoid() -> tuple[RigAsset, dict[str, str]]:
             (x * 0.8, -0.01, 1.42),
         ]
         s += _chain(f"{side}Arm", "Spine3", arm, [0.05, 0.05, 0.04, 0.035])
+        s.append(BoneSpec(f"{side}ArmTwist", f"{side}Arm2", (x * 0.3, -0.01, 1.42), (x * 0.44, -0.01, 1.42), 0.052, GREY))
         truth.update({f"{side}Arm{i}": f"arm.{word}" for i in (1, 2, 3, 4)})
         for f, y in enumerate((-0.035, -0.012, 0.012, 0.035)):
             pts = [(x * (0.8 + 0.03 * k), y, 1.42) for k in range(4)]
@@ -58,11 +73,12 @@ def humanoid() -> tuple[RigAsset, dict[str, str]]:
             (x * 0.1, -0.18, 0.03),
         ]
         s += _chain(f"{side}Leg", "Hips", leg, [0.075, 0.055, 0.045, 0.035])
+        s.append(BoneSpec(f"{side}CalfTwist", f"{side}Leg2", (x * 0.097, 0.01, 0.3), (x * 0.1, 0.02, 0.1), 0.057, GREY))
         s.append(
             BoneSpec(f"{side}Toe_End", f"{side}Leg4", (x * 0.1, -0.18, 0.03), (x * 0.1, -0.22, 0.03), 0.01, GREY, deform=False)
         )
         truth.update({f"{side}Leg{i}": f"leg.{word}" for i in (1, 2, 3, 4)})
-    return build_character("Humanoid", s), truth
+    return s, truth
 
 
 def dog() -> tuple[RigAsset, dict[str, str]]:
@@ -216,4 +232,12 @@ def spider() -> tuple[RigAsset, dict[str, str]]:
     return build_character("Spider", s), truth
 
 
-ZOO = {"humanoid": humanoid, "dog": dog, "bird": bird, "dinosaur": dinosaur, "snake": snake, "spider": spider}
+ZOO = {
+    "humanoid": humanoid,
+    "max_biped": max_biped,
+    "dog": dog,
+    "bird": bird,
+    "dinosaur": dinosaur,
+    "snake": snake,
+    "spider": spider,
+}

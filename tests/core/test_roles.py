@@ -165,7 +165,15 @@ def test_a_rig_without_skin_weights_is_a_rig_error(characters):
         find_roles(bare)
 
 
-ZOO_KINDS = {"humanoid": "biped", "dog": "quadruped", "bird": "bird", "dinosaur": "biped", "snake": "serpent", "spider": "other"}
+ZOO_KINDS = {
+    "humanoid": "biped",
+    "max_biped": "biped",
+    "dog": "quadruped",
+    "bird": "bird",
+    "dinosaur": "biped",
+    "snake": "serpent",
+    "spider": "other",
+}
 
 
 @pytest.fixture(scope="module")
@@ -173,7 +181,7 @@ def zoo():
     return {name: make() for name, make in ZOO.items()}
 
 
-@pytest.mark.parametrize("name", ["humanoid", "dog", "bird", "dinosaur"])
+@pytest.mark.parametrize("name", ["humanoid", "max_biped", "dog", "bird", "dinosaur"])
 def test_artist_like_rigs_get_their_true_roles(zoo, name):
     """Fingers, toes, eyes, ears, jaws and beaks are extras; unweighted end bones and the armature root
     have no role; a flat wing is a wing, a dinosaur's short forward arms are arms."""

@@ -29,12 +29,12 @@ class BodyPlan(BodyGeometry):
         return [b for b in bones if lows[b] <= level + GROUND_BAND * self.height]
 
     def _root(self, contacts: list[int]) -> int:
+        """The lowest common ancestor of the contacts and of every bone carrying 0.5 % of the skin weight or
+        more: the bone that carries the whole body (the topmost body bone when that is not one bone)."""
         t = self.tree
-        root = t.lca(contacts) if contacts else t.top
-        total = t.subtree_mass[t.top]
-        while root != t.top and t.subtree_mass[root] < 0.5 * total:
-            root = int(t.parents[root])
-        return root
+        heavy = [int(b) for b in np.flatnonzero(t.body & (t.mass >= 0.005 * t.mass.sum()))]
+        root = t.lca(contacts + heavy) if contacts + heavy else t.top
+        return root if root >= 0 else t.top
 
     def _feet(self, contacts: list[int], root: int) -> list[list[int]]:
         t = self.tree

@@ -124,8 +124,9 @@ class BodyTree:
         return out[::-1]
 
     def continue_chain(self, b: int, skip=()) -> list[int]:
-        """The chain below ``b`` (``b`` excluded): follow the only body child, or a child carrying at
-        least 60 % of the children's skin weight; stop where the chain splits evenly (fingers, toes)."""
+        """The chain below ``b`` (``b`` excluded): follow the only body child, or the child carrying at
+        least 60 % of the children's skin weight, or the only child with children of its own (past twist
+        and helper leaves); stop where the chain splits evenly (fingers, toes)."""
         out = []
         while True:
             kids = [c for c in self.body_children[b] if c not in skip]
@@ -134,6 +135,9 @@ class BodyTree:
             masses = np.array([self.subtree_mass[c] for c in kids])
             best = int(np.argmax(masses))
             if len(kids) > 1 and masses[best] < 0.6 * masses.sum():
-                return out
+                inner = [c for c in kids if self.body_children[c]]
+                if len(inner) != 1:
+                    return out
+                best = kids.index(inner[0])
             b = kids[best]
             out.append(b)
