@@ -36,8 +36,8 @@ CASES = {
     "turned": _first(lambda m: m.style.facing != (0.0, -1.0, 0.0)),
 }
 # Blender keeps a bone as head, tail and a float32 roll; for bones within a few degrees of armature -Y
-# (legs of a Y-up rig) the rest rotation it rebuilds differs from the exact one by up to a few 1e-5.
-ROTATION_ATOL = 5e-5
+# (legs of a Y-up rig) the rest rotation it rebuilds differs from the exact one by up to ~1e-4 (seen: 9e-5).
+ROTATION_ATOL = 2e-4
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
