@@ -82,8 +82,14 @@ def _humanoid_specs() -> tuple[list[BoneSpec], dict[str, str]]:
 
 
 def dog() -> tuple[RigAsset, dict[str, str]]:
-    """A 0.7 m tall dog: pelvis root, 3 spine bones, 2 neck bones, head with jaw and ears, 5-bone tail,
-    legs with scapula/hip, upper, lower, paw and toe."""
+    """A 0.7 m tall dog (see :func:`_dog_specs`)."""
+    specs, truth = _dog_specs()
+    return build_character("Dog", specs), truth
+
+
+def _dog_specs() -> tuple[list[BoneSpec], dict[str, str]]:
+    """Pelvis root, 3 spine bones, 2 neck bones, head with jaw and ears, 5-bone tail, legs with
+    scapula/hip, upper, lower, paw and toe."""
     s = [
         BoneSpec("pelvis", None, (0, 0.3, 0.55), (0, 0.15, 0.56), 0.13, GREY),
         *_chain("spine", "pelvis", [(0, 0.15, 0.56), (0, 0.0, 0.57), (0, -0.15, 0.58), (0, -0.3, 0.6)], [0.13, 0.13, 0.14]),
@@ -131,7 +137,17 @@ def dog() -> tuple[RigAsset, dict[str, str]]:
         s += _chain(f"hind{side}", "pelvis", hind, [0.06, 0.05, 0.04, 0.03, 0.025])
         truth.update({f"front{side}{i}": f"leg.front.{word}" for i in range(1, 6)})
         truth.update({f"hind{side}{i}": f"leg.hind.{word}" for i in range(1, 6)})
-    return build_character("Dog", s), truth
+    return s, truth
+
+
+def split_quadruped() -> tuple[RigAsset, dict[str, str]]:
+    """The dog with a body bone at the hub whose children are the hips (hind legs and tail) and the spine
+    (front legs, neck, head), as some game rigs have it: the body bone is the root and the hips have no role."""
+    specs, truth = _dog_specs()
+    hub = BoneSpec("body", None, (0, 0.15, 0.56), (0, 0.05, 0.57), 0.12, GREY)
+    specs = [hub] + [dataclasses.replace(b, parent="body") if b.name in ("pelvis", "spine1") else b for b in specs]
+    truth = {**{k: v for k, v in truth.items() if k != "pelvis"}, "body": "root"}
+    return build_character("SplitQuadruped", specs), truth
 
 
 def bird() -> tuple[RigAsset, dict[str, str]]:
@@ -236,6 +252,7 @@ ZOO = {
     "humanoid": humanoid,
     "max_biped": max_biped,
     "dog": dog,
+    "split_quadruped": split_quadruped,
     "bird": bird,
     "dinosaur": dinosaur,
     "snake": snake,

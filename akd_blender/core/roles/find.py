@@ -13,7 +13,8 @@ Method, in armature space with the world's up (:class:`.body.BodyGeometry`, :cla
    or spread sideways on a body that is not upright or spanning more than it is tall). The chest is the
    last trunk bone carrying legs or upper-body limbs; the head is the last bone after it that is not a
    thin appendage (jaw, beak); the bones between are the neck.
-4. Tail: the central non-trunk chain of the root reaching furthest, when it does not go forward.
+4. Tail: the central chain without legs reaching furthest from the root or from a rear hub (a central
+   non-trunk child of the root carrying legs), when it does not go forward.
 5. Forward: perpendicular to up and the mirror normal, signed by the feet (footprint centre in front of
    the hip), the head (face in front of the head joint and of the root) and the tail (behind the root);
    left = cross(up, forward). Kind from the number of legs (and wings).
@@ -55,7 +56,13 @@ class _Finder(BodyPlan):
         chest, upper = self._chest(trunk, limb_tops, leg_tops, many_legs=len(leg_chains) > 2)
         head = self._head(trunk[chest + 1 :])
 
-        tail_candidates = [c for c in other_central + central_contacts if self._reach(c) >= 0.15 * self.size]
+        def carries_legs(c: int) -> bool:
+            return any(t.is_ancestor(c, top) for top in leg_tops)
+
+        # central chains of the root, or of a rear hub (a central child of the root carrying legs)
+        hubs = [c for c in other_central if carries_legs(c)]
+        pool = other_central + central_contacts + [k for h in hubs for k in t.body_children[h] if k not in leg_tops]
+        tail_candidates = [c for c in pool if not carries_legs(c) and not self._lateral(c) and self._reach(c) >= 0.15 * self.size]
         tail_top = max(tail_candidates, key=lambda c: (self._reach(c), -c)) if tail_candidates else None
 
         forward = self._facing(leg_chains, head, root, tail_top)

@@ -93,7 +93,8 @@ class BodyPlan(BodyGeometry):
 
         trunk: list[int] = []
         if central:
-            start = max(central, key=lambda c: (limb_count(c), t.subtree_mass[c], -c))
+            # the trunk carries the most limbs; on a tie, the highest mesh (a head, not a tail)
+            start = max(central, key=lambda c: (limb_count(c), float((self._region(c) @ self.up).max()), -c))
             others = [c for c in central if c != start]
             x = start
             while x is not None:
