@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from akd_blender.core.procedural import biped, quadruped
+from akd_blender.core.procedural.characters import BoneSpec, build_character
 from akd_blender.core.rig import RigError
 from akd_blender.core.roles import BoneRoles, describe_roles, find_roles
 from tests.core.rig_variants import affine, placed, reexpressed, renamed, rotation, scaled, world_forward
@@ -231,3 +232,42 @@ def test_artist_like_rigs_in_y_up_centimetres(zoo, name):
     roles = find_roles(variant)
     assert roles.role_of() == base.role_of() and roles.kind == base.kind
     np.testing.assert_allclose(world_forward(variant, roles.frame.forward), [0, -1, 0], atol=1e-6)
+
+
+def _random_rig(rng: np.random.Generator):
+    n = int(rng.choice([1, *range(3, 12)]))  # build_character cannot skin exactly 2 bones (np.sort(...)[:, -3:-2] is empty)
+    specs = []
+    for i in range(n):
+        head = rng.normal(size=3)
+        tail = head + rng.normal(size=3) * 0.5 + 0.01
+        parent = None if i == 0 else f"b{int(rng.integers(0, i))}"
+        deform = bool(i == 0 or rng.random() < 0.8)
+        specs.append(
+            BoneSpec(f"b{i}", parent, tuple(head), tuple(tail), float(rng.uniform(0.05, 0.3)), (0.5, 0.5, 0.5), deform=deform)
+        )
+    return build_character("Random", specs)
+
+
+@pytest.mark.filterwarnings("error")
+def test_any_weighted_tree_gets_roles_without_warnings():
+    """Random bone trees with capsule meshes: roles come back without raising or numpy warnings, each bone
+    holds at most one role or extra chain, and the root carries skin weight somewhere below it."""
+    rng = np.random.default_rng(11)
+    for _ in range(60):
+        rig = _random_rig(rng)
+        roles = find_roles(rig)
+        limbs = [b for group in (roles.legs, roles.arms, roles.wings) for limb in group for b in limb.bones]
+        bones = [roles.root, *roles.spine, *roles.neck, *roles.tail, *limbs, *(b for chain in roles.extras for b in chain)]
+        bones += [] if roles.head is None else [roles.head]
+        assert len(bones) == len(set(bones))
+        below = [b for b in range(rig.num_bones) if _descends(rig.parents, b, roles.root)]
+        assert rig.weights[:, below].sum() > 0
+        assert roles.kind in ("biped", "quadruped", "hexapod", "bird", "serpent", "other")
+
+
+def _descends(parents, b: int, ancestor: int) -> bool:
+    while b >= 0:
+        if b == ancestor:
+            return True
+        b = int(parents[b])
+    return False

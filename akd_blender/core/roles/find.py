@@ -123,7 +123,7 @@ class _Finder(BodyPlan):
             sole = (region[(region @ self.up) <= self.ground + band] - t.heads[chain[0]]) @ f0
             if len(sole):
                 score += 0.5 * float(sole.max() + sole.min())
-        if head is not None:
+        if head is not None and len(t.own_vertices(head)):
             face = t.own_vertices(head).mean(0)
             score += float((face - t.heads[head]) @ f0) + float((face - t.heads[root]) @ f0)
         if tail_top is not None:
