@@ -36,6 +36,13 @@ def max_biped() -> tuple[RigAsset, dict[str, str]]:
     return build_character("MaxBiped", specs), truth
 
 
+def armed_humanoid() -> tuple[RigAsset, dict[str, str]]:
+    """The humanoid with a heavy prop (a big round shield bone) in its right hand: mesh on one side only."""
+    specs, truth = _humanoid_specs()
+    specs.append(BoneSpec("Shield", "RArm4", (-0.75, -0.12, 1.42), (-0.75, -0.2, 1.42), 0.3, GREY))
+    return build_character("ArmedHumanoid", specs), truth
+
+
 def _humanoid_specs() -> tuple[list[BoneSpec], dict[str, str]]:
     """A 1.75 m Mixamo-like humanoid in T-pose (names as Mixamo's, without the prefix), with twist bones on
     the upper arms and calves as game rigs have them."""
@@ -251,6 +258,7 @@ def spider() -> tuple[RigAsset, dict[str, str]]:
 ZOO = {
     "humanoid": humanoid,
     "max_biped": max_biped,
+    "armed_humanoid": armed_humanoid,
     "dog": dog,
     "split_quadruped": split_quadruped,
     "bird": bird,

@@ -169,6 +169,7 @@ def test_a_rig_without_skin_weights_is_a_rig_error(characters):
 ZOO_KINDS = {
     "humanoid": "biped",
     "max_biped": "biped",
+    "armed_humanoid": "biped",
     "dog": "quadruped",
     "split_quadruped": "quadruped",
     "bird": "bird",
@@ -183,7 +184,7 @@ def zoo():
     return {name: make() for name, make in ZOO.items()}
 
 
-@pytest.mark.parametrize("name", ["humanoid", "max_biped", "dog", "split_quadruped", "bird", "dinosaur"])
+@pytest.mark.parametrize("name", ["humanoid", "max_biped", "armed_humanoid", "dog", "split_quadruped", "bird", "dinosaur"])
 def test_artist_like_rigs_get_their_true_roles(zoo, name):
     """Fingers, toes, eyes, ears, jaws and beaks are extras; unweighted end bones and the armature root
     have no role; a flat wing is a wing, a dinosaur's short forward arms are arms."""

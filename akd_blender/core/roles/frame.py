@@ -68,7 +68,8 @@ def mirror_axis(
     vertices [V,3] onto the mesh when reflected through it. Searched every 3°, the three best local
     minima refined to 0.5°, also tried: the horizontal parts of ``candidates`` [K,3] (e.g. differences
     of joints that may mirror each other), then made exact from the joints the plane pairs up where that
-    matches better. Returns (normal [3], offset, contrast) where contrast is (worst - best mean error) /
+    matches better; the offset is found from the joint pairs too (:func:`_plane_offset`). Returns
+    (normal [3], offset, contrast) where contrast is (worst - best mean error) /
     ``size``; a contrast near 0 means no plane stands out (e.g. a cylinder).
     """
     e1, e2 = horizontal_basis(up)
@@ -97,7 +98,20 @@ def mirror_axis(
     refined = _refine_from_pairs(normal, up, joints, float(mean @ normal), size)
     if error(refined) < best_error:
         normal = refined
-    return normal, float(mean @ normal), contrast
+    return normal, _plane_offset(normal, joints, float(mean @ normal)), contrast
+
+
+def _plane_offset(normal: np.ndarray, joints: np.ndarray, offset: float) -> float:
+    """The mirror plane's offset along ``normal`` from the joints: the median of the midpoints of joints
+    that mirror each other (mutual nearest after the reflection about ``offset``, a joint on the plane
+    pairing with itself), so that mesh a character holds on one side does not shift it."""
+    if len(joints) < 2:
+        return offset
+    x = joints @ normal
+    mirrored = joints - 2.0 * (x - offset)[:, None] * normal
+    partner = ((mirrored[:, None] - joints[None]) ** 2).sum(-1).argmin(1)
+    mids = [(x[i] + x[p]) / 2 for i, p in enumerate(partner) if partner[p] == i]
+    return float(np.median(mids)) if mids else offset
 
 
 def _refine_from_pairs(normal: np.ndarray, up: np.ndarray, joints: np.ndarray, offset: float, size: float) -> np.ndarray:
