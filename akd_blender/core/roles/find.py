@@ -4,10 +4,10 @@ Method, in armature space with the world's up (:class:`.body.BodyGeometry`, :cla
 1. Mirror plane: the vertical plane that best maps joints onto joints and the mesh onto itself; its
    normal is the left-right axis (:func:`.frame.mirror_axis`).
 2. Feet: bones whose own mesh reaches the feet's level (the lowest point of mesh lying to one side of
-   the plane). The root is their lowest common ancestor (moved up while its subtree holds under half the
-   skin weight; the topmost body bone when no legs are found). Contacts whose common ancestor is a
-   contact or lies low share a foot; a leg runs from the highest bone carrying only that foot (below the
-   root or a trunk bone) down through the foot's single or dominant children.
+   the plane). The root is the lowest common ancestor of them and of every bone with 0.5 % of the skin
+   weight (the topmost body bone when no legs are found). Contacts whose common ancestor is a contact or
+   lies low share a foot; a leg runs from the highest bone carrying only that foot (below the root or a
+   trunk bone) down through the foot's single or dominant children, and lies to one side of the plane.
 3. Trunk: from the root, central children (mesh on the plane) with the most skin weight. Upper-body
    limbs are lateral chains off the trunk reaching 20 % of the height; arms, or wings (flat and broad,
    or spread sideways on a body that is not upright or spanning more than it is tall). The chest is the
@@ -53,7 +53,7 @@ class _Finder(BodyPlan):
             root, central_contacts = t.top, []
         leg_tops = {c[0] for c in leg_chains}
         trunk, limb_tops, other_central = self._trunk(root, leg_tops, central_contacts)
-        chest, upper = self._chest(trunk, limb_tops, leg_tops, many_legs=len(leg_chains) > 2)
+        chest, upper = self._chest(root, trunk, limb_tops, leg_tops, many_legs=len(leg_chains) > 2)
         head = self._head(trunk[chest + 1 :])
 
         def carries_legs(c: int) -> bool:

@@ -37,6 +37,8 @@ class BodyPlan(BodyGeometry):
         return root if root >= 0 else t.top
 
     def _feet(self, contacts: list[int], root: int) -> list[list[int]]:
+        """Contacts grouped into feet: two share a foot when their common ancestor (not the root) is itself
+        a contact or lies below 30 % of the root's height."""
         t = self.tree
         group = {c: c for c in contacts}
 
@@ -69,7 +71,7 @@ class BodyPlan(BodyGeometry):
             top = low
             while t.parents[top] != root and sum(t.is_ancestor(int(t.parents[top]), c) for c in contacts) == len(foot):
                 top = int(t.parents[top])
-            if t.subtree_mass[top] > 0.35 * total:
+            if t.subtree_mass[top] > 0.5 * total:  # half the body is no leg
                 continue
             if not self._lateral(top):
                 if t.parents[top] == root:
@@ -78,12 +80,12 @@ class BodyPlan(BodyGeometry):
             legs.append(t.path(top, low) + t.continue_chain(low))
         return legs, central
 
-    def _trunk(self, root: int, leg_tops: set[int], tail_candidates: list[int]):
-        """Trunk bones from the root's trunk child on, lateral limbs found on the way as
-        (trunk position, top bone) with -1 for the root, and the root's other central children."""
+    def _trunk(self, root: int, leg_tops: set[int], skip: list[int]):
+        """Trunk bones from the root's trunk child on, lateral limbs found on the way as (trunk position,
+        top bone) with -1 for the root, and the root's other central children (``skip`` left out)."""
         t = self.tree
         limbs: list[tuple[int, int]] = []
-        kids = [c for c in t.body_children[root] if c not in leg_tops and c not in tail_candidates]
+        kids = [c for c in t.body_children[root] if c not in leg_tops and c not in skip]
         central = [c for c in kids if not self._lateral(c)]
         limbs += [(-1, c) for c in kids if self._lateral(c)]
 
@@ -107,7 +109,7 @@ class BodyPlan(BodyGeometry):
             others = []
         return trunk, limbs, others
 
-    def _chest(self, trunk: list[int], limb_tops, leg_tops: set[int], many_legs: bool) -> tuple[int, list[int]]:
+    def _chest(self, root: int, trunk: list[int], limb_tops, leg_tops: set[int], many_legs: bool) -> tuple[int, list[int]]:
         """The chest's trunk position (-1: the root) and the tops of the upper-body limbs (arms, wings).
 
         Upper-body limbs are lateral chains reaching at least 20 % of the height, not hanging below the
@@ -116,7 +118,7 @@ class BodyPlan(BodyGeometry):
         any. The chest is the last trunk bone carrying legs or upper-body limbs."""
         t = self.tree
         legs_at = [i for i, c in enumerate(trunk) if any(y in leg_tops for y in t.body_children[c])]
-        root_h = self._height_of(t.heads[int(t.parents[trunk[0]])]) if trunk else 0.0
+        root_h = self._height_of(t.heads[root])
         big = [
             (pos, top)
             for pos, top in limb_tops
