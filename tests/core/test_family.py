@@ -53,6 +53,7 @@ EXPECTED = {
     },
     "bird": {"root", "spine", "neck", "head", "tail", "leg.left", "leg.right", "wing.left", "wing.right"},
     "hexapod": {"root", "head", "tail"} | {f"leg.{p}.{s}" for p in ("front", "middle", "hind") for s in ("left", "right")},
+    "serpent": {"root", "spine", "neck", "head", "tail"},
 }
 
 

@@ -39,10 +39,10 @@ from .skeletons import Draft, Part, draft
 
 __all__ = ["KINDS", "TRAIN_SEEDS", "HELDOUT_SEEDS", "SIZE_RANGES", "MemberStyle", "FamilyMember", "make_member", "members"]
 
-KINDS = ("biped", "quadruped", "bird", "hexapod")
+KINDS = ("biped", "quadruped", "bird", "hexapod", "serpent")
 TRAIN_SEEDS = range(0, 10000)
 HELDOUT_SEEDS = range(10000, 11000)
-SIZE_RANGES = {"biped": (1.0, 2.0), "quadruped": (0.6, 2.0), "bird": (0.4, 1.5), "hexapod": (0.25, 1.0)}
+SIZE_RANGES = {"biped": (1.0, 2.0), "quadruped": (0.6, 2.0), "bird": (0.4, 1.5), "hexapod": (0.25, 1.0), "serpent": (0.06, 0.3)}
 """Rest-mesh height range per kind, metres (before the unit scale)."""
 LARGE_UNITS = (40.0, 60.0)
 """Units per metre of the large-unit members (a 1.5 m character is then 60–90 units tall)."""
@@ -53,7 +53,7 @@ class MemberStyle:
     """What was drawn for a member.
 
     build: the kind's variant (``"human"``, ``"robot"``, ``"stocky"``, ``"long_limbed"``, ``"big_headed"``;
-    ``"dog"``, ``"deer"``, ``"low_long"``; ``"songbird"``, ``"heron"``, ``"penguin"``; ``"beetle"``, ``"ant"``, ``"stick"``).
+    ``"dog"``, ``"deer"``, ``"low_long"``; ``"songbird"``, ``"heron"``, ``"penguin"``; ``"beetle"``, ``"ant"``, ``"stick"``; ``"viper"``, ``"python"``, ``"cobra"``).
     rest_pose: ``"T"``, ``"A"``, ``"down"`` (bipeds' arms), ``"wings_spread"``/``"wings_drooping"`` (birds), else ``"-"``.
     height_m: rest height in metres; units_per_metre: 1, or 40–60 for large-unit members; height: in armature units.
     up_axis: ``"Z"`` or ``"Y"``, the armature space's up. placement: ``"origin"`` or ``"moved"`` (armature object

@@ -642,7 +642,64 @@ def hexapod(rng: np.random.Generator) -> Draft:
     return d
 
 
-DRAFTERS = {"biped": biped, "quadruped": quadruped, "bird": bird, "hexapod": hexapod}
+# --------------------------------------------------------------------------- serpent
+
+
+def serpent(rng: np.random.Generator) -> Draft:
+    """A snake lying in an S-curve along Y (head at -Y): a body root about 60 % of the way from the head,
+    spine 4–10 bones forward to a neck of 1–2 and the head (raised for a cobra), tail 3–8 bones backward,
+    an optional jaw and tongue."""
+    build = str(rng.choice(["viper", "python", "cobra"]))
+    radius = {"viper": 0.035, "python": 0.06, "cobra": 0.03}[build] * rng.uniform(0.85, 1.15)
+    d = Draft(build=build)
+    n_spine, n_neck, n_tail = int(rng.integers(4, 11)), int(rng.integers(1, 3)), int(rng.integers(3, 9))
+    wave, amplitude = rng.uniform(0.35, 0.7), rng.uniform(0.03, 0.12)
+    d.proportions = {"radius": radius, "wavelength": wave, "amplitude": amplitude}
+    phase = rng.uniform(0, 2 * np.pi)
+
+    def at(y: float, rise: float = 0.0) -> np.ndarray:
+        return np.array([amplitude * np.sin(2 * np.pi * y / wave + phase), y, radius + rise])
+
+    root_y = 0.1  # the head end is at -0.5, the tail tip at +0.5
+    head_len = radius * rng.uniform(2.2, 3.0)
+    neck_y = -0.5 + head_len + 0.06
+    ys = np.linspace(root_y, neck_y, n_spine + 2)  # root, spine bones, up to the neck
+    d.add("body", None, at(ys[0]), at(ys[1]), radius, ("body",), role="root")
+    rise = radius * rng.uniform(3.0, 6.0) if build == "cobra" else 0.0
+    parent = "body"
+    for i in range(n_spine):
+        parent = d.add(f"spine.{i + 1}", parent, at(ys[i + 1]), at(ys[i + 2]), radius, ("spine",), "", i + 1, "spine")
+    neck_at = at(neck_y)
+    neck_end = at(-0.5 + head_len, rise)
+    steps = _split(neck_end - neck_at, n_neck, rng)
+    neck = d.chain("neck", parent, neck_at, steps, [radius * 0.9] * n_neck, ("neck",), role="neck", group="head")
+    head_tail = neck_end + np.array([0, -head_len, -rise * 0.1])
+    d.add("head", neck[-1], neck_end, head_tail, radius * 1.1, ("head",), role="head", group="head")
+    if rng.random() < 0.4:
+        d.add(
+            "jaw",
+            "head",
+            neck_end + [0, -head_len * 0.2, -radius * 0.5],
+            head_tail + [0, 0, -radius * 0.5],
+            radius * 0.5,
+            ("jaw",),
+            group="extra",
+        )
+        d.counts["jaw"] = 1
+    if rng.random() < 0.3:
+        d.add("tongue", "head", head_tail, head_tail + [0, -head_len * 0.6, 0], radius * 0.12, ("tongue",), group="extra")
+    tail_ys = np.linspace(root_y, 0.5, n_tail + 1)
+    tail_r = [radius * (1 - 0.75 * i / n_tail) for i in range(n_tail)]
+    parent = "body"
+    for i in range(n_tail):
+        parent = d.add(
+            f"tail.{i + 1}", parent, at(tail_ys[i]), at(tail_ys[i + 1]), tail_r[i], ("tail",), "", i + 1, "tail", "tail"
+        )
+    d.counts.update(spine=n_spine, neck=n_neck, tail=n_tail)
+    return d
+
+
+DRAFTERS = {"biped": biped, "quadruped": quadruped, "bird": bird, "hexapod": hexapod, "serpent": serpent}
 
 
 def draft(kind: str, rng: np.random.Generator) -> Draft:
