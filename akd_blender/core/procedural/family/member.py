@@ -22,6 +22,7 @@ import numpy as np
 from ...errors import InputError
 from ...rig import RigAsset, transform_points
 from ..characters import rest_matrix, skin_weights
+from .drafts import Draft, Part
 from .meshes import (
     COLOR_SCHEMES,
     MESH_STYLES,
@@ -35,7 +36,7 @@ from .meshes import (
     scheme_colors,
 )
 from .naming import SCHEMES, bone_names
-from .skeletons import Draft, Part, draft
+from .skeletons import draft
 
 __all__ = ["KINDS", "TRAIN_SEEDS", "HELDOUT_SEEDS", "SIZE_RANGES", "MemberStyle", "FamilyMember", "make_member", "members"]
 
