@@ -258,3 +258,22 @@ def test_naming_schemes():
     assert len(set(bone_names(labels * 3, "blender", rng))) == 9  # clashes get suffixes
     words = bone_names(labels * 10, "random", rng)
     assert len(set(words)) == 30 and not any("thigh" in w.lower() for w in words)
+
+
+def test_role_chains_and_helpers(family):
+    """Each limb, the spine, neck and tail are parent chains (in bone order); helpers are non-deforming and unlabelled."""
+    for m in _all(family):
+        rig = m.rig
+        for role in set(m.truth.values()) - {"root", "head"}:
+            bones = sorted(b for b, r in m.truth.items() if r == role)
+            assert rig.parents[bones[0]] not in bones, (m.kind, m.seed, role)
+            for prev, b in zip(bones, bones[1:]):
+                assert rig.parents[b] == prev, (m.kind, m.seed, role)
+        root = next(b for b, r in m.truth.items() if r == "root")
+        if "armature_root" in m.style.helpers:
+            assert rig.parents[root] >= 0 and not rig.use_deform[rig.parents[root]] and rig.parents[root] not in m.truth
+        else:
+            assert rig.parents[root] == -1
+        helpers = np.flatnonzero(~rig.use_deform)
+        assert all(b not in m.truth for b in helpers)
+        assert len(helpers) > 0 or not m.style.helpers
