@@ -277,3 +277,15 @@ def test_role_chains_and_helpers(family):
         helpers = np.flatnonzero(~rig.use_deform)
         assert all(b not in m.truth for b in helpers)
         assert len(helpers) > 0 or not m.style.helpers
+
+
+def test_bird_wings_have_feathers(family):
+    """Wing bones carry a flat surface trailing behind them (well beyond a limb's radius)."""
+    for m in family["bird"]:
+        rig, back = m.rig, -np.array(m.style.facing)
+        world = rig.world_vertices()
+        for side in ("left", "right"):
+            bones = [b for b, r in m.truth.items() if r == f"wing.{side}"]
+            near = rig.weights[:, bones].sum(1) > 0.5
+            behind = (world[near] - _world(rig, rig.heads[bones]).mean(0)) @ back
+            assert behind.max() > 0.5 * rig.lengths[bones].mean(), (m.seed, side)

@@ -180,7 +180,8 @@ def _mesh_on_ground(d: Draft, kind: str, rng: np.random.Generator):
     Returns (mesh style, rigid?, vertices [V,3], faces [T,3], owner part keys [V], height in metres)."""
     mesh_style = "boxes" if d.build == "robot" and rng.random() < 0.8 else str(rng.choice(MESH_STYLES))
     rigid = mesh_style == "boxes" and rng.random() < (0.7 if d.build == "robot" else 0.4)
-    vertices, faces, owner = build_mesh(mesh_style, *_arrays(d.parts), rng)
+    wings = np.array([p.group == "wing" for p in d.parts])
+    vertices, faces, owner = build_mesh(mesh_style, *_arrays(d.parts), rng, feathered=wings)
     height_m = float(rng.uniform(*SIZE_RANGES[kind]))
     scale = height_m / float(np.ptp(vertices[:, 2]))
     lift = np.array([0.0, 0.0, -vertices[:, 2].min()])
