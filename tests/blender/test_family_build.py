@@ -94,3 +94,18 @@ def test_product_path_runs_on_a_family_member():
     expected = evaluated_world_vertices(rig.mesh_names)
     got = Skeleton(rig, torch.float64)(result.clip)[5].numpy()
     assert np.abs(got - expected).max() <= 1e-4 * rig.height
+
+
+def test_textured_member_survives_save_and_reload(tmp_path):
+    """The texture is packed into the .blend: a saved and reopened file extracts to the same textured rig."""
+    import bpy
+
+    rig = make_member(*CASES["textured"]).rig
+    name = armature_from_rig(rig).name
+    path = str(tmp_path / "member.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    bpy.ops.wm.open_mainfile(filepath=path)
+    back = rig_from_armature(bpy.data.objects[name])
+    assert back.texture is not None and np.allclose(back.texture, rig.texture, atol=1e-6)
+    assert np.allclose(back.uvs, rig.uvs, atol=1e-7)
+    assert np.allclose(back.vertex_colors, rig.vertex_colors, atol=2e-3)
