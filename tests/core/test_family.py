@@ -289,3 +289,17 @@ def test_bird_wings_have_feathers(family):
             near = rig.weights[:, bones].sum(1) > 0.5
             behind = (world[near] - _world(rig, rig.heads[bones]).mean(0)) @ back
             assert behind.max() > 0.5 * rig.lengths[bones].mean(), (m.seed, side)
+
+
+def test_biped_rest_poses_hold_the_arms_as_named(family):
+    """T: upper arms about horizontal; A: 25–55° below; arms down: more than 60° below (world space)."""
+    ranges = {"T": (-10.0, 10.0), "A": (25.0, 55.0), "down": (60.0, 90.0)}
+    for m in family["biped"]:
+        rig = m.rig
+        for side in ("left", "right"):
+            arm = sorted(b for b, r in m.truth.items() if r == f"arm.{side}")
+            upper = arm[1] if m.style.counts["clavicles"] else arm[0]
+            direction = rig.armature_world[:3, :3] @ (rig.tails[upper] - rig.heads[upper])
+            below = np.degrees(np.arcsin(-direction[2] / np.linalg.norm(direction)))
+            lo, hi = ranges[m.style.rest_pose]
+            assert lo <= below <= hi, (m.seed, side, m.style.rest_pose, below)
