@@ -9,9 +9,10 @@ from ..rig import RigAsset
 from .frame import fallback_forward, horizontal_basis, mirror_axis, unit, world_up
 from .skeleton import BodyTree
 
-__all__ = ["BodyGeometry", "MIN_CONTRAST", "LIMB_REACH"]
+__all__ = ["BodyGeometry", "MIN_CONTRAST", "MAX_MIRROR_ERROR", "LIMB_REACH"]
 
 MIN_CONTRAST = 0.03  # below this the mirror plane is not trusted (rotationally symmetric bodies)
+MAX_MIRROR_ERROR = 0.12  # a body mirrors left to right when its plane's error is below this fraction of its height
 LIMB_REACH = 0.2  # an arm / wing reaches at least this fraction of the height from its attachment
 
 
@@ -22,7 +23,8 @@ class BodyGeometry:
     larger of the height and the horizontal diameter; normal / offset: the mirror plane {x : x·normal =
     offset}; breadth: the larger of the height and the width across the mirror plane (the scale of side
     offsets); symmetric: whether a mirror plane stands out (else the plane is taken through the world's
-    -Y, Blender's front view).
+    -Y, Blender's front view); bilateral: whether the body also mirrors well through it (a snake lying in
+    an S-curve does not): only then does anything count as lying to one side.
     """
 
     def __init__(self, rig: RigAsset):
@@ -39,8 +41,9 @@ class BodyGeometry:
         self.size = max(self.height, 2.0 * radius, 1e-12)
         self.height = max(self.height, 1e-3 * self.size)
         body = np.flatnonzero(t.body)
-        normal, offset, contrast = mirror_axis(self.up, t.heads[body], verts, self.size, t.sibling_differences())
+        normal, offset, contrast, error = mirror_axis(self.up, t.heads[body], verts, self.size, t.sibling_differences())
         self.symmetric = contrast >= MIN_CONTRAST
+        self.bilateral = self.symmetric and error <= MAX_MIRROR_ERROR * self.height
         if not self.symmetric:
             forward = fallback_forward(rig.armature_world, self.up)
             normal = unit(np.cross(self.up, forward))
@@ -62,7 +65,7 @@ class BodyGeometry:
         return self._lateral_points(self._region(b))
 
     def _lateral_points(self, points: np.ndarray) -> bool:
-        if len(points) == 0:
+        if len(points) == 0 or not self.bilateral:
             return False
         x = points @ self.normal - self.offset
         mean = abs(float(x.mean()))

@@ -87,7 +87,7 @@ class _Finder(BodyPlan):
         if head is not None:
             spine, neck = trunk[: chest + 1], trunk[chest + 1 : trunk.index(head)]
             if chest < 0 and not (upper or len(leg_chains) > 2):  # nothing hangs from the root but legs: no chest
-                spine, neck = neck, []
+                spine, neck = self._split_neck(neck) if not leg_chains else (neck, [])
         else:
             spine, neck = trunk, []
         if kind == "other" and not (legs or arm_limbs or wing_limbs):
@@ -110,12 +110,29 @@ class _Finder(BodyPlan):
             extras=self._extras(used),
         )
 
+    def _split_neck(self, before_head: list[int]) -> tuple[list[int], list[int]]:
+        """A legless trunk before its head as (spine, neck): the neck is the run of bones just behind the
+        head that are slimmer than 95 % of the trunk's median fatness."""
+        fats = [self._fatness(b) for b in before_head]
+        if len(before_head) < 3:
+            return before_head, []
+        limit = 0.95 * float(np.median(fats))
+        cut = len(before_head)
+        while cut > 1 and 0.0 < fats[cut - 1] < limit:
+            cut -= 1
+        return before_head[:cut], before_head[cut:]
+
     def _facing(self, legs: list[list[int]], head: int | None, root: int, tail_top: int | None) -> np.ndarray:
         """Forward [3]: the mirror plane's in-plane horizontal axis, signed by toes, head and tail (the
         world's -Y when no mirror plane stands out)."""
         t, f0 = self.tree, self.forward0
-        if not self.symmetric:
-            return f0
+        if not self.bilateral:  # no mirror plane: from the root towards the head, else the world's -Y
+            fallback = fallback_forward(self.rig.armature_world, self.up)
+            if head is None or not self.symmetric or not len(t.own_vertices(head)):
+                return fallback
+            v = t.own_vertices(head).mean(0) - t.heads[root]
+            v = v - (v @ self.up) * self.up
+            return v / np.linalg.norm(v) if np.linalg.norm(v) > 0.05 * self.size else fallback
         band = GROUND_BAND * self.height
         score = 0.0
         for chain in legs:  # the footprint's middle lies in front of the hip (toes are longer than heels)
@@ -156,11 +173,8 @@ class _Finder(BodyPlan):
             return "quadruped"
         if legs == 6:
             return "hexapod"
-        if legs == 0 and trunk >= 3:
-            verts = self.tree.skinned_vertices
-            _, s, _ = np.linalg.svd(verts - verts.mean(0), full_matrices=False)
-            if s[0] > 3.0 * s[1] and self.height < 0.35 * self.size:
-                return "serpent"
+        if legs == 0 and trunk >= 3 and self.size >= 3.0 * self.height:  # legless, long and low
+            return "serpent"
         return "other"
 
     def _frame(self, forward: np.ndarray) -> BodyFrame:

@@ -60,16 +60,17 @@ def _mirror_error(n: np.ndarray, joints: np.ndarray, probes: np.ndarray, targets
 
 def mirror_axis(
     up: np.ndarray, joints: np.ndarray, vertices: np.ndarray, size: float, candidates: np.ndarray | None = None
-) -> tuple[np.ndarray, float, float]:
-    """The normal of the character's plane of mirror symmetry, the plane's offset along it and how
-    clearly the plane stands out.
+) -> tuple[np.ndarray, float, float, float]:
+    """The normal of the character's plane of mirror symmetry, the plane's offset along it, how clearly
+    the plane stands out and how well it mirrors.
 
     The plane contains ``up``; it is the one that best maps the joints [J,3] onto joints and the mesh
     vertices [V,3] onto the mesh when reflected through it. Searched every 3°, the three best local
     minima refined to 0.5°, also tried: the horizontal parts of ``candidates`` [K,3] (e.g. differences
     of joints that may mirror each other), then made exact from the joints the plane pairs up where that
     matches better; the offset is found from the joint pairs too (:func:`_plane_offset`). Returns
-    (normal [3], offset, contrast) where contrast is (worst - best mean error) /
+    (normal [3], offset, contrast, error): error is the plane's mean distance from mirrored points to the
+    nearest joint / vertex (joints and mesh added, armature units), contrast is (worst - best error) /
     ``size``; a contrast near 0 means no plane stands out (e.g. a cylinder).
     """
     e1, e2 = horizontal_basis(up)
@@ -96,9 +97,10 @@ def mirror_axis(
     best_error, normal = min(tried, key=lambda item: item[0])
     contrast = float((errors.max() - best_error) / size)
     refined = _refine_from_pairs(normal, up, joints, float(mean @ normal), size)
-    if error(refined) < best_error:
-        normal = refined
-    return normal, _plane_offset(normal, joints, float(mean @ normal)), contrast
+    refined_error = error(refined)
+    if refined_error < best_error:
+        normal, best_error = refined, refined_error
+    return normal, _plane_offset(normal, joints, float(mean @ normal)), contrast, float(best_error)
 
 
 def _plane_offset(normal: np.ndarray, joints: np.ndarray, offset: float) -> float:

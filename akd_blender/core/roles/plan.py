@@ -95,8 +95,8 @@ class BodyPlan(BodyGeometry):
 
         trunk: list[int] = []
         if central:
-            # the trunk carries the most limbs; on a tie, the highest mesh (a head, not a tail)
-            start = max(central, key=lambda c: (limb_count(c), float((self._region(c) @ self.up).max()), -c))
+            # the trunk carries the most limbs; on a tie, it ends fatter (a head, not a tapering tail)
+            start = max(central, key=lambda c: (limb_count(c), self._end_fatness(c), -c))
             others = [c for c in central if c != start]
             x = start
             while x is not None:
@@ -108,6 +108,16 @@ class BodyPlan(BodyGeometry):
         else:
             others = []
         return trunk, limbs, others
+
+    def _end_fatness(self, b: int) -> float:
+        """Fatness of the far end of the central chain from ``b`` (its last bone that is not a thin appendage)."""
+        chain, x = [], b
+        while x is not None:
+            chain.append(x)
+            nxt = [c for c in self.tree.body_children[x] if not self._lateral(c)]
+            x = max(nxt, key=lambda c: (self.tree.subtree_mass[c], -c)) if nxt else None
+        end = self._head(chain)
+        return 0.0 if end is None else self._fatness(end)
 
     def _chest(self, root: int, trunk: list[int], limb_tops, leg_tops: set[int], many_legs: bool) -> tuple[int, list[int]]:
         """The chest's trunk position (-1: the root) and the tops of the upper-body limbs (arms, wings).
@@ -153,15 +163,16 @@ class BodyPlan(BodyGeometry):
         return not self._upright(root, top) or self._reach(top) > WING_REACH * self.height
 
     def _head(self, candidates: list[int]) -> int | None:
-        """The head among the trunk bones after the chest: the last one that is not an appendage. An
-        appendage (jaw, beak, mandible) is under 60 % as fat as the last judged bone before it; it and the
-        bones after it are cut. Bones owning fewer than 4 vertices are not judged."""
-        head, last_fat = None, 0.0
+        """The head among the trunk bones after the chest: the last one that is not an appendage. Passed
+        over: a bone under 60 % as fat as the last accepted one before it (a beak, tongue, mandible; also a
+        thin neck before a fatter head), or thinner than it with under half its skin weight (a jaw).
+        Bones owning fewer than 4 vertices are not judged."""
+        head, last_fat, last_mass = None, 0.0, 0.0
         for b in candidates:
-            fat = self._fatness(b)
+            fat, mass = self._fatness(b), float(self.tree.mass[b])
             if fat == 0.0:
                 continue
-            if head is not None and fat < 0.6 * last_fat:
-                break
-            head, last_fat = b, fat
+            if head is not None and (fat < 0.6 * last_fat or (fat < last_fat and mass < 0.5 * last_mass)):
+                continue
+            head, last_fat, last_mass = b, fat, mass
         return head if head is not None else (candidates[-1] if candidates else None)
