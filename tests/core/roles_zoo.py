@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
+
 from akd_blender.core.procedural.characters import BoneSpec, build_character
 from akd_blender.core.rig import RigAsset
 
@@ -234,6 +236,13 @@ def snake() -> tuple[RigAsset, dict[str, str]]:
     return build_character("Snake", s), {}
 
 
+def curved_snake() -> tuple[RigAsset, dict[str, str]]:
+    """The snake lying in an S-curve (no plane mirrors it)."""
+    points = [(0.12 * np.sin(2 * np.pi * i / 6.0), 1.1 - 0.2 * i, 0.06 + 0.01 * (i == 12)) for i in range(13)]
+    radii = [0.02 + 0.035 * min(i, 8) / 8 for i in range(11)] + [0.07]
+    return build_character("CurvedSnake", _chain("seg", None, points, radii)), {}
+
+
 def spider() -> tuple[RigAsset, dict[str, str]]:
     """A spider: body root, head, 8 legs rising to a knee then down to the ground."""
     s = [
@@ -264,5 +273,6 @@ ZOO = {
     "bird": bird,
     "dinosaur": dinosaur,
     "snake": snake,
+    "curved_snake": curved_snake,
     "spider": spider,
 }

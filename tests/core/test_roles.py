@@ -175,6 +175,7 @@ ZOO_KINDS = {
     "bird": "bird",
     "dinosaur": "biped",
     "snake": "serpent",
+    "curved_snake": "serpent",
     "spider": "other",
 }
 
@@ -210,6 +211,15 @@ def test_snake_is_a_serpent_carried_by_its_first_bone(zoo):
     assert rig.bone_names[roles.root] == "seg1" and rig.bone_names[roles.head] == "seg12"
     assert len(roles.spine) == 10
     np.testing.assert_allclose(roles.frame.forward, [0, -1, 0], atol=1e-6)  # towards the head
+
+
+def test_snake_in_an_s_curve_is_a_serpent_facing_its_head(zoo):
+    """No plane mirrors a curved snake: nothing counts as a side limb, and it faces from its root to its head."""
+    rig, _ = zoo["curved_snake"]
+    roles = find_roles(rig)
+    assert roles.kind == "serpent" and roles.legs == roles.arms == roles.wings == ()
+    assert rig.bone_names[roles.root] == "seg1" and rig.bone_names[roles.head] == "seg12"
+    assert roles.frame.forward @ np.array([0.0, -1.0, 0.0]) > 0.95
 
 
 def test_spider_has_four_placed_legs_a_side(zoo):
