@@ -1,7 +1,7 @@
 """Characters shaped like real artist rigs, for bone-role tests: a Mixamo-like humanoid (fingers, toes, eyes,
 unweighted end bones and armature root, Y-up centimetres), a dog (scapulae, ears, jaw, long tail, toes), a
 bird with flat wings and a beak, the humanoid laid out as 3ds Max's Biped, a two-legged dinosaur with a heavy tail and short arms, a snake and a
-spider. Each is built facing -Y on z = 0 (metres) and comes with its true roles by bone name."""
+spider, and variants (twist bones, a shield, a split hub, dragon wings). Each is built facing -Y on z = 0 (metres) and comes with its true roles by bone name."""
 
 from __future__ import annotations
 
@@ -149,6 +149,19 @@ def _dog_specs() -> tuple[list[BoneSpec], dict[str, str]]:
     return s, truth
 
 
+def dragon() -> tuple[RigAsset, dict[str, str]]:
+    """The dog with two flat, broad wings spread from its back (the bone before the front legs' one)."""
+    specs, truth = _dog_specs()
+    names = []
+    for side, x, word in SIDES:
+        wing = [(x * 0.08, -0.02, 0.66), (x * 0.35, 0.0, 0.72), (x * 0.6, 0.05, 0.74), (x * 0.85, 0.1, 0.72)]
+        specs += _chain(f"wing{side}", "spine2", wing, [0.05, 0.045, 0.04])
+        names += [f"wing{side}{i}" for i in (1, 2, 3)]
+        truth.update({f"wing{side}{i}": f"wing.{word}" for i in (1, 2, 3)})
+    rig = build_character("Dragon", specs)
+    return _flatten(rig, [rig.bone_index(n) for n in names], chord=4.0, thickness=0.2), truth
+
+
 def split_quadruped() -> tuple[RigAsset, dict[str, str]]:
     """The dog with a body bone at the hub whose children are the hips (hind legs and tail) and the spine
     (front legs, neck, head), as some game rigs have it: the body bone is the root and the hips have no role."""
@@ -270,6 +283,7 @@ ZOO = {
     "armed_humanoid": armed_humanoid,
     "dog": dog,
     "split_quadruped": split_quadruped,
+    "dragon": dragon,
     "bird": bird,
     "dinosaur": dinosaur,
     "snake": snake,

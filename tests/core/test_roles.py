@@ -172,6 +172,7 @@ ZOO_KINDS = {
     "armed_humanoid": "biped",
     "dog": "quadruped",
     "split_quadruped": "quadruped",
+    "dragon": "quadruped",
     "bird": "bird",
     "dinosaur": "biped",
     "snake": "serpent",
@@ -185,7 +186,9 @@ def zoo():
     return {name: make() for name, make in ZOO.items()}
 
 
-@pytest.mark.parametrize("name", ["humanoid", "max_biped", "armed_humanoid", "dog", "split_quadruped", "bird", "dinosaur"])
+@pytest.mark.parametrize(
+    "name", ["humanoid", "max_biped", "armed_humanoid", "dog", "split_quadruped", "dragon", "bird", "dinosaur"]
+)
 def test_artist_like_rigs_get_their_true_roles(zoo, name):
     """Fingers, toes, eyes, ears, jaws and beaks are extras; unweighted end bones and the armature root
     have no role; a flat wing is a wing, a dinosaur's short forward arms are arms."""
