@@ -1,7 +1,8 @@
-"""Characters shaped like real artist rigs, for bone-role tests: a Mixamo-like humanoid (fingers, toes, eyes,
-unweighted end bones and armature root, Y-up centimetres), a dog (scapulae, ears, jaw, long tail, toes), a
-bird with flat wings and a beak, the humanoid laid out as 3ds Max's Biped, a two-legged dinosaur with a heavy tail and short arms, a snake and a
-spider, and variants (twist bones, a shield, a split hub, dragon wings). Each is built facing -Y on z = 0 (metres) and comes with its true roles by bone name."""
+"""Characters shaped like real artist rigs, for bone-role tests: a Mixamo-like humanoid (fingers, toes,
+eyes, twist bones, unweighted end bones and armature root), the same laid out as 3ds Max's Biped or holding
+a shield, a dog (scapulae, ears, jaw, long tail, toes), the dog with a split hub or with dragon wings, a bird
+with flat wings and a beak, a two-legged dinosaur with a heavy tail and short arms, a straight and an
+S-curved snake, and a spider. Each is built facing -Y on z = 0 (metres) with its true roles by bone name."""
 
 from __future__ import annotations
 
