@@ -35,13 +35,13 @@ __all__ = [
 
 
 def walk(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """1.5 strides per clip, legs swinging 25°, knees 40°, arms swinging opposite."""
-    return gait(rig, roles, frames, fps, v, cycles=1.5, swing=25, knee=40, lean=3, elbow=15)
+    """1.5 strides per clip, feet reaching 25° ahead and behind, on the ground 60 % of the time."""
+    return gait(rig, roles, frames, fps, v, cycles=1.5, swing=25, duty=0.6, clearance=0.1, lean=3, elbow=15)
 
 
 def run(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """2.5 strides per clip, legs swinging 40°, knees 80°, elbows bent 80°, leaning 12°, a flight."""
-    return gait(rig, roles, frames, fps, v, cycles=2.5, swing=40, knee=80, lean=12, elbow=80, bounce=0.06)
+    """2.5 strides per clip, feet reaching 40°, on the ground 42 % of the time, elbows bent 80°, leaning 12°."""
+    return gait(rig, roles, frames, fps, v, cycles=2.5, swing=40, duty=0.42, clearance=0.25, lean=12, elbow=80)
 
 
 def jump_up(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:

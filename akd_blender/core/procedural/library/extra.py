@@ -21,13 +21,13 @@ __all__ = ["walk", "run", "jump_up", "turn", "sit", "flap_wings", "peck", "hop"]
 
 
 def walk(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """A bird's walk: 2 strides per clip, legs swinging 25°, the head bobbing 10°."""
-    return gait(rig, roles, frames, fps, v, cycles=2.0, swing=25, knee=35, head_bob=10)
+    """A bird's walk: 2 strides per clip, feet reaching 25°, the head bobbing 10°."""
+    return gait(rig, roles, frames, fps, v, cycles=2.0, swing=25, duty=0.6, head_bob=10)
 
 
 def run(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """A bird's run: 3 strides per clip, legs swinging 40°, leaning 15°, a short flight."""
-    return gait(rig, roles, frames, fps, v, cycles=3.0, swing=40, knee=60, lean=15, bounce=0.08, head_bob=6)
+    """A bird's run: 3 strides per clip, feet reaching 40°, on the ground 40 % of the time, leaning 15°."""
+    return gait(rig, roles, frames, fps, v, cycles=3.0, swing=40, duty=0.4, clearance=0.2, lean=15, head_bob=6)
 
 
 def jump_up(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:

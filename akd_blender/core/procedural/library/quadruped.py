@@ -32,20 +32,32 @@ def _gallop(roles: BoneRoles, limb: Limb) -> float:
 
 
 def walk(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """A lateral-sequence walk: 1.5 cycles per clip, legs swinging 22°, knees 35°."""
-    return gait(rig, roles, frames, fps, v, cycles=1.5, swing=22, knee=35)
+    """A lateral-sequence walk: 1.5 cycles per clip, feet reaching 22°, each on the ground 65 % of the time."""
+    return gait(rig, roles, frames, fps, v, cycles=1.5, swing=22, duty=0.65, clearance=0.1)
 
 
 def trot(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """A run (trot): diagonal pairs, 2.5 cycles per clip, legs swinging 35°, knees 55°, a short flight."""
-    return gait(rig, roles, frames, fps, v, cycles=2.5, swing=35, knee=55, offsets=_trot, bounce=0.05)
+    """A run (trot): diagonal pairs, 2.5 cycles per clip, feet reaching 32°, on the ground 45 % of the time, the tail raised."""
+    return gait(rig, roles, frames, fps, v, cycles=2.5, swing=32, duty=0.45, clearance=0.18, offsets=_trot, tail_lift=0.4)
 
 
 def gallop(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """A gallop: hind pair then front pair, 2 cycles per clip, legs swinging 45°, the spine flexing
-    12° with each stride, a flight phase."""
+    """A gallop: hind pair then front pair, 2 cycles per clip, feet reaching 38°, on the ground 35 % of
+    the time, the spine flexing 12° with each stride, the tail raised."""
     return gait(
-        rig, roles, frames, fps, v, cycles=2.0, swing=45, knee=60, offsets=_gallop, spine_flex=12, bounce=0.08, head_bob=8
+        rig,
+        roles,
+        frames,
+        fps,
+        v,
+        cycles=2.0,
+        swing=38,
+        duty=0.35,
+        clearance=0.2,
+        offsets=_gallop,
+        spine_flex=12,
+        head_bob=8,
+        tail_lift=0.7,
     )
 
 
