@@ -1,0 +1,164 @@
+"""Bone roles found from topology and rest geometry: the procedural biped and quadruped (whose bone
+names state the truth), and invariance to names, scale, world placement and armature-space axes."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from akd_blender.core.procedural import biped, quadruped
+from akd_blender.core.rig import RigError
+from akd_blender.core.roles import BoneRoles, describe_roles, find_roles
+from tests.core.rig_variants import affine, placed, reexpressed, renamed, rotation, scaled, world_forward
+
+BIPED_TRUTH = {
+    "hips": "root",
+    "spine": "spine",
+    "chest": "spine",
+    "neck": "neck",
+    "head": "head",
+    **{
+        f"{b}.{s}": f"arm.{side}"
+        for s, side in (("L", "left"), ("R", "right"))
+        for b in ("shoulder", "upper_arm", "forearm", "hand")
+    },
+    **{f"{b}.{s}": f"leg.{side}" for s, side in (("L", "left"), ("R", "right")) for b in ("thigh", "shin", "foot")},
+}
+QUADRUPED_TRUTH = {
+    "pelvis": "root",
+    "spine": "spine",
+    "chest": "spine",
+    "neck": "neck",
+    "head": "head",
+    **{f"tail.{i}": "tail" for i in (1, 2, 3)},
+    **{
+        f"{leg}_{b}.{s}": f"leg.{pos}.{side}"
+        for s, side in (("L", "left"), ("R", "right"))
+        for leg, pos in (("front", "front"), ("back", "hind"))
+        for b in ("upper", "lower", "foot")
+    },
+}
+
+
+def named_roles(rig, roles: BoneRoles) -> dict[str, str]:
+    return {rig.bone_names[b]: role for b, role in roles.role_of().items()}
+
+
+@pytest.fixture(scope="module")
+def characters():
+    return {"biped": biped(), "quadruped": quadruped()}
+
+
+@pytest.fixture(scope="module")
+def found(characters):
+    return {name: find_roles(rig) for name, rig in characters.items()}
+
+
+def test_biped_roles_match_its_bone_names(characters, found):
+    rig, roles = characters["biped"], found["biped"]
+    assert roles.kind == "biped"
+    assert named_roles(rig, roles) == BIPED_TRUTH
+    assert [rig.bone_names[b] for b in roles.spine] == ["spine", "chest"]
+    left = roles.limb("arms", "left")
+    assert [rig.bone_names[b] for b in left.bones] == ["shoulder.L", "upper_arm.L", "forearm.L", "hand.L"]
+    assert [rig.bone_names[b] for b in roles.limb("legs", "right").bones] == ["thigh.R", "shin.R", "foot.R"]
+    assert roles.tail == () and roles.wings == () and roles.extras == ()
+
+
+def test_quadruped_roles_match_its_bone_names(characters, found):
+    rig, roles = characters["quadruped"], found["quadruped"]
+    assert roles.kind == "quadruped"
+    assert named_roles(rig, roles) == QUADRUPED_TRUTH
+    assert [rig.bone_names[b] for b in roles.tail] == ["tail.1", "tail.2", "tail.3"]
+    hind = roles.limb("legs", "left", "hind")
+    assert [rig.bone_names[b] for b in hind.bones] == ["back_upper.L", "back_lower.L", "back_foot.L"]
+    assert roles.limb("arms", "left") is None and roles.limb("legs", "left") is None
+
+
+@pytest.mark.parametrize("name", ["biped", "quadruped"])
+def test_body_frame_faces_minus_y_with_z_up(characters, found, name):
+    rig, frame = characters[name], found[name].frame
+    np.testing.assert_allclose(frame.up, [0, 0, 1], atol=1e-9)
+    np.testing.assert_allclose(frame.forward, [0, -1, 0], atol=1e-6)
+    np.testing.assert_allclose(frame.left, [1, 0, 0], atol=1e-6)  # the character's left is +X when it faces -Y
+    z = rig.vertices[:, 2]
+    assert frame.ground == pytest.approx(z.min()) and frame.height == pytest.approx(np.ptp(z))
+    assert frame.length == pytest.approx(np.ptp(rig.vertices[:, 1]))
+    np.testing.assert_allclose(
+        frame.to_armature(np.array([[1.0, 0, 0], [0, 1.0, 0], [0, 0, 2.0]])), [[1, 0, 0], [0, -1, 0], [0, 0, 2]], atol=1e-6
+    )
+    np.testing.assert_allclose(frame.to_character(frame.to_armature(np.array([0.3, -0.2, 0.5]))), [0.3, -0.2, 0.5], atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["biped", "quadruped"])
+def test_roles_ignore_bone_names(characters, found, name):
+    for seed in (0, 1):
+        roles = find_roles(renamed(characters[name], seed))
+        assert roles.role_of() == found[name].role_of()
+        assert roles.kind == found[name].kind
+
+
+@pytest.mark.parametrize("name", ["biped", "quadruped"])
+@pytest.mark.parametrize("factor", [0.01, 79.0])
+def test_roles_ignore_uniform_scale(characters, found, name, factor):
+    roles = find_roles(scaled(characters[name], factor))
+    assert roles.role_of() == found[name].role_of()
+    np.testing.assert_allclose(roles.frame.forward, found[name].frame.forward, atol=1e-6)
+    assert roles.frame.height == pytest.approx(found[name].frame.height * factor)
+
+
+@pytest.mark.parametrize("name", ["biped", "quadruped"])
+def test_roles_follow_the_armature_object_in_the_world(characters, found, name):
+    world = affine(rotation([0, 0, 1], 2.3), (4.0, -7.0, 1.5))
+    rig = placed(characters[name], world)
+    roles = find_roles(rig)
+    assert roles.role_of() == found[name].role_of()
+    # the character turned with its object: same facing in armature space, turned facing in the world
+    np.testing.assert_allclose(roles.frame.forward, found[name].frame.forward, atol=1e-6)
+    np.testing.assert_allclose(world_forward(rig, roles.frame.forward), world[:3, :3] @ [0, -1, 0], atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["biped", "quadruped"])
+@pytest.mark.parametrize("turn", ["y_up", "random"])
+def test_roles_ignore_the_armature_space_axes(characters, found, name, turn):
+    """Armature space turned (Y up as in glTF/FBX, or an arbitrary rotation) with armature_world turning
+    back: the same character in the world, so the same roles and the same world facing."""
+    linear = rotation([1, 0, 0], -np.pi / 2) if turn == "y_up" else rotation([0.3, -0.8, 0.5], 1.1)
+    rig = reexpressed(characters[name], affine(linear, (0.2, 0.5, -0.3)))
+    roles = find_roles(rig)
+    assert roles.role_of() == found[name].role_of()
+    np.testing.assert_allclose(roles.frame.up, linear @ [0, 0, 1], atol=1e-9)
+    np.testing.assert_allclose(world_forward(rig, roles.frame.forward), [0, -1, 0], atol=1e-6)
+
+
+def test_mirrored_character_swaps_left_and_right(characters, found):
+    """Reflecting a character through its mirror plane (x -> -x) relabels each limb's side, so the bone
+    that was the left arm is now found as the right arm."""
+    rig = characters["biped"]
+    flip = np.diag([-1.0, 1.0, 1.0])
+    mirrored = dataclasses.replace(rig, heads=rig.heads @ flip, tails=rig.tails @ flip, vertices=rig.vertices @ flip)
+    roles = find_roles(mirrored)
+    swap = {"arm.left": "arm.right", "arm.right": "arm.left", "leg.left": "leg.right", "leg.right": "leg.left"}
+    assert roles.role_of() == {b: swap.get(r, r) for b, r in found["biped"].role_of().items()}
+
+
+def test_describe_roles_is_one_line_with_kind_limbs_and_facing(characters, found):
+    line = describe_roles(found["quadruped"], characters["quadruped"])
+    assert line == "quadruped: 4 legs, spine of 2, neck of 1, tail of 3, head; root 'pelvis'; facing -Y"
+    turned = placed(characters["biped"], affine(rotation([0, 0, 1], np.pi / 2)))
+    line = describe_roles(find_roles(turned), turned)
+    assert line.startswith("biped: 2 legs, 2 arms") and line.endswith("facing +X")
+
+
+def test_limb_lookup_rejects_an_unknown_group(found):
+    with pytest.raises(ValueError, match="limb group"):
+        found["biped"].limb("tentacles", "left")
+
+
+def test_a_rig_without_skin_weights_is_a_rig_error(characters):
+    rig = characters["biped"]
+    bare = dataclasses.replace(rig, weights=np.zeros_like(rig.weights))
+    with pytest.raises(RigError, match="no bone carries skin weights"):
+        find_roles(bare)
