@@ -12,7 +12,7 @@ import numpy as np
 from ...motion import MotionClip
 from ...rig import RigAsset
 from ..motions import Variation
-from .pose import BodyPose, bone_tip, knee_sign, limb_length, segment_directions, smoothstep
+from .pose import BodyPose, bone_tip, is_sprawled, knee_sign, limb_length, segment_directions, smoothstep
 
 if TYPE_CHECKING:
     from ...roles import BoneRoles, Limb
@@ -25,6 +25,11 @@ __all__ = [
     "aim_arm",
     "arms_down",
     "flex_leg",
+    "place_foot",
+    "step_sprawled",
+    "lift_axis",
+    "swing_axis",
+    "leg_reach",
     "swing_leg",
     "bend_torso",
     "mean_leg_length",
@@ -81,6 +86,31 @@ def arms_down(p: BodyPose, spread: float = 8.0) -> None:
         aim_arm(p, limb, arm_direction(p, limb, np.cos(rad(spread)), np.sin(rad(spread))))
 
 
+def _reach(p: BodyPose, limb: Limb) -> np.ndarray:
+    """[3] hip to foot tip at rest (armature space)."""
+    return bone_tip(p.rig, limb.bones[-1]) - p.rig.heads[limb.bones[0]]
+
+
+def lift_axis(p: BodyPose, limb: Limb) -> np.ndarray:
+    """[3] the axis that turns a leg's hip-to-foot line up towards the body's up axis."""
+    axis = np.cross(_reach(p, limb), p.up)
+    return axis / max(np.linalg.norm(axis), 1e-12)
+
+
+def swing_axis(p: BodyPose, limb: Limb) -> np.ndarray:
+    """[3] the axis that turns a leg's hip-to-foot line towards the body's forward axis."""
+    axis = np.cross(_reach(p, limb), p.forward)
+    return axis / max(np.linalg.norm(axis), 1e-12)
+
+
+def step_sprawled(p: BodyPose, limb: Limb, forward: np.ndarray, up: np.ndarray) -> None:
+    """Move a sprawled leg's foot ``forward`` and ``up`` [F] (armature units, approximately) by turning
+    its first bone about the hip: forward about :func:`swing_axis`, up about :func:`lift_axis`."""
+    reach = np.linalg.norm(_reach(p, limb))
+    p.rotate(limb.bones[0], swing_axis(p, limb), np.arcsin(np.clip(forward / reach, -1, 1)))
+    p.rotate(limb.bones[0], lift_axis(p, limb), np.arcsin(np.clip(up / reach, -1, 1)))
+
+
 def swing_leg(p: BodyPose, limb: Limb, angle: np.ndarray | float) -> None:
     """Swing the leg's first bone forward by ``angle`` (radians; negative swings it back)."""
     p.pitch(limb.bones[0], angle)
@@ -89,9 +119,16 @@ def swing_leg(p: BodyPose, limb: Limb, angle: np.ndarray | float) -> None:
 def flex_leg(p: BodyPose, limb: Limb, angle: np.ndarray | float, level: bool = True) -> None:
     """Fold a leg like a squat by ``angle`` (radians, [F] or scalar) at its first joint: the first bone
     turns by ∓angle, the second by ±2·angle the way its knee bends (:func:`~.pose.knee_sign`), and
-    the third bone (foot / metatarsus) is kept at its rest orientation when ``level``."""
-    sign = knee_sign(p.rig, p.roles, limb)
+    the third bone (foot / metatarsus) is kept at its rest orientation when ``level``. A sprawled leg
+    (:func:`~.pose.is_sprawled`) instead raises its first bone by ``angle`` and keeps its second
+    bone's rest direction, so its foot comes up towards the body."""
     angle = np.asarray(angle, dtype=np.float64)
+    if is_sprawled(p.rig, p.roles, limb):  # an insect's leg: raise the knee, keep the shin's direction
+        p.rotate(limb.bones[0], lift_axis(p, limb), angle)
+        if len(limb.bones) > 1:
+            p.level(limb.bones[1])
+        return
+    sign = knee_sign(p.rig, p.roles, limb)
     p.pitch(limb.bones[0], -sign * angle)
     if len(limb.bones) > 1:
         p.pitch(limb.bones[1], 2 * sign * angle)
@@ -106,15 +143,15 @@ def bend_torso(p: BodyPose, axis: np.ndarray, angle: np.ndarray | float) -> None
         p.bend_chain(p.roles.spine, axis, angle)
         return
     p.rotate(p.roles.root, axis, angle)
-    for limb in p.roles.legs:
+    for limb in p.legs:
         p.rotate(limb.bones[0], axis, -np.asarray(angle))
 
 
-def mean_leg_length(rig: RigAsset, roles: BoneRoles) -> float:
+def mean_leg_length(p: BodyPose) -> float:
     """Mean :func:`~.pose.limb_length` of the legs (10 % of the height for a legless rig)."""
-    if not roles.legs:
-        return 0.1 * float(roles.frame.height)
-    return float(np.mean([limb_length(rig, roles, limb) for limb in roles.legs]))
+    if not p.legs:
+        return 0.1 * p.height
+    return float(np.mean([limb_length(p.rig, p.roles, limb) for limb in p.legs]))
 
 
 def walk_phase_offsets(roles: BoneRoles, limb: Limb) -> float:
@@ -224,10 +261,10 @@ def gait(
     w = 2 * np.pi * cycle
     bend_torso(p, p.right, -rad(lean) * a - rad(spine_flex) * a * np.sin(w))
     arms_down(p)
-    legs = [limb for limb in roles.legs if limb.bones]
+    legs = list(p.legs)
     lengths = np.array([limb_length(rig, roles, limb) for limb in legs]) if legs else np.zeros(0)
     half = float(np.mean(lengths) * np.sin(rad(swing) * a)) if legs else 0.0  # foot reach ahead of the hip
-    reach = [leg_reach(p, limb) for limb in legs]
+    reach = [leg_reach(p, limb) for limb in legs if not is_sprawled(rig, roles, limb)]
     drop = max([0.0] + [below - np.sqrt(max((0.97 * full) ** 2 - half**2, 1e-12)) for below, full in reach])
     swings = {}
     for limb, length in zip(legs, lengths):
@@ -236,7 +273,10 @@ def gait(
         s = np.clip((ph - duty) / (1 - duty), 0, 1)
         ahead = np.where(stance, half * (1 - 2 * ph / duty), half * (2 * smoothstep(s) - 1))
         lift = np.where(stance, 0.0, clearance * length * a * np.sin(np.pi * s))
-        place_foot(p, limb, ahead, lift + drop)
+        if is_sprawled(rig, roles, limb):
+            step_sprawled(p, limb, ahead, lift)
+        else:
+            place_foot(p, limb, ahead, lift + drop)
         swings[limb.side] = np.arcsin(np.clip(ahead / max(length, 1e-9), -1, 1))
     for limb in roles.arms:
         bones = arm_bones(rig, limb)
@@ -265,10 +305,10 @@ def jump(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation,
     for limb in roles.arms:
         up = np.clip(air, 0, 1)
         aim_arm(p, limb, arm_direction(p, limb, np.cos(rad(8 + 140 * up)), np.sin(rad(8 + 140 * up)) + 0.05, 0.3 * up))
-    for limb in roles.legs:
+    for limb in p.legs:
         flex_leg(p, limb, rad(40) * a * crouch + rad(12) * air)
     p.wave_chain(roles.tail, p.right, rad(25) * a, 2 * np.pi * ph)
-    length = mean_leg_length(rig, roles)
+    length = mean_leg_length(p)
     p.lift = 0.4 * length * a * air
     progress = smoothstep((ph - 0.25) / 0.57)
     p.travel = np.outer(forward * length * a * progress, p.forward)
@@ -283,7 +323,7 @@ def turn_in_place(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: V
     p.yaw = v.direction * rad(160) * a * smoothstep((p.t - 0.05) / (0.85 / v.speed))
     steps = 2 * np.pi * (2.0 * v.speed * p.t + v.phase)
     arms_down(p)
-    for limb in roles.legs:
+    for limb in p.legs:
         group = (limb.side == "left") != (limb.position == "hind")
         lift = np.clip(np.sin(steps + np.pi * group), 0, None)
         flex_leg(p, limb, rad(20) * lift)

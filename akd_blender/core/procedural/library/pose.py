@@ -19,6 +19,7 @@ the motion's ``lift`` (root height compensation from the posed geometry).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -40,6 +41,8 @@ __all__ = [
     "bump",
     "bone_tip",
     "segment_directions",
+    "leg_bones",
+    "is_sprawled",
     "limb_length",
     "knee_sign",
     "location_carrier",
@@ -111,6 +114,23 @@ def segment_directions(rig: RigAsset, chain: tuple[int, ...]) -> np.ndarray:
     return np.stack(out)
 
 
+def leg_bones(rig: RigAsset, limb: Limb) -> tuple[int, ...]:
+    """The leg's bones from the hip down: a short first bone (a scapula or hip bone under 60 % of the
+    next segment's length) is dropped from legs of 4+ bones."""
+    bones = limb.bones
+    if len(bones) >= 4:
+        points = [rig.heads[b] for b in bones[:3]]
+        if np.linalg.norm(points[1] - points[0]) < 0.6 * np.linalg.norm(points[2] - points[1]):
+            return bones[1:]
+    return bones
+
+
+def is_sprawled(rig: RigAsset, roles: BoneRoles, limb: Limb) -> bool:
+    """Whether the leg reaches out sideways more than down (an insect's leg), hip to foot at rest."""
+    reach = bone_tip(rig, limb.bones[-1]) - rig.heads[limb.bones[0]]
+    return abs(float(reach @ roles.frame.left)) > abs(float(reach @ roles.frame.up))
+
+
 def limb_length(rig: RigAsset, roles: BoneRoles, limb: Limb) -> float:
     """How high the limb's first joint stands above the rest ground (armature units): the length a
     gait's stride and a crouch scale with. At least 5 % of the character's height."""
@@ -177,7 +197,8 @@ class BodyPose:
     Attributes: ``t`` normalised time [F]; ``up``, ``forward``, ``left``, ``right`` the body frame's
     unit axes (armature space, from ``roles.frame``); ``travel`` [F,3] the root's displacement in the
     body frame before the facing turn (armature units); ``lift`` [F] height of the lowest vertex above
-    the ground wanted per frame; ``yaw`` [F] extra turn about ``up`` (radians, positive turns left).
+    the ground wanted per frame; ``yaw`` [F] extra turn about ``up`` (radians, positive turns left);
+    ``legs`` the roles' legs from the hip down (:func:`leg_bones`).
     """
 
     def __init__(self, rig: RigAsset, roles: BoneRoles, frames: int, fps: float) -> None:
@@ -191,6 +212,7 @@ class BodyPose:
         self.travel = np.zeros((frames, 3))
         self.lift = np.zeros(frames)
         self.yaw = np.zeros(frames)
+        self.legs = tuple(replace(limb, bones=leg_bones(rig, limb)) for limb in roles.legs if limb.bones)
 
     # ------------------------------------------------------------------ orientation bookkeeping
 
