@@ -105,11 +105,12 @@ def wave(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation)
 
 
 def raise_arms(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """Lift both arms sideways from the sides to overhead (up to ~160° from down), the head looking up."""
+    """Lift both arms sideways from the sides to overhead (150–172° from down with the amplitude),
+    the head looking up."""
     p = BodyPose(rig, roles, frames, fps)
     start = 0.15 + 0.2 * v.phase
     up = smoothstep((p.t - start) / (0.45 / v.speed))
-    angle = rad(8) + up * rad(min(150 * v.amplitude, 168))
+    angle = rad(8) + up * rad(float(np.clip(152 + 50 * (v.amplitude - 1), 142, 164)))
     for limb in roles.arms:
         aim_arm(p, limb, arm_direction(p, limb, np.cos(angle), np.sin(angle)))
     if roles.head is not None:

@@ -75,6 +75,13 @@ def _legs(p: BodyPose, position: str) -> list[Limb]:
     return [limb for limb in p.legs if limb.position == position]
 
 
+def _lay_tail(p: BodyPose, weight: np.ndarray) -> None:
+    """Stretch the tail out behind the body, just above horizontal (so a hanging tail does not dig
+    into the ground when the rump comes down)."""
+    for b in p.roles.tail:
+        p.aim(b, p.roles.tail, -p.forward + 0.15 * p.up, weight)
+
+
 def _ease(p: BodyPose, v: Variation, start: float = 0.1, duration: float = 0.5) -> np.ndarray:
     return smoothstep((p.t - start - 0.2 * v.phase) / (duration / v.speed))
 
@@ -97,7 +104,7 @@ def _body_pitch_for(p: BodyPose, hip_height: float) -> float:
 def sit(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
     """Sit on the haunches: the body pitches up about the hips (the angle read from the body's
     proportions so the front legs stay straight under the chest), the hind legs fold under the rump,
-    the front legs stay vertical, the head stays level, the tail rests."""
+    the front legs stay vertical, the head stays level, the tail lies out behind."""
     p = BodyPose(rig, roles, frames, fps)
     s = _ease(p, v) * min(v.amplitude, 1.1)
     hind = _legs(p, "hind")
@@ -117,6 +124,7 @@ def sit(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) 
             p.level(b, s)
     if roles.head is not None:
         p.level(roles.head, 0.7 * s)
+    _lay_tail(p, s)
     return p.clip(v.facing)
 
 
@@ -137,7 +145,8 @@ def wag_tail(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variat
 
 def lie_down(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
     """Lie down on the belly: the front legs stretch forward along the ground (sphinx), the hind legs
-    fold under the body; the body comes down to the ground, the head stays up."""
+    fold under the body, the tail lies out behind curling aside; the body comes down to the ground,
+    the head stays up."""
     p = BodyPose(rig, roles, frames, fps)
     s = _ease(p, v, 0.1, 0.55) * min(v.amplitude, 1.1)
     for limb in _legs(p, "front"):
@@ -153,6 +162,7 @@ def lie_down(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variat
             p.level(limb.bones[2], s)
     if roles.head is not None:
         p.level(roles.head, 0.5 * s)
+    _lay_tail(p, s)
     p.wave_chain(roles.tail, p.up, rad(20) * s, np.full(frames, np.pi / 2))
     return p.clip(v.facing)
 
