@@ -40,8 +40,8 @@ def walk(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation)
 
 
 def run(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """2.8 strides per clip, feet reaching 32°, on the ground 42 % of the time, elbows bent 80°, leaning 12°."""
-    return gait(rig, roles, frames, fps, v, cycles=2.8, swing=32, duty=0.42, clearance=0.25, lean=12, elbow=80)
+    """3 strides per clip, feet reaching 28°, on the ground 42 % of the time, elbows bent 80°, leaning 12°."""
+    return gait(rig, roles, frames, fps, v, cycles=3.0, swing=28, duty=0.42, clearance=0.25, lean=12, elbow=80)
 
 
 def jump_up(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:

@@ -11,7 +11,7 @@ import numpy as np
 from ...motion import MotionClip
 from ...rig import RigAsset
 from ..motions import Variation
-from . import extra
+from . import bird
 from .limbs import bend_torso, flex_leg, gait, jump, lift_axis, rad, swing_axis, turn_in_place
 from .pose import BodyPose, bump, is_sprawled, smoothstep
 
@@ -51,8 +51,8 @@ def sit(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) 
 
 
 def hop(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """Three small hops forward on all legs (the bird's hop, :func:`~.extra.hop`)."""
-    return extra.hop(rig, roles, frames, fps, v)
+    """Three small hops forward on all legs (the bird's hop, :func:`~.bird.hop`)."""
+    return bird.hop(rig, roles, frames, fps, v)
 
 
 def raise_front_legs(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:

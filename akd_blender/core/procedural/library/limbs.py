@@ -1,6 +1,7 @@
-"""Limb-level building blocks over bone roles: arms hung from their actual rest direction, legs
-swung, flexed and kept level, torsos bent over spines of any length, and the gait, jump and turn
-that every legged kind shares (the leg phases decide biped, quadruped or bird)."""
+"""Limb-level building blocks over bone roles: arms aimed from their actual rest direction, feet
+placed by two-bone IK (sagittal for hanging legs, 3D for an insect's sprawled legs), legs folded
+with the foot kept level, torsos bent over spines of any length, and the gait, jump and turn that
+every legged kind shares (the legs' phases make it a biped's, quadruped's, bird's or hexapod's)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,6 @@ __all__ = [
     "lift_axis",
     "swing_axis",
     "leg_reach",
-    "swing_leg",
     "bend_torso",
     "mean_leg_length",
     "gait",
@@ -138,11 +138,6 @@ def step_sprawled(p: BodyPose, limb: Limb, forward: np.ndarray, up: np.ndarray) 
     p.aim_vector(limb.bones[0], thigh + shin, target)
     if len(limb.bones) > 2:
         p.level(limb.bones[2])
-
-
-def swing_leg(p: BodyPose, limb: Limb, angle: np.ndarray | float) -> None:
-    """Swing the leg's first bone forward by ``angle`` (radians; negative swings it back)."""
-    p.pitch(limb.bones[0], angle)
 
 
 def flex_leg(p: BodyPose, limb: Limb, angle: np.ndarray | float, level: bool = True) -> None:
