@@ -3,6 +3,8 @@ the core tests on procedural characters and the Blender tests on artist rigs).""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import torch
 
@@ -77,12 +79,12 @@ def _head(m: Measured) -> np.ndarray:
     return m.of([m.roles.head] if m.roles.head is not None else m.roles.neck[-1:])
 
 
-def check_gait(m: Measured) -> None:
+def check_gait(m: Measured, flight: float = 0.06) -> None:
     ahead, aside = travel(m)
     assert ahead > 1.0 * leg_length(m), ahead
     assert aside < 0.15 * ahead
     lowest = m.height().min(1)
-    assert lowest.max() < 0.06 * m.H  # a foot stays near the ground
+    assert lowest.max() < flight * m.H  # a foot stays near the ground (a run may leave it briefly)
     # foot vertices on the ground in two successive frames (planted feet) slide far slower than the body
     feet = m.of([limb.bones[-1] for limb in m.roles.legs])
     heights = m.height(feet)
@@ -109,7 +111,7 @@ def check_hop(m: Measured) -> None:
 
 def check_lowered(m: Measured) -> None:
     root = m.root_height()
-    assert root[-1] < root[0] - 0.2 * root[0], root
+    assert root[-1] < root[0] - 0.15 * root[0], root
 
 
 def check_in_place(m: Measured) -> None:
@@ -207,8 +209,8 @@ def check_raise_front_legs(m: Measured) -> None:
 
 CHECKS = {
     "walk": [check_gait],
-    "run": [check_gait],
-    "gallop": [check_gait],
+    "run": [functools.partial(check_gait, flight=0.12)],
+    "gallop": [functools.partial(check_gait, flight=0.12)],
     "jump": [check_jump],
     "hop": [check_hop],
     "sit": [check_lowered, check_in_place],

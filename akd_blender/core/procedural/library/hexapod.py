@@ -42,9 +42,12 @@ def turn(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation)
 
 
 def sit(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """Settle down: every leg raises its knee (35°) so the body comes down onto the ground."""
+    """Settle down: every leg raises its knee (35°) and the abdomen (tail) lifts just above level, so the body
+    comes down onto the ground."""
     p = BodyPose(rig, roles, frames, fps)
     s = smoothstep((p.t - 0.1 - 0.2 * v.phase) / (0.5 / v.speed)) * min(v.amplitude, 1.1)
+    for b in roles.tail:  # an abdomen hanging to the ground lifts level, so the body can come down
+        p.aim(b, roles.tail, -p.forward + 0.2 * p.up, s)
     for limb in p.legs:
         flex_leg(p, limb, rad(35) * s)
     return p.clip(v.facing)

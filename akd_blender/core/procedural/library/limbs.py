@@ -326,7 +326,7 @@ def gait(
 
 def jump(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation, forward: float = 0.0) -> MotionClip:
     """Crouch, spring up, land, crouch again: legs fold (:func:`flex_leg`), the lowest vertex rises
-    ``0.4·leg length·amplitude`` at the top; arms swing up in the air; ``forward`` leg lengths of
+    ``amplitude`` × 0.4 leg lengths (at least 12 % of the height) at the top; arms swing up in the air; ``forward`` leg lengths of
     travel during the flight (0: in place)."""
     p = BodyPose(rig, roles, frames, fps)
     a = v.amplitude
@@ -341,7 +341,7 @@ def jump(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation,
         flex_leg(p, limb, rad(40) * a * crouch + rad(12) * air)
     p.wave_chain(roles.tail, p.right, rad(25) * a, 2 * np.pi * ph)
     length = mean_leg_length(p)
-    p.lift = 0.4 * length * a * air
+    p.lift = max(0.4 * length, 0.12 * p.height) * a * air
     progress = smoothstep((ph - 0.25) / 0.57)
     p.travel = np.outer(forward * length * a * progress, p.forward)
     return p.clip(v.facing)
