@@ -12,7 +12,7 @@ from ...motion import MotionClip
 from ...rig import RigAsset
 from ..motions import Variation
 from . import bird
-from .limbs import bend_torso, flex_leg, gait, jump, lift_axis, rad, swing_axis, turn_in_place
+from .limbs import bend_torso, flex_leg, gait, jump, lay_tail, lift_axis, rad, swing_axis, turn_in_place
 from .pose import BodyPose, bump, is_sprawled, smoothstep
 
 if TYPE_CHECKING:
@@ -46,8 +46,7 @@ def sit(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) 
     comes down onto the ground."""
     p = BodyPose(rig, roles, frames, fps)
     s = smoothstep((p.t - 0.1 - 0.2 * v.phase) / (0.5 / v.speed)) * min(v.amplitude, 1.1)
-    for b in roles.tail:  # an abdomen hanging to the ground lifts level, so the body can come down
-        p.aim(b, roles.tail, -p.forward + 0.2 * p.up, s)
+    lay_tail(p, s, rise=0.2)  # an abdomen hanging to the ground lifts, so the body can come down
     for limb in p.legs:
         flex_leg(p, limb, rad(35) * s)
     return p.clip(v.facing)

@@ -33,6 +33,7 @@ __all__ = [
     "swing_axis",
     "leg_reach",
     "bend_torso",
+    "lay_tail",
     "mean_leg_length",
     "gait",
     "jump",
@@ -177,6 +178,13 @@ def bend_torso(p: BodyPose, axis: np.ndarray, angle: np.ndarray | float, at_hips
             p.rotate(limb.bones[0], axis, -hips)
     if p.roles.spine:
         p.bend_chain(p.roles.spine, axis, angle - hips)
+
+
+def lay_tail(p: BodyPose, weight: np.ndarray | float, rise: float = 0.15) -> None:
+    """Stretch the tail out behind the body, ``rise`` above horizontal (so a hanging tail does not dig
+    into the ground when the rump comes down or the body rears); ``weight`` in [0,1] ([F] or scalar)."""
+    for b in p.roles.tail:
+        p.aim(b, p.roles.tail, -p.forward + rise * p.up, weight)
 
 
 def mean_leg_length(p: BodyPose) -> float:
