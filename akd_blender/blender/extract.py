@@ -15,6 +15,10 @@ modifiers on one mesh, a mesh parented to a bone. Errors (RigError): an object t
 armature, no mesh deformed by it, a mesh whose vertex groups match no deform bone, a mesh whose
 deform weights are all zero. Vertices of a deformed mesh with no deform weight follow their
 object (they stay put relative to the armature), as Blender does.
+
+The ground (``RigAsset.ground_height``) is the lowest vertex of the meshes as Blender shows them at
+the current frame (the pose a job starts from), not of the rest pose: a character posed crouching or
+on tiptoe in the file stands on the ground it is shown on.
 """
 
 from __future__ import annotations
@@ -68,10 +72,30 @@ def rig_from_armature(armature_obj: bpy.types.Object) -> RigAsset:
         texture=texture,
         armature_world=arm_world,
         unit_scale=float(bpy.context.scene.unit_settings.scale_length),
-        ground_height=float(world[:, 2].min()),
+        ground_height=_shown_ground(meshes, float(world[:, 2].min())),
         height=float(np.ptp(world[:, 2])),
         warnings=tuple(warnings),
     )
+
+
+def _shown_ground(meshes, rest_ground: float) -> float:
+    """World Z of the lowest vertex of ``meshes`` as Blender shows them now (evaluated: the pose the
+    armature is in at the current frame), i.e. the ground the character stands on when a job starts
+    from that pose; ``rest_ground`` when nothing can be evaluated."""
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    lowest = np.inf
+    for obj in meshes:
+        evaluated = obj.evaluated_get(depsgraph)
+        mesh = evaluated.to_mesh()
+        try:
+            co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+            mesh.vertices.foreach_get("co", co)
+        finally:
+            evaluated.to_mesh_clear()
+        if len(co):
+            world = _matrix(evaluated.matrix_world)
+            lowest = min(lowest, float((co.reshape(-1, 3).astype(np.float64) @ world[2, :3] + world[2, 3]).min()))
+    return lowest if np.isfinite(lowest) else rest_ground
 
 
 def _matrix(m) -> np.ndarray:

@@ -2,9 +2,18 @@
 
 Needs: any mode; main thread. Creates a new action (a unique name, never overwriting one), keys
 every bone of the clip in its own ``rotation_mode`` (quaternion keys sign-continuous, Euler keys
-unwrapped, axis-angle) plus ``location``, and makes it the armature's active action. The previous
-active action keeps existing: it gets a fake user so saving the file keeps it, and NLA tracks are
-left alone.
+unwrapped, axis-angle) plus ``location``, and makes it the armature's active action. The action
+carries the clip's frame range (``use_frame_range``), so the scene's range need not change. The
+previous active action keeps existing: it gets a fake user so saving the file keeps it, and NLA
+tracks are left alone.
+
+Key reduction (:class:`SparseKeys`): per bone, the fewest keys whose Bézier curves, as Blender
+evaluates them (``fcurve.evaluate``), stay within an angle (degrees, the bone's whole rotation) and a
+distance (a fraction of the character's height, the bone's whole location) of the clip at every
+frame. A channel that does not move (within that bound) gets one key; a bone property that stays at
+Blender's default (identity rotation, zero location) while the pose bone shows that default too gets
+no curve. :func:`key_figures` measures keys per channel and the largest error against Blender's own
+curve evaluation.
 
 Blender API differences handled here (see shared notes): 4.2/4.3 have ``action.fcurves``; 4.4+
 have slotted actions (slot → layer → keyframe strip → channelbag) and 4.5's ``action.fcurves``
@@ -21,21 +30,35 @@ import torch
 
 from ..core.errors import InputError
 from ..core.motion import MotionClip
-from ..core.rotations import make_quat_continuous, quat_to_euler, quat_to_rotvec
+from ..core.rotations import euler_to_quat, make_quat_continuous, quat_to_euler, quat_to_rotvec, rotvec_to_quat
 
-__all__ = ["SparseKeys", "write_action", "read_clip", "current_pose", "channel_values"]
+__all__ = ["SparseKeys", "write_action", "read_clip", "current_pose", "channel_values", "key_figures", "character_height"]
 
 _INTERPOLATION = {"CONSTANT": 0, "LINEAR": 1, "BEZIER": 2}
 
 
 @dataclass(frozen=True)
 class SparseKeys:
-    """Tolerance-based key reduction: keep only the keys needed so that Blender's own curve
-    evaluation stays within ``rotation`` (quaternion / axis-angle / Euler-radian channel units)
-    and ``location`` (Blender units) of the clip at every frame."""
+    """Key reduction within an error bound checked against Blender's own curve evaluation.
 
-    rotation: float = 1e-3
-    location: float = 1e-3
+    rotation_deg: the largest angle (degrees) between a bone's keyed rotation, as Blender evaluates
+        its curves at a frame, and the clip's rotation at that frame.
+    location_fraction: the largest distance between a bone's keyed location and the clip's, as a
+        fraction of ``height`` (0.002: 3.4 mm on a 1.7 m human).
+    height: the character's height in Blender units; None: measured from the armature's skinned
+        meshes (:func:`character_height`).
+    drop_still: leave out the curves of a bone's rotation or location that stays at Blender's
+        default (identity / zero) while the pose bone shows that default too.
+    """
+
+    rotation_deg: float = 0.5
+    location_fraction: float = 0.002
+    height: float | None = None
+    drop_still: bool = True
+
+    def location_units(self, height: float) -> float:
+        """The location bound in Blender units for a character ``height`` units tall."""
+        return self.location_fraction * max(float(self.height or height), 1e-9)
 
 
 def channel_values(clip: MotionClip, bone: int, rotation_mode: str) -> dict[str, np.ndarray]:
@@ -72,10 +95,10 @@ def write_action(
         armature_obj: the armature object whose pose bones are keyed (matched by bone name).
         clip: the motion; frame ``i`` is keyed at ``clip.frame_start + i``.
         name: the new action's name.
-        sparse: reduce keys within these tolerances; None keys every frame.
+        sparse: reduce keys within these bounds (see :class:`SparseKeys`); None keys every frame.
         interpolation: ``"BEZIER"``, ``"LINEAR"`` or ``"CONSTANT"``.
     Returns:
-        The new action, now the armature's active action.
+        The new action, now the armature's active action, its frame range the clip's.
     """
     if armature_obj is None or armature_obj.type != "ARMATURE":
         raise InputError("write_action needs an armature object")
@@ -87,6 +110,9 @@ def write_action(
         raise InputError(f"armature '{armature_obj.name}' has no bone named '{missing[0]}' (from the motion)")
     if interpolation not in _INTERPOLATION:
         raise InputError(f"interpolation must be one of {', '.join(_INTERPOLATION)}")
+    bounds = None
+    if sparse is not None:
+        bounds = {"rotation": np.radians(sparse.rotation_deg), "location": _location_bound(armature_obj, sparse)}
 
     action = bpy.data.actions.new(name)
     if hasattr(action, "id_root"):  # 4.2 / 4.3 legacy actions
@@ -97,12 +123,248 @@ def write_action(
         pb = pose_bones[bone]
         for prop, values in channel_values(clip, bone_index, pb.rotation_mode).items():
             path = f'pose.bones["{bpy.utils.escape_identifier(bone)}"].{prop}'
-            tol = None if sparse is None else (sparse.location if prop == "location" else sparse.rotation)
-            for index in range(values.shape[1]):
-                fcurve = new_fcurve(path, index, bone)
-                _key_fcurve(fcurve, frames, values[:, index], interpolation, tol)
+            if bounds is None:
+                for index in range(values.shape[1]):
+                    _set_keys(new_fcurve(path, index, bone), frames, values[:, index], interpolation)
+                continue
+            bound = bounds["location" if prop == "location" else "rotation"]
+            if sparse.drop_still and _stays_at_default(prop, values, pb, bound):
+                continue
+            curves = [new_fcurve(path, index, bone) for index in range(values.shape[1])]
+            _reduce_property(curves, frames, values, prop, pb.rotation_mode, bound, interpolation)
+    action.use_frame_range = True
+    action.frame_start, action.frame_end = float(clip.frame_start), float(max(clip.frame_end, clip.frame_start + 1))
     _assign(armature_obj, action)
     return action
+
+
+def _location_bound(armature_obj, sparse: SparseKeys) -> float:
+    """The location bound in channel units: ``sparse``'s fraction of the height, over the armature's
+    largest world scale (a location channel moves the bone by at most that scale × its change)."""
+    height = float(sparse.height or character_height(armature_obj))
+    scale = max(max(abs(v) for v in armature_obj.matrix_world.to_scale()), 1e-12)
+    return sparse.location_units(height) / scale
+
+
+def character_height(armature_obj: bpy.types.Object) -> float:
+    """World-Z extent (Blender units) of the meshes ``armature_obj`` deforms, as Blender shows them now
+    (evaluated); 1.0 when it deforms none."""
+    from .io import skinned_meshes
+
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    low, high = np.inf, -np.inf
+    for obj in skinned_meshes(armature_obj):
+        evaluated = obj.evaluated_get(depsgraph)
+        mesh = evaluated.to_mesh()
+        try:
+            co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+            mesh.vertices.foreach_get("co", co)
+        finally:
+            evaluated.to_mesh_clear()
+        world = np.array(evaluated.matrix_world, dtype=np.float64)
+        z = co.reshape(-1, 3).astype(np.float64) @ world[2, :3] + world[2, 3]
+        if len(z):
+            low, high = min(low, float(z.min())), max(high, float(z.max()))
+    return high - low if high > low else 1.0
+
+
+_DEFAULTS = {
+    "rotation_quaternion": (1.0, 0.0, 0.0, 0.0),
+    "rotation_axis_angle": (0.0, 0.0, 1.0, 0.0),
+    "rotation_euler": (0.0, 0.0, 0.0),
+    "location": (0.0, 0.0, 0.0),
+}
+
+
+def _errors(prop: str, mode: str, got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """[F] error of channel values ``got`` against ``want`` (both [F,C]): the angle (radians) between
+    the rotations they mean, or the distance between the locations (channel units)."""
+    if prop == "location":
+        return np.linalg.norm(got - want, axis=-1)
+    qa, qb = _as_quaternions(prop, mode, got), _as_quaternions(prop, mode, want)
+    dot = np.abs((qa * qb).sum(-1)).clip(0.0, 1.0)
+    return 2.0 * np.arccos(dot)
+
+
+def _as_quaternions(prop: str, mode: str, values: np.ndarray) -> np.ndarray:
+    """Unit quaternions [F,4] (w,x,y,z) of rotation channel values [F,C] as Blender reads them."""
+    values = np.asarray(values, dtype=np.float64)
+    if prop == "rotation_quaternion":
+        q = values
+    elif prop == "rotation_axis_angle":
+        axis = values[:, 1:]
+        norm = np.linalg.norm(axis, axis=-1, keepdims=True)
+        axis = np.where(norm > 1e-12, axis / np.maximum(norm, 1e-12), [0.0, 1.0, 0.0])
+        q = rotvec_to_quat(torch.as_tensor(axis * values[:, :1])).numpy()
+    else:
+        q = euler_to_quat(torch.as_tensor(values), mode).numpy()
+    return q / np.maximum(np.linalg.norm(q, axis=-1, keepdims=True), 1e-12)
+
+
+def _stays_at_default(prop: str, values: np.ndarray, pb, bound: float) -> bool:
+    """Whether the property keeps Blender's default value within ``bound`` over the clip and the pose
+    bone shows that default now (so no curve is needed)."""
+    default = np.tile(np.asarray(_DEFAULTS[prop], dtype=np.float64), (len(values), 1))
+    if _errors(prop, pb.rotation_mode, values, default).max() > bound:
+        return False
+    current = np.asarray(tuple(getattr(pb, prop)), dtype=np.float64)[None]
+    return float(_errors(prop, pb.rotation_mode, current, default[:1])[0]) <= bound
+
+
+def _channel_share(prop: str, channels: int) -> float:
+    """The fraction of a property's bound each of its channels may use, so that channel errors within
+    their share keep the property's error (angle or distance) within the bound."""
+    if prop == "location":
+        return 1.0 / np.sqrt(channels)
+    return 1.0 / 3.0 if prop == "rotation_euler" else 0.25  # quaternion: angle ≤ 2·|Δq| ≤ 4·max|Δq_i|
+
+
+def _reduce_property(curves, frames, values, prop: str, mode: str, bound: float, interpolation: str) -> None:
+    """Key one bone property (its curves [C], values [F,C]) with the fewest keys that keep Blender's
+    evaluation within ``bound`` of ``values`` at every frame. Up to half the bound goes to smoothing
+    frame-to-frame noise first (:func:`_smoothed_within`), the rest to dropping keys; the per-channel
+    share halves until the whole property is within the bound (dense keys as the last resort)."""
+    target = _smoothed_within(prop, mode, values, 0.5 * bound)
+    room = bound - float(_errors(prop, mode, target, values).max())
+    scale = np.ones(values.shape[1])
+    if prop == "rotation_axis_angle":  # the axis moves the rotation by about the angle per unit
+        scale[1:] = max(float(np.abs(values[:, 0]).max()), 1.0)
+    share = _channel_share(prop, values.shape[1])
+    for _ in range(6):
+        for c, fcurve in enumerate(curves):
+            _key_within(fcurve, frames, target[:, c], room * share / scale[c], interpolation)
+        got = np.array([[fc.evaluate(f) for fc in curves] for f in frames])
+        if _errors(prop, mode, got, values).max() <= bound:
+            return
+        share /= 2
+    for c, fcurve in enumerate(curves):
+        _set_keys(fcurve, frames, values[:, c], interpolation)
+
+
+_SMOOTHING_SIGMAS = (2.0, 1.5, 1.0, 0.7, 0.5)  # frames, tried widest first
+
+
+def _smoothed_within(prop: str, mode: str, values: np.ndarray, bound: float) -> np.ndarray:
+    """``values`` [F,C] smoothed over frames by the widest Gaussian (σ in :data:`_SMOOTHING_SIGMAS`)
+    that stays within ``bound`` of them at every frame (the property's angle or distance), or
+    ``values`` unchanged when none does. The ends are padded by point reflection, so a steady trend
+    (a travel) is kept to the last frame."""
+    for sigma in _SMOOTHING_SIGMAS:
+        smooth = _gaussian_frames(values, sigma)
+        if _errors(prop, mode, smooth, values).max() <= bound:
+            return smooth
+    return values
+
+
+def _gaussian_frames(values: np.ndarray, sigma: float) -> np.ndarray:
+    """Gaussian smoothing of [F,C] along frames, σ in frames, ends padded by point reflection."""
+    frames = len(values)
+    radius = min(int(np.ceil(3 * sigma)), frames - 1)
+    if radius < 1:
+        return values.copy()
+    kernel = np.exp(-0.5 * (np.arange(-radius, radius + 1) / sigma) ** 2)
+    kernel /= kernel.sum()
+    head = 2 * values[:1] - values[radius:0:-1]
+    tail = 2 * values[-1:] - values[-2 : -radius - 2 : -1]
+    padded = np.concatenate([head, values, tail])
+    return np.stack([np.convolve(padded[:, c], kernel, mode="valid") for c in range(values.shape[1])], 1)
+
+
+def _key_within(fcurve, frames: np.ndarray, values: np.ndarray, tolerance: float, interpolation: str) -> None:
+    """Key ``values`` [F] at ``frames`` [F] with the fewest keys that Blender's evaluation of the curve
+    reproduces within ``tolerance``: one key (the mid-range value) for a channel that moves less than
+    that either side, else start from the end keys and add the worst frame of every out-of-tolerance
+    run until none is left."""
+    mid = 0.5 * (values.min() + values.max())
+    if np.abs(values - mid).max() <= tolerance:
+        _set_keys(fcurve, frames[:1], np.array([mid]), interpolation)
+        return
+    keep = np.zeros(len(frames), dtype=bool)
+    keep[[0, -1]] = True
+    slopes = ((values[1] - values[0]) / (frames[1] - frames[0]), (values[-1] - values[-2]) / (frames[-1] - frames[-2]))
+    while True:
+        _set_keys(fcurve, frames[keep], values[keep], interpolation, end_slopes=slopes)
+        error = np.abs(np.array([fcurve.evaluate(f) for f in frames]) - values)
+        bad = error > tolerance
+        if not bad.any():
+            return
+        # one new key per run of consecutive bad frames, at its worst frame
+        runs = np.split(np.flatnonzero(bad), np.flatnonzero(np.diff(np.flatnonzero(bad)) > 1) + 1)
+        for run in runs:
+            keep[run[np.argmax(error[run])]] = True
+
+
+def key_figures(armature_obj: bpy.types.Object, action: bpy.types.Action, clip: MotionClip, height: float | None = None) -> dict:
+    """How well ``action``'s curves, as Blender evaluates them (``fcurve.evaluate`` at each of the
+    clip's frames), key ``clip`` on ``armature_obj``; a channel without a curve reads the pose bone's
+    current value.
+
+    Returns a dict: ``channels`` (the clip's channels in each bone's rotation mode, plus location),
+    ``curves``, ``keys``, ``keys_per_channel`` (keys / channels), ``per_channel`` ({"bone.prop[i]": keys}),
+    ``flat_channels`` (channels the clip does not move: range ≤ 1e-6 rad or 1e-6 heights),
+    ``flat_keys_max`` (most keys on one of them), ``moving_channels``, ``reversals_clip`` /
+    ``reversals_keys`` (mean count of direction reversals per moving channel over the frames, of the clip
+    and of the keyed curves; changes under 1e-5 rad or heights are not reversals),
+    ``rotation_error_deg`` (largest angle between a bone's keyed and clip rotation, degrees),
+    ``location_error`` (largest distance between a bone's keyed and clip location, world units over
+    the height) and ``height`` (Blender units).
+    """
+    height = float(height or character_height(armature_obj))
+    scale = max(max(abs(v) for v in armature_obj.matrix_world.to_scale()), 1e-12)
+    curves = {(fc.data_path, fc.array_index): fc for fc in _action_fcurves(action)}
+    frames = clip.frame_start + np.arange(clip.num_frames, dtype=np.float64)
+    per_channel, flat_keys, reversals_clip, reversals_keys = {}, [], [], []
+    rotation_error = location_error = 0.0
+    for b, bone in enumerate(clip.bone_names):
+        pb = armature_obj.pose.bones[bone]
+        for prop, values in channel_values(clip, b, pb.rotation_mode).items():
+            path = f'pose.bones["{bpy.utils.escape_identifier(bone)}"].{prop}'
+            unit = height / scale if prop == "location" else 1.0
+            got = np.empty_like(values)
+            for c in range(values.shape[1]):
+                fc = curves.get((path, c))
+                per_channel[f"{bone}.{prop}[{c}]"] = len(fc.keyframe_points) if fc is not None else 0
+                got[:, c] = [fc.evaluate(f) for f in frames] if fc is not None else tuple(getattr(pb, prop))[c]
+                if np.ptp(values[:, c]) <= 1e-6 * unit:
+                    flat_keys.append(per_channel[f"{bone}.{prop}[{c}]"])
+                else:
+                    reversals_clip.append(_reversals(values[:, c], 1e-5 * unit))
+                    reversals_keys.append(_reversals(got[:, c], 1e-5 * unit))
+            error = float(_errors(prop, pb.rotation_mode, got, values).max())
+            if prop == "location":
+                location_error = max(location_error, error * scale / height)
+            else:
+                rotation_error = max(rotation_error, float(np.degrees(error)))
+    keys = sum(per_channel.values())
+    return {
+        "channels": len(per_channel),
+        "curves": len(curves),
+        "keys": keys,
+        "keys_per_channel": keys / max(len(per_channel), 1),
+        "per_channel": per_channel,
+        "flat_channels": len(flat_keys),
+        "flat_keys_max": max(flat_keys, default=0),
+        "moving_channels": len(reversals_clip),
+        "reversals_clip": float(np.mean(reversals_clip)) if reversals_clip else 0.0,
+        "reversals_keys": float(np.mean(reversals_keys)) if reversals_keys else 0.0,
+        "rotation_error_deg": rotation_error,
+        "location_error": location_error,
+        "height": height,
+    }
+
+
+def _reversals(values: np.ndarray, eps: float) -> int:
+    """How many times ``values`` [F] change direction, steps smaller than ``eps`` ignored."""
+    steps = np.diff(values)
+    signs = np.sign(steps[np.abs(steps) > eps])
+    return int((signs[1:] != signs[:-1]).sum())
+
+
+def _action_fcurves(action) -> list:
+    """Every F-curve of ``action``: its layers' channelbags (4.4+) or ``action.fcurves`` (4.2 / 4.3)."""
+    if hasattr(action, "layers"):
+        return [fc for layer in action.layers for strip in layer.strips for bag in strip.channelbags for fc in bag.fcurves]
+    return list(action.fcurves)
 
 
 def _fcurve_factory(action, obj):
@@ -136,28 +398,13 @@ def _assign(obj, action) -> None:
         ad.action_slot = next(s for s in action.slots if s.identifier == identifier)
 
 
-def _key_fcurve(fcurve, frames: np.ndarray, values: np.ndarray, interpolation: str, tolerance: float | None) -> None:
-    """Key ``values`` [F] at ``frames`` [F]; with a tolerance, keep the fewest keys that Blender's
-    evaluation of the curve reproduces within it (start from the end keys, add the worst frame of
-    every out-of-tolerance run until none is left)."""
-    if tolerance is None:
-        _set_keys(fcurve, frames, values, interpolation)
-        return
-    keep = np.zeros(len(frames), dtype=bool)
-    keep[[0, -1]] = True
-    while True:
-        _set_keys(fcurve, frames[keep], values[keep], interpolation)
-        error = np.abs(np.array([fcurve.evaluate(f) for f in frames]) - values)
-        bad = error > tolerance
-        if not bad.any():
-            return
-        # one new key per run of consecutive bad frames, at its worst frame
-        runs = np.split(np.flatnonzero(bad), np.flatnonzero(np.diff(np.flatnonzero(bad)) > 1) + 1)
-        for run in runs:
-            keep[run[np.argmax(error[run])]] = True
-
-
-def _set_keys(fcurve, frames: np.ndarray, values: np.ndarray, interpolation: str) -> None:
+def _set_keys(
+    fcurve, frames: np.ndarray, values: np.ndarray, interpolation: str, end_slopes: tuple[float, float] | None = None
+) -> None:
+    """Replace ``fcurve``'s keys by ``values`` [K] at ``frames`` [K]. Bézier handles are Blender's
+    auto-clamped ones (no overshoot at a turn); with ``end_slopes`` (value per frame at the first and
+    the last key) those two keys get free handles along these slopes, so a curve that leaves its end
+    moving (a travel) is not eased in or out, and one that starts at rest still is."""
     points = fcurve.keyframe_points
     if len(points):
         points.clear()
@@ -165,6 +412,16 @@ def _set_keys(fcurve, frames: np.ndarray, values: np.ndarray, interpolation: str
     points.foreach_set("co", np.column_stack([frames, values]).astype(np.float32).ravel())
     points.foreach_set("interpolation", np.full(len(frames), _INTERPOLATION[interpolation], dtype=np.int32))
     fcurve.update()
+    if end_slopes is not None and len(points) > 1 and interpolation == "BEZIER":
+        ends = (
+            (points[0], float(frames[1] - frames[0]), end_slopes[0]),
+            (points[-1], float(frames[-1] - frames[-2]), end_slopes[1]),
+        )
+        for point, gap, slope in ends:
+            point.handle_left_type = point.handle_right_type = "FREE"
+            (f, v), reach = point.co, gap / 3.0
+            point.handle_left, point.handle_right = (f - reach, v - slope * reach), (f + reach, v + slope * reach)
+        fcurve.update()
 
 
 def read_clip(

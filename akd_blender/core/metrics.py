@@ -1,7 +1,8 @@
 """Motion quality metrics shared by the report JSON, the benchmark and the panel.
 
 Everything is measured on the skinned mesh (``Skeleton(rig)(clip)``, world space, Z up) against the
-ground plane at ``rig.ground_height``. Lengths are in **body heights** (``h = rig.height``, the rest
+ground plane at ``rig.ground_height`` (the mirror sets it to the lowest vertex of the pose the armature
+showed when the job started, i.e. the ground the character stood on; ``ground=`` overrides it). Lengths are in **body heights** (``h = rig.height``, the rest
 pose's world-Z extent), so numbers compare across rigs of any scale (the Fox is 79 units tall, a
 human 1.7 m); multiply by ``metrics["height"]`` for Blender units. Times are seconds.
 
@@ -20,14 +21,21 @@ Keys of :func:`motion_metrics`:
         (support expected but no contact; gap measured beyond the tolerance), h·s.
     floating_fraction: fraction of frames with no vertex within ``contact_tolerance`` of the ground.
     contact_fraction: fraction of (frame, foot) pairs with the foot in contact.
+    start_gap: the lowest vertex's height above the ground at the first frame, h (negative: below).
+    root_travel: horizontal distance of the :func:`main_root` bone's head from where it was at the
+        first frame, at the last frame, h; root_travel_max: the largest such distance over frames, h.
+    root_tilt_max_deg: the largest tilt of the main root bone away from its first frame's
+        orientation (the angle its first frame's world-up direction turns through; turns about the
+        vertical alone, the facing, do not count), degrees.
     jitter: mean norm of the third time derivative of joint positions, h/s³.
-    duration: seconds; height: h in Blender units (world).
+    duration: seconds; height: h in Blender units (world); ground: the ground's world Z.
 :func:`tracking_error` compares a result to its reference (joint angles in degrees, root in h).
+:func:`motion_warnings` turns the metrics into one line per limit of :class:`MotionThresholds` exceeded.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
@@ -37,7 +45,17 @@ from .motion import MotionClip
 from .rig import RigAsset
 from .rotations import quat_multiply
 
-__all__ = ["Feet", "detect_feet", "main_root", "motion_curves", "motion_metrics", "tracking_error"]
+__all__ = [
+    "Feet",
+    "MotionThresholds",
+    "detect_feet",
+    "main_root",
+    "motion_curves",
+    "motion_metrics",
+    "motion_thresholds",
+    "motion_warnings",
+    "tracking_error",
+]
 
 CONTACT_TOLERANCE = 0.01  # h: a vertex this close to the ground is in contact (1.7 cm on a human)
 FOOT_TOLERANCE = 0.02  # h: a bone whose rest vertices come this close to the ground is a foot
@@ -110,12 +128,29 @@ def detect_feet(rig: RigAsset, foot_tolerance: float = FOOT_TOLERANCE, sole_heig
 
 def _world_vertices(rig: RigAsset, clip: MotionClip) -> tuple[np.ndarray, np.ndarray]:
     """World vertices [F,V,3] and joint heads [F,J,3] of ``clip`` (float64)."""
+    verts, joints, _ = _world_pose(rig, clip)
+    return verts, joints
+
+
+def _world_pose(rig: RigAsset, clip: MotionClip) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """World vertices [F,V,3], joint heads [F,J,3] and joint rotations [F,J,3,3] of ``clip`` (float64)."""
     skel = Skeleton(rig, dtype=torch.float64)
     rot, loc = clip.pose_channels(torch.float64)
     with torch.no_grad():
         verts = skel.deform(rot, loc).numpy()
-        joints = skel.joint_positions(rot, loc).numpy()
-    return verts, joints
+        pose = skel.pose_matrices(rot, loc).numpy()  # [F,J,4,4] armature space
+    world = rig.armature_world
+    joints = pose[..., :3, 3] @ world[:3, :3].T + world[:3, 3]
+    return verts, joints, world[:3, :3] @ pose[..., :3, :3]
+
+
+def _tilt_degrees(rotations: np.ndarray) -> np.ndarray:
+    """[F] angle (degrees) through which the world-up direction of frame 0, carried by the bone
+    rotations [F,3,3], turns away from the vertical at each frame."""
+    up = np.array([0.0, 0.0, 1.0])
+    local_up = rotations[0].T @ up  # the vertical in the bone's own axes at frame 0
+    carried = rotations @ local_up  # [F,3]
+    return np.degrees(np.arccos(np.clip(carried @ up / np.maximum(np.linalg.norm(carried, axis=-1), 1e-12), -1.0, 1.0)))
 
 
 def motion_curves(
@@ -154,12 +189,20 @@ def motion_curves(
     }
 
 
-def motion_metrics(rig: RigAsset, clip: MotionClip, contact_tolerance: float = CONTACT_TOLERANCE) -> dict[str, float]:
-    """Foot skate, penetration, floating and jitter of ``clip`` on ``rig`` (keys and units: module docstring)."""
+def motion_metrics(
+    rig: RigAsset, clip: MotionClip, contact_tolerance: float = CONTACT_TOLERANCE, ground: float | None = None
+) -> dict[str, float]:
+    """Foot skate, penetration, floating, root travel and tilt, and jitter of ``clip`` on ``rig``
+    (keys and units: module docstring); ``ground`` is the ground's world Z (default ``rig.ground_height``)."""
+    if not clip.matches(rig):
+        raise ValueError(f"motion_metrics: the clip's bones do not match armature '{rig.name}'")
     feet = detect_feet(rig)
     h = max(rig.height, 1e-9)
-    verts, joints = _world_vertices(rig, clip)
-    z = (verts[..., 2] - rig.ground_height) / h
+    ground = float(rig.ground_height if ground is None else ground)
+    verts, joints, frames_rot = _world_pose(rig, clip)
+    root = main_root(rig)
+    travel = np.linalg.norm(joints[:, root, :2] - joints[0, root, :2], axis=-1) / h
+    z = (verts[..., 2] - ground) / h
     xy = verts[..., :2] / h
     dt = 1.0 / clip.fps
     cand = feet.all_vertices
@@ -183,10 +226,87 @@ def motion_metrics(rig: RigAsset, clip: MotionClip, contact_tolerance: float = C
         "floating": float(gap.sum() * dt),
         "floating_fraction": float((lowest > contact_tolerance).mean()),
         "contact_fraction": float(contact.mean()),
+        "start_gap": float(lowest[0]),
+        "root_travel": float(travel[-1]),
+        "root_travel_max": float(travel.max()),
+        "root_tilt_max_deg": float(_tilt_degrees(frames_rot[:, root]).max()),
         "jitter": jitter,
         "duration": float(clip.num_frames * dt),
         "height": float(rig.height),
+        "ground": ground,
     }
+
+
+@dataclass(frozen=True)
+class MotionThresholds:
+    """Limits past which :func:`motion_warnings` warns; lengths in body heights (h), None = not checked.
+
+    start_gap: the first frame's lowest vertex more than this above the ground (0.02 h: 3 cm on a
+        human) — the character starts in the air.
+    floating_fraction: more than this fraction of frames with no vertex touching the ground (0.25:
+        a motion that keeps a foot down never leaves it; :func:`motion_thresholds` allows more for a
+        jump or a run).
+    penetration_max: the mesh more than this below the ground at some frame (0.03 h).
+    foot_skate: feet in contact sliding faster than this on average (0.5 h/s: 0.8 m/s on a human).
+    root_travel: the body's root ending or passing more than this from where it started (0.25 h);
+        None for motions that travel (a walk, a run).
+    root_tilt_deg: the body's root tipping more than this from its starting orientation (45°).
+    """
+
+    start_gap: float | None = 0.02
+    floating_fraction: float | None = 0.25
+    penetration_max: float | None = 0.03
+    foot_skate: float | None = 0.5
+    root_travel: float | None = 0.25
+    root_tilt_deg: float | None = 45.0
+
+
+_TRAVELLING = ("walk", "run", "trot", "gallop", "jog")
+_AIRBORNE = ("jump", "run", "hop", "leap", "gallop")
+_TIPPING = ("sit", "bow", "lie", "roll", "jump")
+
+
+def motion_thresholds(motion: str | None = None) -> MotionThresholds:
+    """Default :class:`MotionThresholds` for a motion label (e.g. the teacher's ``"walk"``, ``"sit"``;
+    None or unknown: the defaults): travelling motions may travel (no root-travel limit), airborne ones
+    may float up to 80 % of the frames, tipping ones (sit, bow, jump) may tip up to 100°."""
+    label = (motion or "").lower()
+    limits = MotionThresholds()
+    if any(word in label for word in _TRAVELLING):
+        limits = replace(limits, root_travel=None)
+    if any(word in label for word in _AIRBORNE):
+        limits = replace(limits, floating_fraction=0.8)
+    if any(word in label for word in _TIPPING):
+        limits = replace(limits, root_tilt_deg=100.0)
+    return limits
+
+
+def motion_warnings(metrics: dict[str, float], thresholds: MotionThresholds | None = None) -> list[str]:
+    """One line per limit of ``thresholds`` (default :class:`MotionThresholds`) that ``metrics`` (from
+    :func:`motion_metrics`) exceed, each naming the figure, its value and the limit, in body heights
+    and in Blender units; an empty list when the motion is within every limit."""
+    limits = thresholds or MotionThresholds()
+    h = float(metrics.get("height", 1.0))
+
+    def length(value: float) -> str:
+        return f"{value:.3g} heights ({value * h:.3g} units)"
+
+    checks = (
+        ("start_gap", limits.start_gap, lambda v: f"the character starts {length(v)} above the ground"),
+        ("floating_fraction", limits.floating_fraction, lambda v: f"no part touches the ground in {v:.0%} of the frames"),
+        ("penetration_max", limits.penetration_max, lambda v: f"the mesh sinks {length(v)} into the ground"),
+        ("foot_skate", limits.foot_skate, lambda v: f"feet on the ground slide at {length(v)} per second"),
+        ("root_travel_max", limits.root_travel, lambda v: f"the body drifts {length(v)} from where it started"),
+        ("root_tilt_max_deg", limits.root_tilt_deg, lambda v: f"the body tips {v:.0f}° from its starting orientation"),
+    )
+    out = []
+    for key, limit, describe in checks:
+        value = metrics.get(key)
+        if limit is not None and value is not None and value > limit:
+            unit = {"floating_fraction": "", "root_tilt_max_deg": "°", "foot_skate": " heights/s"}.get(key, " heights")
+            shown = f"{limit:.0%}" if key == "floating_fraction" else f"{limit:g}{unit}"
+            out.append(f"{describe(float(value))} (limit {shown})")
+    return out
 
 
 def tracking_error(rig: RigAsset, reference: MotionClip, clip: MotionClip) -> dict[str, float]:

@@ -68,7 +68,8 @@ class RigAsset:
     Placement:
         armature_world: float64 [4,4], armature object → world matrix.
         unit_scale: the scene's ``unit_settings.scale_length`` (metres per Blender unit).
-        ground_height: world Z of the lowest rest-pose vertex.
+        ground_height: world Z of the ground the character stands on: the lowest vertex of the pose
+            Blender showed when the rig was read (the mirror), of the rest pose for built rigs.
         height: world-Z extent of the rest-pose meshes (the character's height, Blender units).
         warnings: features the mirror does not reproduce exactly, each naming its bone/object.
     """

@@ -9,7 +9,7 @@ import torch
 
 from akd_blender.blender.extract import rig_from_armature
 from akd_blender.blender.io import find_armature, load_scene
-from akd_blender.blender.keyframes import SparseKeys, read_clip, write_action
+from akd_blender.blender.keyframes import SparseKeys, character_height, key_figures, read_clip, write_action
 from akd_blender.core.errors import InputError
 from akd_blender.core.kinematics import Skeleton
 from akd_blender.core.motion import MotionClip
@@ -91,23 +91,76 @@ def test_round_trip_other_rotation_modes():
     assert np.abs(got - want).max() <= 1e-5 * rig.height
 
 
-def test_sparse_keys_within_tolerance_and_fewer(fox):
+def noisy_motion(rig, frames=48, seed=0, noise_deg=0.2) -> MotionClip:
+    """A few bones swinging slowly (one reversal each), a root travelling, every other channel still at
+    its rest value, with per-frame noise of ``noise_deg`` on the moving rotations."""
+    rng = np.random.default_rng(seed)
+    t = np.linspace(0.0, 1.0, frames)
+    rotvec = np.zeros((frames, rig.num_bones, 3))
+    moving = [1, 3, 5, 9]
+    for k, b in enumerate(moving):
+        rotvec[:, b, k % 3] = 0.5 * np.sin(np.pi * t + k) + np.radians(noise_deg) * rng.standard_normal(frames)
+    quat = rotvec_to_quat(torch.as_tensor(rotvec)).numpy()
+    locations = np.zeros((frames, rig.num_bones, 3))
+    locations[:, 0, 1] = 0.5 * rig.height * t
+    return MotionClip(rig.bone_names, 24.0, 1, quat, locations)
+
+
+def test_sparse_keys_within_bound_by_blenders_evaluation(fox):
     arm, rig = fox
-    clip = smooth_clip(rig, frames=60, amplitude=0.4)
+    arm.animation_data.action = None
+    for pb in arm.pose.bones:  # the pose the user sees is the rest pose: unmoved channels need no curve
+        pb.matrix_basis.identity()
+    clip = noisy_motion(rig)
     dense = write_action(arm, clip, "dense")
-    tol = SparseKeys(rotation=2e-3, location=1e-3 * rig.height)
-    sparse = write_action(arm, clip, "sparse", sparse=tol)
-    n_dense = sum(len(fc.keyframe_points) for fc in _fcurves(dense))
-    n_sparse = sum(len(fc.keyframe_points) for fc in _fcurves(sparse))
-    assert n_sparse < 0.5 * n_dense
-    # The guarantee is on the F-curve channels as Blender evaluates them (before it normalises).
-    keyed = clip.continuous()
-    for i in range(clip.num_frames):
-        bpy.context.scene.frame_set(clip.frame_start + i)
-        quat = np.array([tuple(pb.rotation_quaternion) for pb in arm.pose.bones])
-        loc = np.array([tuple(pb.location) for pb in arm.pose.bones])
-        assert np.abs(quat - keyed.rotations[i]).max() <= tol.rotation * 1.001
-        assert np.abs(loc - keyed.locations[i]).max() <= tol.location * 1.001
+    bound = SparseKeys()
+    sparse = write_action(arm, clip, "sparse", sparse=bound)
+    full, reduced = key_figures(arm, dense, clip, rig.height), key_figures(arm, sparse, clip, rig.height)
+    assert full["keys"] == full["channels"] * clip.num_frames and full["rotation_error_deg"] < 1e-3
+    assert reduced["rotation_error_deg"] <= bound.rotation_deg and reduced["location_error"] <= bound.location_fraction
+    assert reduced["keys"] < 0.1 * full["keys"]
+    assert reduced["flat_channels"] > 100 and reduced["flat_keys_max"] <= 1
+    assert reduced["curves"] < full["curves"]  # the still bones' curves are left out
+    clean = noisy_motion(rig, noise_deg=0.0)
+    motion = key_figures(arm, write_action(arm, clean, "clean"), clean, rig.height)["reversals_clip"]
+    assert reduced["reversals_clip"] > motion + 1.0  # the noise reverses the curves ...
+    assert reduced["reversals_keys"] <= motion + 0.25  # ... the keys carry the motion's reversals only
+    # The same bound, seen through the posed bones Blender evaluates (every frame, every bone).
+    want = expected_pose(rig, clip)
+    got = blender_pose_over(arm, clip)
+    cos = (np.einsum("fjab,fjab->fj", got[..., :3, :3], want[..., :3, :3]) - 1.0) / 2.0
+    assert np.degrees(np.arccos(np.clip(cos, -1, 1))).max() <= 4 * bound.rotation_deg * 1.001  # ≤ 4 moving bones per chain
+    start, end = sparse.frame_range
+    assert (start, end) == (clip.frame_start, clip.frame_end) and sparse.use_frame_range
+
+
+def test_sparse_keys_scale_with_the_character(fox):
+    arm, rig = fox  # 79 units tall: a bound in Blender units would keep every key of the travel
+    clip = noisy_motion(rig, noise_deg=0.0)
+    assert character_height(arm) == pytest.approx(rig.height, rel=0.1)  # as shown: the imported action's pose
+    action = write_action(arm, clip, "sparse", sparse=SparseKeys())
+    figures = key_figures(arm, action, clip)
+    assert figures["per_channel"][f"{rig.bone_names[0]}.location[1]"] <= 3  # a straight travel: two or three keys
+    assert figures["location_error"] <= SparseKeys().location_fraction
+
+
+def test_sparse_keys_other_rotation_modes_and_a_posed_bone():
+    arm = build_stress_rig()
+    rig = rig_from_armature(arm)
+    modes = ["XYZ", "ZXY", "AXIS_ANGLE", "QUATERNION", "YZX", "XZY", "ZYX"]
+    for pb, mode in zip(arm.pose.bones, modes):
+        pb.rotation_mode = mode
+    arm.pose.bones[3].rotation_quaternion = (0.9, 0.3, 0.0, 0.0)  # shown posed: its still channels keep a key
+    clip = smooth_clip(rig, frames=40, amplitude=1.2)
+    still = clip.rotations.copy()
+    still[:, 3] = (1.0, 0.0, 0.0, 0.0)
+    clip = MotionClip(clip.bone_names, clip.fps, clip.frame_start, still, clip.locations)
+    action = write_action(arm, clip, "sparse", sparse=SparseKeys(rotation_deg=0.25))
+    figures = key_figures(arm, action, clip, rig.height)
+    assert figures["rotation_error_deg"] <= 0.25 and figures["location_error"] <= SparseKeys().location_fraction
+    assert figures["keys"] < 0.5 * figures["channels"] * clip.num_frames
+    name = arm.pose.bones[3].name
+    assert [figures["per_channel"][f"{name}.rotation_quaternion[{i}]"] for i in range(4)] == [1, 1, 1, 1]
 
 
 def test_read_clip_restores_scene(fox):

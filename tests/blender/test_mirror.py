@@ -9,8 +9,9 @@ import torch
 
 from akd_blender.blender.extract import rig_from_armature
 from akd_blender.blender.io import find_armature, load_scene
-from akd_blender.blender.keyframes import read_clip
+from akd_blender.blender.keyframes import current_pose, read_clip
 from akd_blender.core.kinematics import Skeleton
+from akd_blender.core.metrics import motion_metrics
 from akd_blender.core.motion import MotionClip
 
 from .helpers import build_stress_rig, evaluated_world_vertices, imported_action, random_pose, set_pose
@@ -96,7 +97,22 @@ def test_rest_pose_ground_and_height(assets):
     load_scene(str(assets["Fox"]))
     rig = rig_from_armature(find_armature())
     assert rig.height == pytest.approx(79.03, abs=0.05)
-    assert rig.ground_height == pytest.approx(rig.world_vertices()[:, 2].min())
+    shown = evaluated_world_vertices(rig.mesh_names)  # the imported action's pose at the current frame
+    assert rig.ground_height == pytest.approx(shown[:, 2].min(), abs=1e-6 * rig.height)
     assert rig.texture is not None and rig.uvs.shape == (rig.faces.shape[0], 3, 2)
     # The fox is orange: its texture-averaged vertex colours are mostly red > blue.
     assert np.mean(rig.vertex_colors[:, 0] > rig.vertex_colors[:, 2]) > 0.5
+
+
+@pytest.mark.parametrize("name", ["CesiumMan", "RiggedFigure", "Fox"])
+def test_the_start_pose_stands_on_the_ground(assets, name):
+    """A job starts from the pose the file shows: the mirror's ground is where that pose's skinned mesh
+    touches down, so the start frame neither floats nor sinks (measured on Skeleton(rig), as metrics do)."""
+    load_scene(str(assets[name]))
+    arm = find_armature()
+    rig = rig_from_armature(arm)
+    start = current_pose(arm)
+    with torch.no_grad():
+        lowest = float(Skeleton(rig, dtype=torch.float64)(start)[0, :, 2].min())
+    assert lowest == pytest.approx(rig.ground_height, abs=1e-5 * rig.height)
+    assert motion_metrics(rig, start)["start_gap"] == pytest.approx(0.0, abs=1e-5)

@@ -4,16 +4,17 @@ Resolution order for ``spec``:
 1. ``"tiny"`` → the embedded teacher (:mod:`.tiny`).
 2. an alias (``"cogvideox-5b"`` …, see :data:`ALIASES`) → its hub id.
 3. an existing local folder → its ``model_index.json`` decides the adapter.
-4. a hub id → the HF cache (no network); if not cached and ``HF_HUB_OFFLINE`` is not set,
-   diffusers' ``from_pretrained`` fetches it (diffusers' own conventions, ``HF_HOME`` etc.).
+4. a hub id → the HF cache only (diffusers' conventions: ``HF_HOME``, ``HF_HUB_CACHE`` …), read
+   as the local snapshot folder it holds. Nothing is ever downloaded and no network connection is opened:
+   an id whose ``model_index.json`` is not in the cache fails at once.
 Anything missing raises :class:`~akd_blender.core.errors.ModelNotAvailable` with one line naming
-what was looked for and how to get it.
+what was looked for (the id and the cache folder) and how to get it.
 """
 
 from __future__ import annotations
 
 import json
-import os
+import re
 from pathlib import Path
 
 import torch
@@ -21,7 +22,7 @@ import torch
 from ..errors import InputError, ModelNotAvailable
 from .base import MemoryOptions, SDSSettings, VideoPrior
 
-__all__ = ["ALIASES", "load_prior", "resolve_spec"]
+__all__ = ["ALIASES", "hub_cache_dir", "load_prior", "resolve_spec"]
 
 ALIASES = {
     "cogvideox-2b": "THUDM/CogVideoX-2b",
@@ -30,11 +31,16 @@ ALIASES = {
     "wan2.1-14b": "Wan-AI/Wan2.1-T2V-14B-Diffusers",
 }
 
-_OFFLINE_VALUES = {"1", "on", "yes", "true"}
+
+_HUB_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*/[A-Za-z0-9_][A-Za-z0-9_.-]*")  # owner/name (dots allowed: Wan2.1)
+_FILE_SUFFIXES = {".safetensors", ".ckpt", ".bin", ".pt", ".pth", ".json", ".gguf"}  # a path to one file, not an id
 
 
-def _offline() -> bool:
-    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in _OFFLINE_VALUES
+def hub_cache_dir() -> str:
+    """The Hugging Face hub cache folder that hub ids are looked up in (``HF_HUB_CACHE`` / ``HF_HOME``)."""
+    from huggingface_hub import constants
+
+    return str(constants.HF_HUB_CACHE)
 
 
 def resolve_spec(spec: str) -> str:
@@ -77,7 +83,8 @@ def load_prior(
     """A :class:`~.base.VideoPrior` for ``spec`` ("tiny", alias, local diffusers folder or hub id).
 
     ``device`` defaults to CUDA when available; ``dtype`` to bf16 on CUDA and fp32 on CPU.
-    Raises ModelNotAvailable (exit 3) when the model is not on this machine and cannot be fetched.
+    Raises ModelNotAvailable (exit 3) when the model is not on this machine (a hub id not in the HF
+    cache fails before any network access).
     """
     if spec is None or not str(spec).strip():
         raise InputError("no video prior given: use 'tiny', a diffusers folder, or a hub id such as THUDM/CogVideoX-5b")
@@ -97,42 +104,34 @@ def load_prior(
         index = local / "model_index.json"
         if not index.is_file():
             raise ModelNotAvailable(f"'{local}' is not a diffusers pipeline folder (no model_index.json)")
-        source, where, kwargs = str(local), f"folder '{local}'", {}
+        source, where = str(local), f"folder '{local}'"
     else:
-        if local.suffix or repo.count("/") != 1 or repo.startswith((".", "/", "~")):
+        if not _HUB_ID.fullmatch(repo) or local.suffix.lower() in _FILE_SUFFIXES:
             raise ModelNotAvailable(
                 f"video prior '{spec}' not found: no such folder, and it is not a hub id (owner/name) or one of "
                 f"{', '.join(sorted(ALIASES))}"
             )
         cached = _cached_index(repo)
-        if cached is None and _offline():
+        if cached is None:
             raise ModelNotAvailable(
-                f"video prior '{repo}' is not in the Hugging Face cache and HF_HUB_OFFLINE is set; "
-                f"get it with `huggingface-cli download {repo}` (or unset HF_HUB_OFFLINE), or pass a local folder"
+                f"video prior '{repo}' is not in the Hugging Face cache (looked for its model_index.json in "
+                f"{hub_cache_dir()}); nothing is downloaded at run time: get it with `huggingface-cli download {repo}` "
+                f"(set HF_HOME or HF_HUB_CACHE if your cache lives elsewhere), or pass a local diffusers folder"
             )
-        index = Path(cached) if cached else None
-        source, where, kwargs = repo, f"hub model '{repo}'", {"local_files_only": cached is not None or _offline()}
-    class_name = ""
-    if index is not None:
-        try:
-            class_name = json.loads(index.read_text()).get("_class_name", "")
-        except (OSError, ValueError) as exc:
-            raise ModelNotAvailable(f"{where}: cannot read model_index.json ({exc})") from None
-    else:
-        try:
-            from huggingface_hub import hf_hub_download
-
-            class_name = json.loads(Path(hf_hub_download(repo, "model_index.json")).read_text()).get("_class_name", "")
-        except Exception as exc:
-            raise ModelNotAvailable(
-                f"video prior '{repo}' could not be fetched from the Hugging Face hub ({type(exc).__name__}); "
-                f"check the id, your network and `huggingface-cli login`, or pass a local folder"
-            ) from None
+        index = Path(cached)
+        # The cached snapshot is loaded as a local folder: given the hub id, even with local_files_only,
+        # huggingface_hub's request headers fetch an agent registry over the network.
+        source, where = str(index.parent), f"hub model '{repo}' (Hugging Face cache {hub_cache_dir()})"
+    try:
+        class_name = json.loads(index.read_text()).get("_class_name", "")
+    except (OSError, ValueError) as exc:
+        raise ModelNotAvailable(f"{where}: cannot read model_index.json ({exc})") from None
     pipeline_cls, adapter = _adapter_for(class_name, where)
     load_dtype = dtype or (torch.bfloat16 if device.type == "cuda" else torch.float32)
     try:
-        pipe = pipeline_cls.from_pretrained(source, dtype=load_dtype, **kwargs)
+        pipe = pipeline_cls.from_pretrained(source, dtype=load_dtype)
     except (OSError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ModelNotAvailable(f"{where} could not be loaded: {first}") from None
+        hint = "" if local.is_dir() else f"; complete it with `huggingface-cli download {repo}`"
+        raise ModelNotAvailable(f"{where} could not be loaded: {first}{hint}") from None
     return adapter(pipe, name=repo, device=device, dtype=load_dtype, memory=memory, settings=settings)

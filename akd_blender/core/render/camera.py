@@ -6,7 +6,10 @@ camera space to clip space with NDC in [-1,1]³ (y up, z=-1 at the near plane).
 
 Auto-framing: the camera distance is chosen from the character's rest-pose size so that its
 bounding sphere fills ``fill`` of the frame, whatever the units (a 79-unit Fox and a 1.7 m
-biped frame alike). Azimuth 0 looks at the character's front (characters face -Y), 90° at its
+biped frame alike). That framing is the one the embedded teacher learnt, and a raised arm or a
+jump can leave it; with ``contain`` (the posed vertices) the camera backs off, by one distance for
+the whole clip, until every vertex of every frame lies inside the image with a ``margin``
+(previews, and priors that learnt no framing). Azimuth 0 looks at the character's front (characters face -Y), 90° at its
 left side (+X); elevation is above the horizontal.
 """
 
@@ -30,6 +33,7 @@ __all__ = [
     "perspective",
     "CAMERA_MODES",
     "DEFAULT_VIEW",
+    "frame_extent",
 ]
 
 CAMERA_MODES = ("follow", "fixed", "orbit")
@@ -198,6 +202,8 @@ def make_cameras(
     smoothing: float = 3.0,
     orbit_degrees: float = 360.0,
     distance: float | None = None,
+    contain: torch.Tensor | None = None,
+    margin: float = 0.05,
 ) -> Cameras:
     """Cameras for F frames (× ``views`` around the character), auto-framed from the rig's size.
 
@@ -213,9 +219,71 @@ def make_cameras(
         fov_y: vertical field of view, degrees. elevation, azimuth: degrees (see module docstring).
         fill: fraction of the frame's smaller extent the character's bounding sphere covers.
         distance: override the auto-framed camera distance (Blender units).
+        contain: posed world vertices [F,V,3] to keep in frame: the distance grows (one for all frames,
+            never shrinks) until every vertex projects inside the image, ``margin`` (a fraction of the
+            half-width / half-height) from its edges; ``distance`` then is where the search starts.
     Returns:
         :class:`Cameras` with N = F × views, float32, on ``root_path``'s device.
     """
+    options = dict(mode=mode, views=views, fov_y=fov_y, elevation=elevation, azimuth=azimuth, fill=fill)
+    options.update(smoothing=smoothing, orbit_degrees=orbit_degrees)
+    cams = _cameras(rig, root_path, height, width, distance=distance, **options)
+    if contain is None:
+        return cams
+    points = torch.as_tensor(contain).detach().to(torch.float64).cpu()
+    if points.ndim != 3 or points.shape[0] != cams.frames or points.shape[-1] != 3:
+        raise InputError(f"contain must be [F,V,3] with F = {cams.frames}, got {tuple(points.shape)}")
+    limit = 1.0 - margin
+    if frame_extent(cams, points) <= limit:
+        return cams
+    low = high = float(cams.settings["distance"])
+    for _ in range(40):  # back off geometrically until it fits ...
+        high *= 1.5
+        fitted = _cameras(rig, root_path, height, width, distance=high, **options)
+        if frame_extent(fitted, points) <= limit:
+            break
+        low = high
+    for _ in range(20):  # ... then halve the gap: the nearest distance that fits, within 1e-6 of it
+        mid = 0.5 * (low + high)
+        trial = _cameras(rig, root_path, height, width, distance=mid, **options)
+        if frame_extent(trial, points) <= limit:
+            high, fitted = mid, trial
+        else:
+            low = mid
+    return fitted
+
+
+def frame_extent(cameras: Cameras, vertices: torch.Tensor) -> float:
+    """The largest |x| or |y| in normalised device coordinates of ``vertices`` [F,V,3] (world) seen by
+    ``cameras`` (F frames × views): ≤ 1 means every vertex is inside the image; a vertex behind a camera
+    counts as infinitely far out."""
+    points = torch.as_tensor(vertices).detach().to(torch.float64).cpu()
+    points = points.repeat_interleave(cameras.views, 0)  # [F·views,V,3], frame-major like the cameras
+    mvp = cameras.mvp.detach().to(torch.float64).cpu()
+    clip = torch.cat([points, torch.ones_like(points[..., :1])], -1) @ mvp.transpose(-1, -2)
+    w = clip[..., 3]
+    if (w <= 1e-9).any():
+        return float("inf")
+    return float((clip[..., :2] / w[..., None]).abs().max())
+
+
+def _cameras(
+    rig: RigAsset,
+    root_path: torch.Tensor,
+    height: int,
+    width: int,
+    mode: str,
+    views: int,
+    *,
+    fov_y: float,
+    elevation: float,
+    azimuth: float,
+    fill: float,
+    smoothing: float,
+    orbit_degrees: float,
+    distance: float | None,
+) -> Cameras:
+    """:func:`make_cameras` without ``contain``."""
     if mode not in CAMERA_MODES:
         raise InputError(f"camera mode must be one of {', '.join(CAMERA_MODES)}, not {mode!r}")
     if height < 1 or width < 1 or views < 1:

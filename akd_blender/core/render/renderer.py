@@ -173,13 +173,16 @@ def render_clip(
     device: torch.device | str | None = None,
     style: SceneStyle | None = None,
     camera_options: dict | None = None,
+    contain: bool = False,
 ) -> torch.Tensor:
     """Render a motion of ``rig`` as the distillation sees it: RGBA [F,4,H,W] in [0,1] (row 0 top).
 
     ``camera`` is a mode of :func:`make_cameras` (``"follow"``, ``"fixed"``, ``"orbit"``; framed from
     the rig's size, following the vertex centroid; ``camera_options`` are further
     :func:`make_cameras` arguments such as ``fill``) or ready-made :class:`Cameras` (one view per
-    frame). The result is on the renderer's device.
+    frame). With ``contain`` the camera backs off until the whole character is in every frame
+    (:func:`make_cameras`' ``contain``; previews) instead of keeping the framing the teacher learnt.
+    The result is on the renderer's device.
     """
     renderer = Renderer(rig, height, width, backend, device, style)
     skeleton = Skeleton(rig).to(renderer.device)
@@ -187,5 +190,6 @@ def render_clip(
     if isinstance(camera, Cameras):
         cams = camera
     else:
-        cams = make_cameras(rig, root_path(vertices), height, width, mode=camera, **(camera_options or {}))
+        options = {**(camera_options or {}), **({"contain": vertices} if contain else {})}
+        cams = make_cameras(rig, root_path(vertices), height, width, mode=camera, **options)
     return renderer.render(vertices, cams)
