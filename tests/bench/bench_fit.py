@@ -31,15 +31,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from akd_blender.core import render as render_module  # noqa: E402
 from akd_blender.core.distill import DistillConfig, distill  # noqa: E402
+from akd_blender.core.image_losses import multiscale_mse  # noqa: E402
 from akd_blender.core.kinematics import Skeleton  # noqa: E402
 from akd_blender.core.motion import MotionClip  # noqa: E402
-from akd_blender.core.priors.base import multiscale_mse  # noqa: E402
 from akd_blender.core.priors.tiny import load_judge, load_teacher_config  # noqa: E402
 from akd_blender.core.procedural.characters import CHARACTERS  # noqa: E402
-from akd_blender.core.procedural.dataset import render_clips  # noqa: E402
 from akd_blender.core.procedural.motions import MOTIONS, make_clip, neutral_clip, sample_variations  # noqa: E402
 from akd_blender.core.render import Renderer, make_cameras, root_path  # noqa: E402
 from tests.bench.bench_quality import VIEW, joint_distance, joints_rel  # noqa: E402
+from tools.teacher.dataset import render_clips  # noqa: E402
 
 
 class GroundTruthPrior:

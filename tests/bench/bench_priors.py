@@ -169,7 +169,7 @@ def sds_step(prior, video: torch.Tensor, text, step: int = 0, region=None) -> di
 
 def cheap_step(video: torch.Tensor, target: torch.Tensor) -> float:
     """A reused-target step's prior-side cost: multi-scale image loss + backward (render excluded)."""
-    from akd_blender.core.priors.base import multiscale_mse
+    from akd_blender.core.image_losses import multiscale_mse
 
     _sync()
     start = time.perf_counter()
