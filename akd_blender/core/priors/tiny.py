@@ -74,7 +74,7 @@ class TinyPrior(SDSPrior):
     Args:
         unet: the trained denoiser; cfg: its :class:`TeacherConfig`.
         encoder: text encoder (``TextEncoder``); device, dtype: where/how the UNet runs.
-        settings: SDS settings (default: target mode, CFG 2, the spike's most faithful setting).
+        settings: default SDS settings of queries that pass none (target mode, CFG 2).
         vocabulary: what prompts are matched against: (wording, motion, trained) triples (default:
             the motion library's :func:`~akd_blender.core.procedural.motions.prompt_vocabulary`);
             prompts condition the model with trained wordings only; empty → the prompt's own embedding.
