@@ -238,7 +238,8 @@ def bench_model(name: str, modes: list[str], distill_steps: int, log, rig_path: 
     prior.set_memory(MemoryOptions())
     prior.settings = SDSSettings()
     if distill_steps:
-        from akd_blender.core.distill import DistillConfig, distill
+        from akd_blender.core.distill import DistillConfig
+        from akd_blender.core.job import JobRequest, run_request
         from akd_blender.core.procedural.characters import biped
         from akd_blender.core.rig import load_rig
 
@@ -254,7 +255,7 @@ def bench_model(name: str, modes: list[str], distill_steps: int, log, rig_path: 
             render_backend="torch",
             preview_every=0,
         )
-        result = distill(rig, "a person walks forward", config, prior=prior)
+        result = run_request(JobRequest(rig, "a person walks forward", config, model=name), prior=prior)
         log(
             {
                 "model": name,

@@ -25,7 +25,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from akd_blender.core.distill import START_MODES, DistillConfig, SearchSettings, distill  # noqa: E402
+from akd_blender.core.distill import START_MODES, DistillConfig, SearchSettings  # noqa: E402
+from akd_blender.core.job import JobRequest, run_request  # noqa: E402
 from akd_blender.core.kinematics import Skeleton  # noqa: E402
 from akd_blender.core.motion import MotionParams  # noqa: E402
 from akd_blender.core.priors.tiny import load_judge, load_tiny_prior  # noqa: E402
@@ -132,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
                     w_skate=args.w_skate,
                     search=SearchSettings(guidance=args.sample_guidance, smooth=args.search_smooth),
                 )
-                result = distill(rig, phrasing, cfg, prior, init_pose=neutral_clip(rig))  # the library's standing pose
+                request = JobRequest(rig, phrasing, cfg, init_pose=neutral_clip(rig))  # the library's standing pose
+                result = run_request(request, prior=prior)
                 seconds = time.time() - t0
                 clip = result.clip
                 video = render_clips(rig, [clip], [VIEW], size, size, device, **look)[0]
@@ -145,8 +147,8 @@ def main(argv: list[str] | None = None) -> int:
                     "character": character,
                     "motion": spec.label,
                     "phrasing": phrasing,
-                    "understood_as": result.extra.get("understood_as"),
-                    "understood_motion": result.extra.get("motion"),
+                    "understood_as": result.facts.get("understood_as"),
+                    "understood_motion": result.facts.get("motion"),
                     "judged": label[0],
                     "p": float(probs[0, judge.cfg.labels.index(spec.label)]),
                     "joint_dist": joint_distance(joints_rel(skeleton, clip, h), gt_joints),
