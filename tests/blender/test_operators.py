@@ -306,13 +306,14 @@ def test_worker_thread_cancel_mid_run_frees_the_model(tiny_model):
     assert cached_priors() == []  # cancelling released the model
 
 
-def test_panel_choices_and_defaults_are_the_cores():
+def test_panel_choices_and_defaults_are_the_cores(addon):
+    from dataclasses import fields
+
     from akd_blender.blender import properties
     from akd_blender.core import config as core
 
-    props = properties.AKD_Settings.__annotations__
+    rna = bpy.context.scene.akd.bl_rna.properties
     for name, choices in (("camera", core.CAMERA_MODES), ("start", core.START_MODES), ("device", core.DEVICES)):
-        keywords = props[name].keywords
-        assert [item[0] for item in keywords["items"]] == list(choices), name
-        assert keywords["default"] == getattr(core.DistillConfig, name), name
-    assert set(properties.LABELS) <= {f.name for f in __import__("dataclasses").fields(core.DistillConfig)}
+        assert [item.identifier for item in rna[name].enum_items] == list(choices), name
+        assert rna[name].default == getattr(core.DistillConfig, name), name
+    assert set(properties.LABELS) <= {f.name for f in fields(core.DistillConfig)}
