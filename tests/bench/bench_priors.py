@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from akd_blender.core.priors.base import MemoryOptions, SDSSettings, character_region, crop_video
+from akd_blender.core.image_losses import character_region, crop_video
+from akd_blender.core.priors.base import MemoryOptions, SDSSettings
 
 COGVIDEOX_TRANSFORMER = dict(  # THUDM/CogVideoX-5b transformer/config.json
     num_attention_heads=48,
