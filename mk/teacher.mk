@@ -5,10 +5,10 @@ PY ?= .venv/bin/python
 .PHONY: teacher-phrases teacher test-teacher bench-quality
 
 teacher-phrases:
-	HF_HUB_OFFLINE=1 $(PY) -m akd_blender.core.priors.tiny embed --out $(TEACHER_DIR)/phrases.npz
+	HF_HUB_OFFLINE=1 $(PY) -m tools.teacher embed --out $(TEACHER_DIR)/phrases.npz
 
 teacher:
-	$(PY) -m akd_blender.core.priors.tiny train --out $(TEACHER_DIR) --phrases $(TEACHER_DIR)/phrases.npz \
+	$(PY) -m tools.teacher train --out $(TEACHER_DIR) --phrases $(TEACHER_DIR)/phrases.npz \
 		--seconds 470 --judge-seconds 40 --per-motion 320 --heldout-per-motion 16 --batch 256 --lr 3e-4 --render-batch 64 --seed 0 \
 		--size 32 --ground plain --fill 0.8 --views canonical $(TEACHER_ARGS)
 

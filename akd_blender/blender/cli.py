@@ -5,8 +5,9 @@ and ``blender --command akd …`` (registered by the extension). One job:
 
 1. check the usage (prompt, frame count, output paths writable) before touching anything;
 2. open ``--input`` with Blender's own reader/importer, pick the armature, snapshot the rig;
-3. distil on this thread (the same :func:`akd_blender.blender.worker.run_job` the panel runs on its
-   worker thread), with a tqdm progress bar (step, ETA, loss) on stderr;
+3. build a :class:`~akd_blender.core.job.JobRequest` and run it on this thread (the same
+   :func:`akd_blender.core.worker.run_job` the panel runs on its worker thread), with a tqdm
+   progress bar (step, ETA, loss) on stderr;
 4. write the new action(s) (the armature's previous action is kept), then ``--out`` (a copy of the
    scene; the input file is never written), ``--preview`` (MP4 rendered by the project renderer),
    ``--export`` (Blender's FBX / BVH / glTF exporters) and ``--report`` (JSON, fields in
@@ -32,13 +33,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields, replace
 
+from ..core.config import CAMERA_MODES, DEVICES, START_MODES, DistillConfig, SettingError
 from ..core.errors import AkdError, Cancelled, InputError
 
 __all__ = ["CliJob", "REPORT_FIELDS", "EXPORT_FORMATS", "build_parser", "parse_jobs", "run_one", "main"]
 
 EXPORT_FORMATS = (".fbx", ".bvh", ".glb", ".gltf")
-CAMERA_MODES = ("follow", "fixed", "orbit")  # core.render.CAMERA_MODES (not imported: no torch at parse time)
-START_MODES = ("auto", "pose", "sample")  # core.distill.START_MODES (not imported: no torch at parse time)
 
 # Every report holds these keys (DESIGN §4 and a little more); tests check them.
 REPORT_FIELDS = (
@@ -74,7 +74,8 @@ REPORT_FIELDS = (
 
 @dataclass
 class CliJob:
-    """One job's options (the CLI flags; None means "the default")."""
+    """One job's options (the CLI flags; None means "the default"). The distillation settings among
+    them become a :class:`DistillConfig` (:func:`distill_config`); the rest say what to read and write."""
 
     input: str | None = None
     armature: str | None = None
@@ -119,7 +120,7 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
     p.add_argument("--fps", type=float, help="frames per second (default: the scene's)")
     p.add_argument("--steps", type=int, help="optimisation steps (default: 0 after a drawn video, 200 from the pose)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    p.add_argument("--device", default="auto", choices=DEVICES)
     p.add_argument("--height", type=int, help="render height the model sees (pixels)")
     p.add_argument("--width", type=int, help="render width the model sees (pixels)")
     p.add_argument("--camera", choices=CAMERA_MODES, help="distillation camera (default: follow)")
@@ -176,15 +177,10 @@ def check_usage(job: CliJob) -> None:
         raise InputError("--input is required")
     if job.ground_action is None and not (job.prompt or "").strip():
         raise InputError("--prompt is empty: describe the motion, e.g. --prompt 'a fox trots forward'")
-    if job.frames is not None and job.frames < 2:
-        raise InputError(f"--frames must be at least 2 (got {job.frames})")
-    if job.steps is not None and (job.steps < 0 or (job.steps == 0 and job.start == "pose")):
-        raise InputError(f"--steps must be at least 1, or 0 with --start sample or auto (got {job.steps})")
-    if job.fps is not None and job.fps <= 0:
-        raise InputError(f"--fps must be positive (got {job.fps})")
-    for flag, value in (("--height", job.height), ("--width", job.width)):
-        if value is not None and value < 8:
-            raise InputError(f"{flag} must be at least 8 pixels (got {value})")
+    try:
+        distill_config(job, frame_start=1, fps=job.fps or 24.0).validate()
+    except SettingError as exc:
+        raise InputError(f"--{exc.field.replace('_', '-')} {exc.reason}") from None
     if job.preview and (job.preview_size < 16 or job.preview_size % 2):
         raise InputError(f"--preview-size must be an even number ≥ 16 (got {job.preview_size})")
     outputs = {"--out": (job.out, (".blend",)), "--preview": (job.preview, (".mp4",)), "--report": (job.report, (".json",))}
@@ -213,6 +209,29 @@ def _check_output(flag: str, path: str, exts: tuple[str, ...]) -> None:
         raise InputError(f"{flag}: output folder '{folder}' is not writable") from None
 
 
+def distill_config(job: CliJob, frame_start: int, fps: float) -> DistillConfig:
+    """The DistillConfig of ``job``'s flags (flags left out keep the config's defaults; no previews)."""
+    given = {
+        "frames": job.frames,
+        "steps": job.steps,
+        "height": job.height,
+        "width": job.width,
+        "camera": job.camera,
+        "start": job.start,
+    }
+    values = {k: v for k, v in given.items() if v is not None}
+    return DistillConfig(
+        frame_start=frame_start,
+        fps=fps,
+        seed=job.seed,
+        device=job.device,
+        negative_prompt=job.negative_prompt,
+        loop=job.loop,
+        preview_every=0,
+        **values,
+    )
+
+
 class _Bar:
     """A tqdm bar (step, ETA, loss) on stderr, created at the first progress message."""
 
@@ -220,9 +239,9 @@ class _Bar:
         self.enabled, self.desc, self.bar = enabled, desc, None
 
     def __call__(self, message) -> None:
-        from . import worker as wk
+        from ..core.worker import Progress
 
-        if not self.enabled or not isinstance(message, wk.Progress):
+        if not self.enabled or not isinstance(message, Progress):
             return
         if self.bar is None:
             from tqdm import tqdm
@@ -243,10 +262,10 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
     import bpy
 
     from .. import __version__
-    from . import worker as wk
+    from ..core import worker as wk
+    from ..core.job import JobRequest, action_name, plain_data
     from .extract import rig_from_armature
     from .io import find_armature, load_scene
-    from .operators import action_name
 
     t0 = time.perf_counter()
     check_usage(job)
@@ -259,36 +278,26 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
     previous = ad.action.name if ad is not None and ad.action is not None else None
     from .keyframes import write_action  # torch: only once the input is known to be usable
 
-    outcome, names, used, history = None, [], {}, []
+    names = []
     if job.ground_action is not None:
         clip, physics, timings = _ground_existing(arm, rig, job.ground_action, fps)
         names.append(write_action(arm, clip, action_name(f"{job.ground_action} grounded")).name)
-        device, losses, steps, frames = "cpu", {}, 0, clip.num_frames
+        part = {"device": "cpu", "frames": clip.num_frames, "steps": 0, "final_losses": {}, "loss_history": []}
+        part |= {"config": {}, "distill": {}, "physics": physics, "timings": timings}
     else:
         from .keyframes import current_pose
 
-        spec = wk.JobSpec(
+        request = JobRequest(
             rig=rig,
-            init_pose=current_pose(arm),  # the motion starts from the pose the file shows
             prompt=job.prompt.strip(),
+            config=distill_config(job, int(scene.frame_start), fps),
             model=job.model,
-            frames=job.frames,
-            frame_start=int(scene.frame_start),
-            fps=fps,
-            steps=job.steps,
-            seed=job.seed,
-            device=job.device,
-            height=job.height,
-            width=job.width,
-            negative_prompt=job.negative_prompt,
-            camera=job.camera,
-            start=job.start,
-            loop=job.loop,
+            init_pose=current_pose(arm),  # the motion starts from the pose the file shows
             physics=job.physics,
         )
         bar = _Bar(progress, desc=f"distill {arm.name}")
         try:
-            message = wk.run_job(spec, bar)
+            message = wk.run_job(request, bar)
         finally:
             bar.close()
         if isinstance(message, wk.Failed):
@@ -297,16 +306,15 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
             raise _error_for(message)
         if isinstance(message, wk.Stopped):
             raise Cancelled("cancelled")
-        outcome = message.outcome
-        clip, physics, timings = outcome.clip, outcome.physics, dict(outcome.timings)
+        result = message.result
+        clip = result.clip
         if job.physics:
-            names.append(write_action(arm, outcome.distilled, action_name(spec.prompt)).name)
-            names.append(write_action(arm, clip, action_name(f"{spec.prompt} grounded")).name)
+            names.append(write_action(arm, result.distilled, action_name(request.prompt)).name)
+            names.append(write_action(arm, clip, action_name(f"{request.prompt} grounded")).name)
         else:
-            names.append(write_action(arm, clip, action_name(spec.prompt)).name)
-        device, losses, frames = outcome.device, outcome.final_losses, clip.num_frames
-        steps, used = int(outcome.config.get("steps", len(outcome.history))), outcome.config
-        history = [{k: float(v) for k, v in row.items() if isinstance(v, int | float)} for row in outcome.history]
+            names.append(write_action(arm, clip, action_name(request.prompt)).name)
+        part = result.report()
+    timings = part["timings"]
     scene.frame_start, scene.frame_end = clip.frame_start, clip.frame_end
     scene.frame_set(clip.frame_start)
 
@@ -337,23 +345,23 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
         "prompt": None if job.ground_action is not None else job.prompt.strip(),
         "negative_prompt": job.negative_prompt,
         "model": None if job.ground_action is not None else job.model,
-        "device": device,
-        "frames": frames,
+        "device": part["device"],
+        "frames": part["frames"],
         "frame_start": clip.frame_start,
         "frame_end": clip.frame_end,
         "fps": fps,
-        "steps": steps,
+        "steps": part["steps"],
         "seed": job.seed,
         "seconds": time.perf_counter() - t0,
         "timings": timings,
         "action_names": names,
         "previous_action": previous,
-        "final_losses": losses,
-        "loss_history": history,
-        "motion_metrics": wk._plain(motion_metrics(rig, clip)),
-        "physics": physics,
-        "config": {k: v for k, v in used.items() if isinstance(v, str | int | float | bool | type(None))},
-        "distill": dict(outcome.facts) if outcome is not None else {},
+        "final_losses": part["final_losses"],
+        "loss_history": part["loss_history"],
+        "motion_metrics": plain_data(motion_metrics(rig, clip)),
+        "physics": part["physics"],
+        "config": part["config"],
+        "distill": part["distill"],
         "outputs": outputs,
         "warnings": list(rig.warnings),
     }
@@ -385,14 +393,10 @@ def _ground_existing(arm, rig, name: str, fps: float):
     t = time.perf_counter()
     clip = read_clip(arm, start, max(end, start + 1), action=action, fps=fps)
     result = ground_clip(rig, clip)
-    physics = {"before": _plain_metrics(result.metrics_before), "after": _plain_metrics(result.metrics_after)}
+    from ..core.job import plain_data
+
+    physics = {"before": plain_data(result.metrics_before), "after": plain_data(result.metrics_after)}
     return result.clip, physics, {"physics": time.perf_counter() - t}
-
-
-def _plain_metrics(metrics):
-    from .worker import _plain
-
-    return _plain(metrics)
 
 
 def write_preview(rig, clip, path: str, size: int = 256, camera: str | None = None) -> None:
@@ -490,7 +494,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say("akd: cancelled")
         return Cancelled.exit_code
     finally:
-        from .worker import free_gpu_memory
+        from ..core.priors_cache import free_gpu_memory
 
         free_gpu_memory()
     if ns.jobs:

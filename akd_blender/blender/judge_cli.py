@@ -1,4 +1,5 @@
-"""``python -m akd_blender.core.priors.tiny judge``: recognise the motion of an action with the judge.
+"""``python -m akd_blender.blender.judge_cli`` (also reached as ``python -m akd_blender.core.priors.tiny judge``,
+which runs this module in a subprocess): recognise the motion of an action with the judge.
 
 Opens ``--input`` (Blender's own readers), picks the armature and the action, evaluates the action's
 pose channels over its frame range, renders them with the project renderer (follow camera, the
@@ -88,3 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{result['label']} {result['probability']:.3f}")
         print("  " + ", ".join(f"{lab} {p:.3f}" for lab, p in result["top"]))
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

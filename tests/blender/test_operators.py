@@ -17,8 +17,11 @@ import pytest
 
 import akd_blender
 from akd_blender.blender import operators, registration
-from akd_blender.blender import worker as wk
+from akd_blender.core import worker as wk
+from akd_blender.core.config import DistillConfig
+from akd_blender.core.job import JobRequest, JobResult
 from akd_blender.core.motion import MotionClip
+from akd_blender.core.priors_cache import cached_priors
 from akd_blender.core.procedural.characters import biped
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
@@ -103,9 +106,10 @@ def test_registration_imports_no_torch():
     assert out.returncode == 0 and "ok" in out.stdout, out.stderr
 
 
-def test_worker_module_is_bpy_free():
+def test_worker_and_job_modules_need_neither_bpy_nor_torch():
     code = (
-        "import sys; sys.modules['bpy'] = None; sys.modules['mathutils'] = None\nimport akd_blender.blender.worker\nprint('ok')"
+        "import sys; sys.modules['bpy'] = None; sys.modules['mathutils'] = None; sys.modules['torch'] = None\n"
+        "import akd_blender.core.worker, akd_blender.core.job, akd_blender.core.config\nprint('ok')"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and "ok" in out.stdout, out.stderr
@@ -132,11 +136,11 @@ def test_operator_reports_bad_input_and_changes_nothing(addon):
     with pytest.raises(RuntimeError, match="prompt is empty"):
         bpy.ops.akd.distill()
     _settings(frames=(5, 5))
-    with pytest.raises(RuntimeError, match="fewer than 2 frames"):
+    with pytest.raises(RuntimeError, match="Frames must be at least 2"):
         bpy.ops.akd.distill()
     settings = _settings()
     settings.steps, settings.start = 0, "pose"  # 0 steps only keeps a fitted drawing: from the pose it does nothing
-    with pytest.raises(RuntimeError, match="Steps 0 keeps a fitted drawing"):
+    with pytest.raises(RuntimeError, match="Steps must be at least 1, or 0 with start 'sample'"):
         bpy.ops.akd.distill()
     assert np.allclose(_basis(arm), before[0]) and len(bpy.data.actions) == before[1]
 
@@ -145,9 +149,11 @@ def test_snapshot_carries_the_panel_settings(addon):
     arm = _character()
     settings = _settings()
     settings.camera, settings.start = "orbit", "sample"
-    spec = operators.snapshot(bpy.context, arm).spec
-    assert (spec.camera, spec.start, spec.steps, spec.height, spec.frames) == ("orbit", "sample", 2, 16, 4)
-    assert spec.prompt == "a person walks forward" and spec.rig.num_bones == len(arm.data.bones)
+    request = operators.snapshot(bpy.context, arm).request
+    config = request.config
+    assert (config.camera, config.start, config.steps, config.height, config.frames) == ("orbit", "sample", 2, 16, 4)
+    assert request.prompt == "a person walks forward" and request.rig.num_bones == len(arm.data.bones)
+    assert request.init_pose is not None and request.init_pose.matches(request.rig)
     settings.camera, settings.start = "follow", "pose"
 
 
@@ -185,8 +191,8 @@ def test_handle_messages_progress_preview_result(addon):
     assert not np.allclose(_basis(arm)[2], rest[2])  # the pose shows the preview
     assert arm.animation_data.action.name == "OldAction"  # nothing keyed yet
 
-    outcome = wk.JobOutcome(clip=clip, distilled=clip, seconds=1.0, device="cpu")
-    assert operators.handle_messages(bpy.context, run, [wk.Done(outcome)]) == "FINISHED"
+    result = JobResult(clip=clip, distilled=clip, history=[], seconds=1.0, timings={}, device="cpu", config=DistillConfig())
+    assert operators.handle_messages(bpy.context, run, [wk.Done(result)]) == "FINISHED"
     action = arm.animation_data.action
     assert action.name == "a person waves"
     assert bpy.data.actions["OldAction"].use_fake_user  # the previous action is kept
@@ -237,7 +243,8 @@ def test_main_thread_guard(addon):
 
 
 def test_worker_thread_reports_a_missing_model_and_cancel():
-    spec = wk.JobSpec(rig=biped(), prompt="a person walks", model="/nonexistent/model", frames=4, steps=2, device="cpu")
+    config = DistillConfig(frames=4, steps=2, device="cpu")
+    spec = JobRequest(rig=biped(), prompt="a person walks", model="/nonexistent/model", config=config)
     worker = wk.Worker(spec)
     worker.start()
     worker.join(120)
@@ -284,17 +291,29 @@ def test_ground_action_operator(addon):
 
 
 def test_worker_thread_cancel_mid_run_frees_the_model(tiny_model):
-    spec = wk.JobSpec(
-        rig=biped(), prompt="a person walks", model=tiny_model, frames=4, steps=500, device="cpu", height=16, width=16
-    )
+    config = DistillConfig(frames=4, steps=500, device="cpu", height=16, width=16)
+    spec = JobRequest(rig=biped(), prompt="a person walks", model=tiny_model, config=config)
     worker = wk.Worker(spec)
     worker.start()
     first = worker.queue.get(timeout=120)  # the worker is running: progress arrives from its thread
     assert isinstance(first, wk.Progress) and first.total == 500
-    assert wk.cached_priors() == [(tiny_model, "cpu")]
+    assert cached_priors() == [(tiny_model, "cpu")]
     worker.cancel()
     worker.join(60)
     assert not worker.alive
     messages = wk.drain(worker.queue)
     assert isinstance(messages[-1], wk.Stopped) and not any(isinstance(m, wk.Done) for m in messages)
-    assert wk.cached_priors() == []  # cancelling released the model
+    assert cached_priors() == []  # cancelling released the model
+
+
+def test_panel_choices_and_defaults_are_the_cores(addon):
+    from dataclasses import fields
+
+    from akd_blender.blender import properties
+    from akd_blender.core import config as core
+
+    rna = bpy.context.scene.akd.bl_rna.properties
+    for name, choices in (("camera", core.CAMERA_MODES), ("start", core.START_MODES), ("device", core.DEVICES)):
+        assert [item.identifier for item in rna[name].enum_items] == list(choices), name
+        assert rna[name].default == getattr(core.DistillConfig, name), name
+    assert set(properties.LABELS) <= {f.name for f in fields(core.DistillConfig)}

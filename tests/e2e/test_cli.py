@@ -123,10 +123,31 @@ def test_ground_existing_action(batch):
     assert report["physics"]["after"]["penetration"] <= report["physics"]["before"]["penetration"] + 1e-3
 
 
-def test_cli_choices_mirror_the_core():
-    """The CLI spells the camera and start modes without importing torch at parse time: they must match."""
+def test_cli_flags_are_derived_from_the_core_settings():
+    """Each distillation flag's choices are the core's lists and a left-out flag keeps DistillConfig's default."""
+    from dataclasses import fields
+
     from akd_blender.blender import cli
-    from akd_blender.core.distill import START_MODES
+    from akd_blender.core import config as core
     from akd_blender.core.render import CAMERA_MODES
 
-    assert cli.START_MODES == START_MODES and cli.CAMERA_MODES == CAMERA_MODES
+    actions = {a.dest: a for a in cli.build_parser()._actions}
+    assert actions["camera"].choices == core.CAMERA_MODES == CAMERA_MODES
+    assert actions["start"].choices == core.START_MODES and actions["device"].choices == core.DEVICES
+    config = cli.distill_config(cli.CliJob(input="x.blend", prompt="p"), frame_start=1, fps=24.0)
+    assert config == core.DistillConfig(preview_every=0)  # every other field at the core's default
+    names = {f.name for f in fields(core.DistillConfig)}
+    for flag in ("frames", "steps", "seed", "device", "height", "width", "camera", "start", "loop", "negative_prompt", "fps"):
+        assert flag in names and flag in actions, flag
+    job = cli.CliJob(input="x.blend", prompt="p", frames=7, steps=3, height=40, width=48, camera="orbit", start="pose")
+    got = cli.distill_config(job, frame_start=5, fps=30.0)
+    assert (got.frames, got.steps, got.height, got.width, got.camera, got.start, got.frame_start, got.fps) == (
+        7,
+        3,
+        40,
+        48,
+        "orbit",
+        "pose",
+        5,
+        30.0,
+    )
