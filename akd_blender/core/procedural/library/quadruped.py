@@ -1,0 +1,188 @@
+"""Quadruped motions over bone roles: ``generate(rig, roles, frames, fps, variation) -> MotionClip``.
+
+Legs are found by position (front / hind) and side; knees bend the way the rest legs bend (or a
+quadruped's default: front forward, hind backward). Angles in degrees in the body frame."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ...motion import MotionClip
+from ...rig import RigAsset
+from ..motions import Variation
+from .limbs import bend_torso, flex_leg, gait, jump, rad, turn_in_place
+from .pose import BodyPose, bump, knee_sign, limb_length, smoothstep
+
+if TYPE_CHECKING:
+    from ...roles import BoneRoles, Limb
+
+__all__ = ["walk", "trot", "leap", "turn", "sit", "wag_tail", "lie_down", "head_down", "rear_up", "gallop"]
+
+
+def _trot(roles: BoneRoles, limb: Limb) -> float:
+    """Diagonal pairs together: front-left with hind-right, front-right with hind-left."""
+    return 0.0 if (limb.side == "left") == (limb.position == "front") else 0.5
+
+
+def _gallop(roles: BoneRoles, limb: Limb) -> float:
+    """A rotary gallop: the hind pair, then the front pair, each foot a little after its partner."""
+    return {"hind": 0.0, "front": 0.45}.get(limb.position, 0.0) + (0.1 if limb.side == "right" else 0.0)
+
+
+def walk(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
+    """A lateral-sequence walk: 1.5 cycles per clip, legs swinging 22°, knees 35°."""
+    return gait(rig, roles, frames, fps, v, cycles=1.5, swing=22, knee=35)
+
+
+def trot(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
+    """A run (trot): diagonal pairs, 2.5 cycles per clip, legs swinging 35°, knees 55°, a short flight."""
+    return gait(rig, roles, frames, fps, v, cycles=2.5, swing=35, knee=55, offsets=_trot, bounce=0.05)
+
+
+def gallop(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
+    """A gallop: hind pair then front pair, 2 cycles per clip, legs swinging 45°, the spine flexing
+    12° with each stride, a flight phase."""
+    return gait(
+        rig, roles, frames, fps, v, cycles=2.0, swing=45, knee=60, offsets=_gallop, spine_flex=12, bounce=0.08, head_bob=8
+    )
+
+
+def leap(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
+    """A jump forward of 0.6 leg lengths (:func:`~.limbs.jump`)."""
+    return jump(rig, roles, frames, fps, v, forward=0.6)
+
+
+def turn(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
+    """Turn around in place, stepping diagonal pairs (:func:`~.limbs.turn_in_place`)."""
+    return turn_in_place(rig, roles, frames, fps, v)
+
+
+def _legs(roles: BoneRoles, position: str) -> list[Limb]:
+    return [limb for limb in roles.legs if limb.position == position]
+
+
+def _ease(p: BodyPose, v: Variation, start: float = 0.1, duration: float = 0.5) -> np.ndarray:
+    return smoothstep((p.t - start - 0.2 * v.phase) / (duration / v.speed))
+
+
+def _body_pitch_for(rig: RigAsset, roles: BoneRoles, hip_height: float) -> float:
+    """Pitch (radians) that, turning the body about its root, puts the front shoulders a front leg's
+    length above the ground while the root stands ``hip_height`` above it (clamped to 20°–50°)."""
+    forward = roles.frame.forward
+    front = _legs(roles, "front")
+    if not front:
+        return rad(35)
+    shoulder = np.mean([rig.heads[limb.bones[0]] for limb in front], axis=0)
+    reach = float((shoulder - rig.heads[roles.root]) @ forward)
+    length = np.mean([limb_length(rig, roles, limb) for limb in front])
+    if reach <= 1e-9:
+        return rad(35)
+    return float(np.clip(np.arcsin(np.clip((length - hip_height) / reach, -1, 1)), rad(20), rad(50)))
+
+
+def sit(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
+    """Sit on the haunches: the body pitches up about the hips (the angle read from the body's
+    proportions so the front legs stay straight under the chest), the hind legs fold under the rump,
+    the front legs stay vertical, the head stays level, the tail rests."""
+    p = BodyPose(rig, roles, frames, fps)
+    s = _ease(p, v) * min(v.amplitude, 1.1)
+    hind = _legs(roles, "hind")
+    hip = np.mean([limb_length(rig, roles, limb) for limb in hind]) if hind else 0.0
+    tilt = _body_pitch_for(rig, roles, 0.45 * hip) * s
+    p.pitch(roles.root, tilt)
+    for limb in hind:
+        sign = knee_sign(rig, roles, limb)
+        p.pitch(limb.bones[0], -sign * rad(50) * s)
+        if len(limb.bones) > 1:
+            p.pitch(limb.bones[1], sign * rad(120) * s)
+        if len(limb.bones) > 2:
+            p.level(limb.bones[2], s)
+    for limb in _legs(roles, "front"):
+        p.pitch(limb.bones[0], -tilt)
+        for b in limb.bones[1:2]:
+            p.level(b, s)
+    if roles.head is not None:
+        p.level(roles.head, 0.7 * s)
+    return p.clip(v.facing)
+
+
+def wag_tail(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
+    """Raise the tail and wag it side to side 2.5 times (a wave travelling to the tip, ±70° overall);
+    the hips sway a little against it."""
+    p = BodyPose(rig, roles, frames, fps)
+    a = v.amplitude
+    w = 2 * np.pi * (2.5 * v.speed * p.t + v.phase)
+    p.rotate(roles.root, p.up, rad(4) * a * np.sin(w + np.pi))
+    if roles.tail:
+        p.aim(roles.tail[0], roles.tail, -p.forward + 0.9 * p.up, 0.6)
+        p.wave_chain(roles.tail, p.up, v.direction * rad(70) * a, w)
+    if roles.head is not None:
+        p.pitch(roles.head, rad(5) * np.sin(w))
+    return p.clip(v.facing)
+
+
+def lie_down(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
+    """Lie down on the belly: the front legs stretch forward along the ground (sphinx), the hind legs
+    fold under the body; the body comes down to the ground, the head stays up."""
+    p = BodyPose(rig, roles, frames, fps)
+    s = _ease(p, v, 0.1, 0.55) * min(v.amplitude, 1.1)
+    for limb in _legs(roles, "front"):
+        p.aim(limb.bones[0], limb.bones, p.forward - 0.5 * p.up, s)
+        if len(limb.bones) > 1:
+            p.aim(limb.bones[1], limb.bones, p.forward - 0.1 * p.up, s)
+    for limb in _legs(roles, "hind"):
+        sign = knee_sign(rig, roles, limb)
+        p.pitch(limb.bones[0], -sign * rad(70) * s)
+        if len(limb.bones) > 1:
+            p.pitch(limb.bones[1], sign * rad(140) * s)
+        if len(limb.bones) > 2:
+            p.level(limb.bones[2], s)
+    if roles.head is not None:
+        p.level(roles.head, 0.5 * s)
+    p.wave_chain(roles.tail, p.up, rad(20) * s, np.full(frames, np.pi / 2))
+    return p.clip(v.facing)
+
+
+def head_down(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
+    """Lower the head to the ground to eat or sniff, nodding a little there: the chest dips (front legs
+    fold slightly), the neck points down, the head nose-down."""
+    p = BodyPose(rig, roles, frames, fps)
+    a = v.amplitude
+    s = _ease(p, v, 0.05, 0.4)
+    nod = rad(8) * a * np.sin(2 * np.pi * (2.0 * v.speed * p.t + v.phase)) * s
+    bend_torso(p, p.right, -rad(10) * s)
+    for limb in _legs(roles, "front"):
+        flex_leg(p, limb, rad(12) * s)
+    if roles.neck:
+        p.aim(roles.neck[0], roles.neck + ((roles.head,) if roles.head is not None else ()), p.forward * 0.45 - p.up, s)
+        for b in roles.neck[1:]:
+            p.level(b, 0.0)
+    if roles.head is not None:
+        p.aim(roles.head, (roles.head,), -p.up + 0.15 * p.forward, s)
+        p.pitch(roles.head, nod)
+    return p.clip(v.facing)
+
+
+def rear_up(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
+    """Rear up on the hind legs: the body pitches up to ~50° about the hips, the hind legs stay under
+    it (flexed a little), the front legs fold and paw; then back down."""
+    p = BodyPose(rig, roles, frames, fps)
+    a = v.amplitude
+    start = 0.05 + 0.1 * v.phase
+    span = 0.85 / v.speed
+    s = bump(p.t, start, start + span, 0.3 * span)
+    tilt = rad(50) * min(a, 1.15) * s
+    paw = np.sin(2 * np.pi * 3.0 * v.speed * p.t) * s
+    p.pitch(roles.root, tilt)
+    for limb in _legs(roles, "hind"):
+        p.pitch(limb.bones[0], -tilt)
+        flex_leg(p, limb, rad(15) * s)
+    for limb in _legs(roles, "front"):
+        p.pitch(limb.bones[0], rad(20) * s + rad(15) * paw * (1 if limb.side == "left" else -1))
+        if len(limb.bones) > 1:
+            p.pitch(limb.bones[1], -knee_sign(rig, roles, limb) * -rad(70) * s)
+    if roles.head is not None:
+        p.pitch(roles.head, -0.5 * tilt)
+    return p.clip(v.facing)
