@@ -35,13 +35,13 @@ __all__ = [
 
 
 def walk(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """1.5 strides per clip, legs swinging 25°, knees 40°, arms swinging opposite."""
-    return gait(rig, roles, frames, fps, v, cycles=1.5, swing=25, knee=40, lean=3, elbow=15)
+    """1.5 strides per clip, feet reaching 25° ahead and behind, on the ground 60 % of the time."""
+    return gait(rig, roles, frames, fps, v, cycles=1.5, swing=25, duty=0.6, clearance=0.1, lean=3, elbow=15)
 
 
 def run(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """2.5 strides per clip, legs swinging 40°, knees 80°, elbows bent 80°, leaning 12°, a flight."""
-    return gait(rig, roles, frames, fps, v, cycles=2.5, swing=40, knee=80, lean=12, elbow=80, bounce=0.06)
+    """2.8 strides per clip, feet reaching 32°, on the ground 42 % of the time, elbows bent 80°, leaning 12°."""
+    return gait(rig, roles, frames, fps, v, cycles=2.8, swing=32, duty=0.42, clearance=0.25, lean=12, elbow=80)
 
 
 def jump_up(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
@@ -68,7 +68,7 @@ def sit(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) 
     arms_down(p)
     for limb in roles.arms:
         aim_arm(p, limb, arm_direction(p, limb, 0.6, 0.1, 0.8), weight=s)
-    for limb in roles.legs:
+    for limb in p.legs:
         sign = knee_sign(rig, roles, limb)
         p.pitch(limb.bones[0], -sign * rad(110) * s)
         if len(limb.bones) > 1:
@@ -128,7 +128,7 @@ def kick(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation)
     snap = bump(p.t, start + 0.3 * span, start + 0.75 * span, 0.15 * span)
     bend_torso(p, p.right, rad(10) * up)
     arms_down(p, 8 + 22 * float(a))
-    leg = roles.limb("legs", "right") or (roles.legs[-1] if roles.legs else None)
+    leg = next((limb for limb in p.legs if limb.side == "right"), p.legs[-1] if p.legs else None)
     if leg is not None:
         sign = knee_sign(rig, roles, leg)
         p.pitch(leg.bones[0], -sign * rad(75) * a * up)
@@ -158,7 +158,7 @@ def crouch(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variatio
     arms_down(p)
     for limb in roles.arms:
         aim_arm(p, limb, arm_direction(p, limb, 0.3, 0.1, 1.0), weight=smoothstep(s))
-    for limb in roles.legs:
+    for limb in p.legs:
         flex_leg(p, limb, rad(55) * s)
     return p.clip(v.facing)
 

@@ -21,13 +21,13 @@ __all__ = ["walk", "run", "jump_up", "turn", "sit", "flap_wings", "peck", "hop"]
 
 
 def walk(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """A bird's walk: 2 strides per clip, legs swinging 25°, the head bobbing 10°."""
-    return gait(rig, roles, frames, fps, v, cycles=2.0, swing=25, knee=35, head_bob=10)
+    """A bird's walk: 2 strides per clip, feet reaching 25°, the head bobbing 10°."""
+    return gait(rig, roles, frames, fps, v, cycles=2.0, swing=25, duty=0.6, head_bob=10)
 
 
 def run(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """A bird's run: 3 strides per clip, legs swinging 40°, leaning 15°, a short flight."""
-    return gait(rig, roles, frames, fps, v, cycles=3.0, swing=40, knee=60, lean=15, bounce=0.08, head_bob=6)
+    """A bird's run: 3.2 strides per clip, feet reaching 32°, on the ground 40 % of the time, leaning 15°."""
+    return gait(rig, roles, frames, fps, v, cycles=3.2, swing=32, duty=0.4, clearance=0.2, lean=15, head_bob=6)
 
 
 def jump_up(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
@@ -44,7 +44,7 @@ def sit(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) 
     """Settle down: the legs fold fully under the body until it rests on the ground, the neck draws in."""
     p = BodyPose(rig, roles, frames, fps)
     s = smoothstep((p.t - 0.1 - 0.2 * v.phase) / (0.5 / v.speed)) * min(v.amplitude, 1.1)
-    for limb in roles.legs:
+    for limb in p.legs:
         flex_leg(p, limb, rad(55) * s)
     p.bend_chain(roles.neck, p.right, rad(-20) * s)
     if roles.head is not None:
@@ -72,7 +72,7 @@ def flap_wings(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Vari
         sign = 1.0 if limb.side == "left" else -1.0  # about +forward the left wing rises
         for k, b in enumerate(limb.bones):
             p.rotate(b, p.forward, sign * opened * rad(55 if k == 0 else 20) * a * np.sin(w - 0.6 * k))
-    p.lift = 0.08 * mean_leg_length(rig, roles) * a * np.clip(np.sin(w - np.pi / 2), 0, None) * opened
+    p.lift = 0.08 * mean_leg_length(p) * a * np.clip(np.sin(w - np.pi / 2), 0, None) * opened
     return p.clip(v.facing)
 
 
@@ -83,7 +83,7 @@ def peck(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation)
     w = 2 * np.pi * (3.0 * v.speed * p.t + v.phase)
     strike = np.clip(np.sin(w), 0, None) ** 1.5 * min(a, 1.15)
     p.pitch(roles.root, -rad(25) * strike)
-    for limb in roles.legs:
+    for limb in p.legs:
         p.pitch(limb.bones[0], rad(25) * strike)
     chain = roles.neck + ((roles.head,) if roles.head is not None else ())
     if chain:
@@ -101,12 +101,12 @@ def hop(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) 
     ph = (hops * p.t + v.phase) % 1.0
     air = np.where(ph < 0.55, np.sin(np.pi * ph / 0.55), 0.0)
     crouch = np.where(ph >= 0.55, np.sin(np.pi * (ph - 0.55) / 0.45), 0.0)
-    for limb in roles.legs:
+    for limb in p.legs:
         flex_leg(p, limb, rad(30) * a * crouch + rad(10) * air)
     for limb in roles.wings:
         sign = 1.0 if limb.side == "left" else -1.0
         p.rotate(limb.bones[0], p.forward, sign * rad(20) * air)
-    length = mean_leg_length(rig, roles)
+    length = mean_leg_length(p)
     p.lift = 0.3 * length * a * air
     p.travel = np.outer(0.5 * length * a * hops * p.t, p.forward)
     return p.clip(v.facing)

@@ -12,7 +12,7 @@ import numpy as np
 from ...motion import MotionClip
 from ...rig import RigAsset
 from ..motions import Variation
-from .pose import BodyPose, knee_sign, limb_length, smoothstep
+from .pose import BodyPose, bone_tip, is_sprawled, knee_sign, limb_length, segment_directions, smoothstep
 
 if TYPE_CHECKING:
     from ...roles import BoneRoles, Limb
@@ -25,6 +25,11 @@ __all__ = [
     "aim_arm",
     "arms_down",
     "flex_leg",
+    "place_foot",
+    "step_sprawled",
+    "lift_axis",
+    "swing_axis",
+    "leg_reach",
     "swing_leg",
     "bend_torso",
     "mean_leg_length",
@@ -81,6 +86,31 @@ def arms_down(p: BodyPose, spread: float = 8.0) -> None:
         aim_arm(p, limb, arm_direction(p, limb, np.cos(rad(spread)), np.sin(rad(spread))))
 
 
+def _reach(p: BodyPose, limb: Limb) -> np.ndarray:
+    """[3] hip to foot tip at rest (armature space)."""
+    return bone_tip(p.rig, limb.bones[-1]) - p.rig.heads[limb.bones[0]]
+
+
+def lift_axis(p: BodyPose, limb: Limb) -> np.ndarray:
+    """[3] the axis that turns a leg's hip-to-foot line up towards the body's up axis."""
+    axis = np.cross(_reach(p, limb), p.up)
+    return axis / max(np.linalg.norm(axis), 1e-12)
+
+
+def swing_axis(p: BodyPose, limb: Limb) -> np.ndarray:
+    """[3] the axis that turns a leg's hip-to-foot line towards the body's forward axis."""
+    axis = np.cross(_reach(p, limb), p.forward)
+    return axis / max(np.linalg.norm(axis), 1e-12)
+
+
+def step_sprawled(p: BodyPose, limb: Limb, forward: np.ndarray, up: np.ndarray) -> None:
+    """Move a sprawled leg's foot ``forward`` and ``up`` [F] (armature units, approximately) by turning
+    its first bone about the hip: forward about :func:`swing_axis`, up about :func:`lift_axis`."""
+    reach = np.linalg.norm(_reach(p, limb))
+    p.rotate(limb.bones[0], swing_axis(p, limb), np.arcsin(np.clip(forward / reach, -1, 1)))
+    p.rotate(limb.bones[0], lift_axis(p, limb), np.arcsin(np.clip(up / reach, -1, 1)))
+
+
 def swing_leg(p: BodyPose, limb: Limb, angle: np.ndarray | float) -> None:
     """Swing the leg's first bone forward by ``angle`` (radians; negative swings it back)."""
     p.pitch(limb.bones[0], angle)
@@ -89,9 +119,16 @@ def swing_leg(p: BodyPose, limb: Limb, angle: np.ndarray | float) -> None:
 def flex_leg(p: BodyPose, limb: Limb, angle: np.ndarray | float, level: bool = True) -> None:
     """Fold a leg like a squat by ``angle`` (radians, [F] or scalar) at its first joint: the first bone
     turns by ∓angle, the second by ±2·angle the way its knee bends (:func:`~.pose.knee_sign`), and
-    the third bone (foot / metatarsus) is kept at its rest orientation when ``level``."""
-    sign = knee_sign(p.rig, p.roles, limb)
+    the third bone (foot / metatarsus) is kept at its rest orientation when ``level``. A sprawled leg
+    (:func:`~.pose.is_sprawled`) instead raises its first bone by ``angle`` and keeps its second
+    bone's rest direction, so its foot comes up towards the body."""
     angle = np.asarray(angle, dtype=np.float64)
+    if is_sprawled(p.rig, p.roles, limb):  # an insect's leg: raise the knee, keep the shin's direction
+        p.rotate(limb.bones[0], lift_axis(p, limb), angle)
+        if len(limb.bones) > 1:
+            p.level(limb.bones[1])
+        return
+    sign = knee_sign(p.rig, p.roles, limb)
     p.pitch(limb.bones[0], -sign * angle)
     if len(limb.bones) > 1:
         p.pitch(limb.bones[1], 2 * sign * angle)
@@ -106,15 +143,15 @@ def bend_torso(p: BodyPose, axis: np.ndarray, angle: np.ndarray | float) -> None
         p.bend_chain(p.roles.spine, axis, angle)
         return
     p.rotate(p.roles.root, axis, angle)
-    for limb in p.roles.legs:
+    for limb in p.legs:
         p.rotate(limb.bones[0], axis, -np.asarray(angle))
 
 
-def mean_leg_length(rig: RigAsset, roles: BoneRoles) -> float:
+def mean_leg_length(p: BodyPose) -> float:
     """Mean :func:`~.pose.limb_length` of the legs (10 % of the height for a legless rig)."""
-    if not roles.legs:
-        return 0.1 * float(roles.frame.height)
-    return float(np.mean([limb_length(rig, roles, limb) for limb in roles.legs]))
+    if not p.legs:
+        return 0.1 * p.height
+    return float(np.mean([limb_length(p.rig, p.roles, limb) for limb in p.legs]))
 
 
 def walk_phase_offsets(roles: BoneRoles, limb: Limb) -> float:
@@ -133,6 +170,61 @@ def _tripod_or(offsets: Callable[[BoneRoles, Limb], float], roles: BoneRoles, li
     return offsets(roles, limb)
 
 
+def _leg_points(p: BodyPose, limb: Limb) -> np.ndarray:
+    """[3,3] rest hip, knee and ankle of a leg (armature space): the first three joints of its chain
+    (the ankle of a 2-bone leg is the lower bone's tip)."""
+    bones = limb.bones
+    hip, knee = p.rig.heads[bones[0]], p.rig.heads[bones[1]]
+    ankle = (
+        p.rig.heads[bones[2]]
+        if len(bones) > 2
+        else knee + segment_directions(p.rig, bones)[1] * np.linalg.norm(bone_tip(p.rig, bones[1]) - knee)
+    )
+    return np.stack([hip, knee, ankle])
+
+
+def leg_reach(p: BodyPose, limb: Limb) -> tuple[float, float]:
+    """(hip-to-ankle distance below the hip at rest, thigh + shin length), both in the body's
+    sagittal plane (armature units); a 1-bone leg gives its own length twice."""
+    if len(limb.bones) < 2:
+        length = limb_length(p.rig, p.roles, limb)
+        return length, length
+    hip, knee, ankle = _leg_points(p, limb)
+    sag = lambda v: np.array([v @ p.forward, v @ p.up])  # noqa: E731
+    return float(-(ankle - hip) @ p.up), float(np.linalg.norm(sag(knee - hip)) + np.linalg.norm(sag(ankle - knee)))
+
+
+def place_foot(p: BodyPose, limb: Limb, forward: np.ndarray, up: np.ndarray) -> None:
+    """Two-bone planar IK in the body's sagittal plane: pitch the leg's first two bones so its ankle
+    moves ``forward`` and ``up`` [F] (armature units) from its rest place, wherever the spine has
+    carried the hip and whatever the thigh's current angle, the knee
+    bending the way :func:`~.pose.knee_sign` says; the third bone (foot) is kept at its rest
+    orientation. Targets out of reach are pulled back onto the reachable ring."""
+    if len(limb.bones) < 2:
+        p.pitch(limb.bones[0], np.arctan2(forward, limb_length(p.rig, p.roles, limb)))
+        return
+    hip, knee, ankle = _leg_points(p, limb)
+    f1, u1 = (knee - hip) @ p.forward, (knee - hip) @ p.up
+    f2, u2 = (ankle - knee) @ p.forward, (ankle - knee) @ p.up
+    l1, l2 = np.hypot(f1, u1), np.hypot(f2, u2)
+    thigh, shin = p.posed(limb.bones[0]) @ (knee - hip), p.posed(limb.bones[1]) @ (ankle - knee)
+    a1 = np.arctan2(thigh @ p.forward, -(thigh @ p.up))  # current angles from straight down, forward positive
+    a2 = np.arctan2(shin @ p.forward, -(shin @ p.up))
+    moved = p.head_position(limb.bones[0]) - hip  # the hip carried by a bending spine
+    forward, up = forward - moved @ p.forward, up - moved @ p.up
+    tf, tu = f1 + f2 + forward, u1 + u2 + up
+    d = np.clip(np.hypot(tf, tu), abs(l1 - l2) + 1e-9, (l1 + l2) * (1 - 1e-9))
+    phi = np.arctan2(tf, -tu)
+    gamma = np.arccos(np.clip((l1 * l1 + d * d - l2 * l2) / (2 * l1 * d), -1.0, 1.0))
+    b1 = phi - knee_sign(p.rig, p.roles, limb) * gamma
+    rf, ru = d * np.sin(phi) - l1 * np.sin(b1), -d * np.cos(phi) + l1 * np.cos(b1)
+    b2 = np.arctan2(rf, -ru)
+    p.pitch(limb.bones[0], b1 - a1)
+    p.pitch(limb.bones[1], (b2 - a2) - (b1 - a1))
+    if len(limb.bones) > 2:
+        p.level(limb.bones[2])
+
+
 def gait(
     rig: RigAsset,
     roles: BoneRoles,
@@ -142,52 +234,62 @@ def gait(
     *,
     cycles: float,
     swing: float,
-    knee: float,
+    duty: float = 0.6,
+    clearance: float = 0.12,
     offsets: Callable[[BoneRoles, Limb], float] = walk_phase_offsets,
     lean: float = 0.0,
     elbow: float = 15.0,
     spine_flex: float = 0.0,
-    bounce: float = 0.0,
     head_bob: float = 4.0,
+    tail_lift: float = 0.0,
 ) -> MotionClip:
-    """A cyclic gait travelling along the body's forward axis.
+    """A cyclic gait travelling along the body's forward axis with planted feet.
 
-    Each leg swings ``swing`` degrees about the body's right axis with its phase from ``offsets`` and
-    flexes ``knee`` degrees while it swings forward (the foot clears the ground; its third bone is
-    kept level); arms hang down and swing opposite to their leg with ``elbow`` degrees of bend; the
-    torso leans ``lean`` degrees forward and flexes ``spine_flex`` degrees twice a cycle (a bound).
-    The body travels ``4·leg length·sin(swing)`` per cycle (each foot sweeps back under the hip for
-    half a cycle); ``bounce`` lifts the lowest vertex by that fraction of the leg length at the
-    double-frequency peaks (a run's flight). Angles in degrees; ``cycles`` per clip at speed 1.
+    Each leg's foot is placed by :func:`place_foot`: on the ground for ``duty`` of the cycle, sliding
+    back under the hip exactly as fast as the body travels, then lifted ``clearance`` leg lengths and
+    carried forward; its phase comes from ``offsets``. The foot reaches ``leg length·sin(swing)``
+    ahead of and behind the hip, so the body travels ``2·leg length·sin(swing)/duty`` per cycle, and
+    the hips are lowered just enough for the stance legs to reach that far (the root height from
+    the leg geometry). Arms hang and swing opposite to their leg with ``elbow`` degrees of bend; the
+    torso leans ``lean`` degrees forward and flexes ``spine_flex`` degrees each cycle (a bound);
+    the tail is raised ``tail_lift`` of the way to just above horizontal. Nothing sinks below the
+    ground (the body is lifted where something would). Angles in degrees; ``cycles`` per clip at speed 1.
     """
     p = BodyPose(rig, roles, frames, fps)
     a = v.amplitude
-    w = 2 * np.pi * (cycles * v.speed * p.t + v.phase)
+    cycle = cycles * v.speed * p.t + v.phase
+    w = 2 * np.pi * cycle
     bend_torso(p, p.right, -rad(lean) * a - rad(spine_flex) * a * np.sin(w))
     arms_down(p)
+    legs = list(p.legs)
+    lengths = np.array([limb_length(rig, roles, limb) for limb in legs]) if legs else np.zeros(0)
+    half = float(np.mean(lengths) * np.sin(rad(swing) * a)) if legs else 0.0  # foot reach ahead of the hip
+    reach = [leg_reach(p, limb) for limb in legs if not is_sprawled(rig, roles, limb)]
+    drop = max([0.0] + [below - np.sqrt(max((0.97 * full) ** 2 - half**2, 1e-12)) for below, full in reach])
     swings = {}
-    for limb in roles.legs:
-        ph = w + 2 * np.pi * _tripod_or(offsets, roles, limb)
-        theta = rad(swing) * a * np.sin(ph)
-        swings[limb.side] = theta
-        swing_leg(p, limb, theta)
-        if len(limb.bones) > 1:
-            sign = knee_sign(rig, roles, limb)
-            p.pitch(limb.bones[1], sign * (rad(knee) * a * np.clip(np.cos(ph), 0, None) + rad(5)))
-        if len(limb.bones) > 2:
-            p.level(limb.bones[2])
+    for limb, length in zip(legs, lengths):
+        ph = (cycle + _tripod_or(offsets, roles, limb)) % 1.0
+        stance = ph < duty
+        s = np.clip((ph - duty) / (1 - duty), 0, 1)
+        ahead = np.where(stance, half * (1 - 2 * ph / duty), half * (2 * smoothstep(s) - 1))
+        lift = np.where(stance, 0.0, clearance * length * a * np.sin(np.pi * s))
+        if is_sprawled(rig, roles, limb):
+            step_sprawled(p, limb, ahead, lift)
+        else:
+            place_foot(p, limb, ahead, lift + drop)
+        swings[limb.side] = np.arcsin(np.clip(ahead / max(length, 1e-9), -1, 1))
     for limb in roles.arms:
         bones = arm_bones(rig, limb)
         p.pitch(bones[0], -0.8 * swings.get(limb.side, 0.0))
         if len(bones) > 1:
             p.pitch(bones[1], rad(elbow) * a)
     p.bend_chain(roles.neck, p.right, rad(head_bob) * a * np.sin(2 * w))
+    if roles.tail and tail_lift > 0:
+        p.aim(roles.tail[0], roles.tail, -p.forward + 0.4 * p.up, tail_lift)
     p.wave_chain(roles.tail, p.up, rad(12) * a, w)
-    length = mean_leg_length(rig, roles)
-    stride = 4 * length * np.sin(rad(swing) * a) * 0.85
-    p.travel = np.outer(stride * cycles * v.speed * p.t, p.forward)
-    p.lift = bounce * length * a * np.clip(np.sin(2 * w), 0, None) ** 2
-    return p.clip(v.facing)
+    stride = 2 * half / duty
+    p.travel = np.outer(stride * cycles * v.speed * p.t, p.forward) - drop * p.up
+    return p.clip(v.facing, grounded="floor")
 
 
 def jump(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation, forward: float = 0.0) -> MotionClip:
@@ -203,10 +305,10 @@ def jump(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation,
     for limb in roles.arms:
         up = np.clip(air, 0, 1)
         aim_arm(p, limb, arm_direction(p, limb, np.cos(rad(8 + 140 * up)), np.sin(rad(8 + 140 * up)) + 0.05, 0.3 * up))
-    for limb in roles.legs:
+    for limb in p.legs:
         flex_leg(p, limb, rad(40) * a * crouch + rad(12) * air)
     p.wave_chain(roles.tail, p.right, rad(25) * a, 2 * np.pi * ph)
-    length = mean_leg_length(rig, roles)
+    length = mean_leg_length(p)
     p.lift = 0.4 * length * a * air
     progress = smoothstep((ph - 0.25) / 0.57)
     p.travel = np.outer(forward * length * a * progress, p.forward)
@@ -221,7 +323,7 @@ def turn_in_place(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: V
     p.yaw = v.direction * rad(160) * a * smoothstep((p.t - 0.05) / (0.85 / v.speed))
     steps = 2 * np.pi * (2.0 * v.speed * p.t + v.phase)
     arms_down(p)
-    for limb in roles.legs:
+    for limb in p.legs:
         group = (limb.side == "left") != (limb.position == "hind")
         lift = np.clip(np.sin(steps + np.pi * group), 0, None)
         flex_leg(p, limb, rad(20) * lift)

@@ -19,6 +19,7 @@ the motion's ``lift`` (root height compensation from the posed geometry).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -38,7 +39,10 @@ __all__ = [
     "normalized_time",
     "smoothstep",
     "bump",
+    "bone_tip",
     "segment_directions",
+    "leg_bones",
+    "is_sprawled",
     "limb_length",
     "knee_sign",
     "location_carrier",
@@ -89,7 +93,7 @@ def _skeleton(rig: RigAsset) -> Skeleton:
     return Skeleton(rig, torch.float64)
 
 
-def _tip(rig: RigAsset, bone: int) -> np.ndarray:
+def bone_tip(rig: RigAsset, bone: int) -> np.ndarray:
     """The far end [3] of a chain's last bone: its skinned vertex farthest from its head (tail if none)."""
     owned = rig.vertices[_dominant_bone(rig) == bone]
     if len(owned) == 0:
@@ -99,8 +103,8 @@ def _tip(rig: RigAsset, bone: int) -> np.ndarray:
 
 def segment_directions(rig: RigAsset, chain: tuple[int, ...]) -> np.ndarray:
     """Unit rest directions [n,3] (armature space) of a chain's bones: head to the next bone's head,
-    the last bone head to its tip (:func:`_tip`). A zero-length segment falls back to head → tail."""
-    points = [rig.heads[b] for b in chain] + [_tip(rig, chain[-1])]
+    the last bone head to its tip (:func:`bone_tip`). A zero-length segment falls back to head → tail."""
+    points = [rig.heads[b] for b in chain] + [bone_tip(rig, chain[-1])]
     out = []
     for k, b in enumerate(chain):
         d = points[k + 1] - points[k]
@@ -108,6 +112,23 @@ def segment_directions(rig: RigAsset, chain: tuple[int, ...]) -> np.ndarray:
             d = rig.tails[b] - rig.heads[b]
         out.append(_unit(d))
     return np.stack(out)
+
+
+def leg_bones(rig: RigAsset, limb: Limb) -> tuple[int, ...]:
+    """The leg's bones from the hip down: a short first bone (a scapula or hip bone under 60 % of the
+    next segment's length) is dropped from legs of 4+ bones."""
+    bones = limb.bones
+    if len(bones) >= 4:
+        points = [rig.heads[b] for b in bones[:3]]
+        if np.linalg.norm(points[1] - points[0]) < 0.6 * np.linalg.norm(points[2] - points[1]):
+            return bones[1:]
+    return bones
+
+
+def is_sprawled(rig: RigAsset, roles: BoneRoles, limb: Limb) -> bool:
+    """Whether the leg reaches out sideways more than down (an insect's leg), hip to foot at rest."""
+    reach = bone_tip(rig, limb.bones[-1]) - rig.heads[limb.bones[0]]
+    return abs(float(reach @ roles.frame.left)) > abs(float(reach @ roles.frame.up))
 
 
 def limb_length(rig: RigAsset, roles: BoneRoles, limb: Limb) -> float:
@@ -176,7 +197,8 @@ class BodyPose:
     Attributes: ``t`` normalised time [F]; ``up``, ``forward``, ``left``, ``right`` the body frame's
     unit axes (armature space, from ``roles.frame``); ``travel`` [F,3] the root's displacement in the
     body frame before the facing turn (armature units); ``lift`` [F] height of the lowest vertex above
-    the ground wanted per frame; ``yaw`` [F] extra turn about ``up`` (radians, positive turns left).
+    the ground wanted per frame; ``yaw`` [F] extra turn about ``up`` (radians, positive turns left);
+    ``legs`` the roles' legs from the hip down (:func:`leg_bones`).
     """
 
     def __init__(self, rig: RigAsset, roles: BoneRoles, frames: int, fps: float) -> None:
@@ -190,6 +212,7 @@ class BodyPose:
         self.travel = np.zeros((frames, 3))
         self.lift = np.zeros(frames)
         self.yaw = np.zeros(frames)
+        self.legs = tuple(replace(limb, bones=leg_bones(rig, limb)) for limb in roles.legs if limb.bones)
 
     # ------------------------------------------------------------------ orientation bookkeeping
 
@@ -206,6 +229,15 @@ class BodyPose:
         for b in reversed(chain):
             out = out @ self.local[:, b]
         return out
+
+    def head_position(self, bone: int) -> np.ndarray:
+        """[F,3] where the bone's head is carried by its ancestors' rotations so far (armature space,
+        before the facing and travel; the root's ancestors stay at rest)."""
+        parent = int(self.rig.parents[bone])
+        if parent < 0:
+            return np.tile(self.rig.heads[bone], (self.frames, 1))
+        offset = self.rig.heads[bone] - self.rig.heads[parent]
+        return self.head_position(parent) + self.posed(parent) @ offset
 
     def _parent_posed(self, bone: int) -> np.ndarray:
         parent = int(self.rig.parents[bone])
@@ -283,10 +315,13 @@ class BodyPose:
 
     # ------------------------------------------------------------------ the clip
 
-    def clip(self, facing: float = 0.0, grounded: bool = True) -> MotionClip:
+    def clip(self, facing: float = 0.0, grounded: str = "lowest") -> MotionClip:
         """The clip [F]: every bone's channel quaternion, the body turned by ``facing + yaw`` about
-        ``up`` around its rest centre, ``travel`` turned by ``facing``, and (``grounded``) the root
-        lifted so the lowest carried vertex is at ``ground + lift`` every frame."""
+        ``up`` around its rest centre, ``travel`` turned by ``facing``, and the root moved along
+        ``up`` so the lowest carried vertex is at ``ground + lift`` every frame (``grounded="lowest"``)
+        or only where it would be below that (``"floor"``: the travel's own height otherwise)."""
+        if grounded not in ("lowest", "floor"):
+            raise ValueError(f"grounded must be 'lowest' or 'floor', not {grounded!r}")
         rig, root = self.rig, int(self.roles.root)
         total_yaw = _rotation_matrices((facing + self.yaw)[:, None] * self.up)
         local = self.local.copy()
@@ -306,9 +341,12 @@ class BodyPose:
         locations = np.zeros((self.frames, rig.num_bones, 3))
         locations[:, carrier] = delta @ axes  # Lᵀ · delta
         clip = MotionClip(rig.bone_names, self.fps, 1, rotations, locations)
-        if grounded:
-            lowest = lowest_heights(rig, clip, self.up, carrier)
-            delta = delta + (self.roles.frame.ground + self.lift - lowest)[:, None] * self.up
+        lowest = lowest_heights(rig, clip, self.up, carrier)
+        shift = self.roles.frame.ground + self.lift - lowest
+        if grounded == "floor":
+            shift = np.clip(shift, 0.0, None)
+        if np.any(shift != 0):
+            delta = delta + shift[:, None] * self.up
             locations[:, carrier] = delta @ axes
             clip = MotionClip(rig.bone_names, self.fps, 1, rotations, locations)
         return clip.continuous()

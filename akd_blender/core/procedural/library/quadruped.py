@@ -32,20 +32,32 @@ def _gallop(roles: BoneRoles, limb: Limb) -> float:
 
 
 def walk(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """A lateral-sequence walk: 1.5 cycles per clip, legs swinging 22°, knees 35°."""
-    return gait(rig, roles, frames, fps, v, cycles=1.5, swing=22, knee=35)
+    """A lateral-sequence walk: 1.5 cycles per clip, feet reaching 22°, each on the ground 65 % of the time."""
+    return gait(rig, roles, frames, fps, v, cycles=1.5, swing=22, duty=0.65, clearance=0.1)
 
 
 def trot(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """A run (trot): diagonal pairs, 2.5 cycles per clip, legs swinging 35°, knees 55°, a short flight."""
-    return gait(rig, roles, frames, fps, v, cycles=2.5, swing=35, knee=55, offsets=_trot, bounce=0.05)
+    """A run (trot): diagonal pairs, 2.5 cycles per clip, feet reaching 32°, on the ground 45 % of the time, the tail raised."""
+    return gait(rig, roles, frames, fps, v, cycles=2.5, swing=32, duty=0.45, clearance=0.18, offsets=_trot, tail_lift=0.4)
 
 
 def gallop(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """A gallop: hind pair then front pair, 2 cycles per clip, legs swinging 45°, the spine flexing
-    12° with each stride, a flight phase."""
+    """A gallop: hind pair then front pair, 2 cycles per clip, feet reaching 38°, on the ground 35 % of
+    the time, the spine flexing 12° with each stride, the tail raised."""
     return gait(
-        rig, roles, frames, fps, v, cycles=2.0, swing=45, knee=60, offsets=_gallop, spine_flex=12, bounce=0.08, head_bob=8
+        rig,
+        roles,
+        frames,
+        fps,
+        v,
+        cycles=2.0,
+        swing=38,
+        duty=0.35,
+        clearance=0.2,
+        offsets=_gallop,
+        spine_flex=12,
+        head_bob=8,
+        tail_lift=0.7,
     )
 
 
@@ -59,19 +71,19 @@ def turn(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation)
     return turn_in_place(rig, roles, frames, fps, v)
 
 
-def _legs(roles: BoneRoles, position: str) -> list[Limb]:
-    return [limb for limb in roles.legs if limb.position == position]
+def _legs(p: BodyPose, position: str) -> list[Limb]:
+    return [limb for limb in p.legs if limb.position == position]
 
 
 def _ease(p: BodyPose, v: Variation, start: float = 0.1, duration: float = 0.5) -> np.ndarray:
     return smoothstep((p.t - start - 0.2 * v.phase) / (duration / v.speed))
 
 
-def _body_pitch_for(rig: RigAsset, roles: BoneRoles, hip_height: float) -> float:
+def _body_pitch_for(p: BodyPose, hip_height: float) -> float:
     """Pitch (radians) that, turning the body about its root, puts the front shoulders a front leg's
     length above the ground while the root stands ``hip_height`` above it (clamped to 20°–50°)."""
-    forward = roles.frame.forward
-    front = _legs(roles, "front")
+    rig, roles, forward = p.rig, p.roles, p.forward
+    front = _legs(p, "front")
     if not front:
         return rad(35)
     shoulder = np.mean([rig.heads[limb.bones[0]] for limb in front], axis=0)
@@ -88,9 +100,9 @@ def sit(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) 
     the front legs stay vertical, the head stays level, the tail rests."""
     p = BodyPose(rig, roles, frames, fps)
     s = _ease(p, v) * min(v.amplitude, 1.1)
-    hind = _legs(roles, "hind")
+    hind = _legs(p, "hind")
     hip = np.mean([limb_length(rig, roles, limb) for limb in hind]) if hind else 0.0
-    tilt = _body_pitch_for(rig, roles, 0.45 * hip) * s
+    tilt = _body_pitch_for(p, 0.45 * hip) * s
     p.pitch(roles.root, tilt)
     for limb in hind:
         sign = knee_sign(rig, roles, limb)
@@ -99,7 +111,7 @@ def sit(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) 
             p.pitch(limb.bones[1], sign * rad(120) * s)
         if len(limb.bones) > 2:
             p.level(limb.bones[2], s)
-    for limb in _legs(roles, "front"):
+    for limb in _legs(p, "front"):
         p.pitch(limb.bones[0], -tilt)
         for b in limb.bones[1:2]:
             p.level(b, s)
@@ -128,11 +140,11 @@ def lie_down(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variat
     fold under the body; the body comes down to the ground, the head stays up."""
     p = BodyPose(rig, roles, frames, fps)
     s = _ease(p, v, 0.1, 0.55) * min(v.amplitude, 1.1)
-    for limb in _legs(roles, "front"):
+    for limb in _legs(p, "front"):
         p.aim(limb.bones[0], limb.bones, p.forward - 0.5 * p.up, s)
         if len(limb.bones) > 1:
             p.aim(limb.bones[1], limb.bones, p.forward - 0.1 * p.up, s)
-    for limb in _legs(roles, "hind"):
+    for limb in _legs(p, "hind"):
         sign = knee_sign(rig, roles, limb)
         p.pitch(limb.bones[0], -sign * rad(70) * s)
         if len(limb.bones) > 1:
@@ -153,7 +165,7 @@ def head_down(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Varia
     s = _ease(p, v, 0.05, 0.4)
     nod = rad(8) * a * np.sin(2 * np.pi * (2.0 * v.speed * p.t + v.phase)) * s
     bend_torso(p, p.right, -rad(10) * s)
-    for limb in _legs(roles, "front"):
+    for limb in _legs(p, "front"):
         flex_leg(p, limb, rad(12) * s)
     if roles.neck:
         p.aim(roles.neck[0], roles.neck + ((roles.head,) if roles.head is not None else ()), p.forward * 0.45 - p.up, s)
@@ -176,10 +188,10 @@ def rear_up(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variati
     tilt = rad(50) * min(a, 1.15) * s
     paw = np.sin(2 * np.pi * 3.0 * v.speed * p.t) * s
     p.pitch(roles.root, tilt)
-    for limb in _legs(roles, "hind"):
+    for limb in _legs(p, "hind"):
         p.pitch(limb.bones[0], -tilt)
         flex_leg(p, limb, rad(15) * s)
-    for limb in _legs(roles, "front"):
+    for limb in _legs(p, "front"):
         p.pitch(limb.bones[0], rad(20) * s + rad(15) * paw * (1 if limb.side == "left" else -1))
         if len(limb.bones) > 1:
             p.pitch(limb.bones[1], -knee_sign(rig, roles, limb) * -rad(70) * s)

@@ -19,7 +19,7 @@ from ...errors import InputError
 from ...motion import MotionClip
 from ...rig import RigAsset
 from ..motions import Variation
-from . import biped, extra, quadruped
+from . import biped, extra, hexapod, quadruped
 
 if TYPE_CHECKING:
     from ...roles import BoneRoles
@@ -55,7 +55,7 @@ def _s(kind: str, label: str, fn: Generator, train: list[str], heldout: list[str
     return RoleMotionSpec(label, kind, fn, tuple(train), tuple(heldout), symmetric)
 
 
-_B, _Q, _X = "biped", "quadruped", "bird"
+_B, _Q, _X, _H = "biped", "quadruped", "bird", "hexapod"
 
 LIBRARY: dict[str, tuple[RoleMotionSpec, ...]] = {
     _B: (
@@ -468,9 +468,105 @@ LIBRARY: dict[str, tuple[RoleMotionSpec, ...]] = {
             ["a fowl skips along with little jumps", "the bird bounds forward in small hops"],
         ),
     ),
+    _H: (
+        _s(
+            _H,
+            "walk",
+            hexapod.walk,
+            [
+                "an insect walks forward",
+                "a six-legged creature walking",
+                "the bug crawls ahead",
+                "a beetle walking along",
+                "an insect scuttling forward",
+            ],
+            ["a six-legged critter creeps across the ground", "the bug marches ahead on its legs"],
+        ),
+        _s(
+            _H,
+            "run",
+            hexapod.run,
+            [
+                "an insect runs forward",
+                "a six-legged creature running fast",
+                "the bug scurries ahead",
+                "a beetle rushing along",
+                "an insect dashing forward",
+            ],
+            ["a six-legged critter races across the floor", "the bug skitters away quickly"],
+        ),
+        _s(
+            _H,
+            "jump",
+            hexapod.jump_up,
+            [
+                "an insect jumps up",
+                "a six-legged creature jumping",
+                "the bug leaps into the air",
+                "a beetle springing upward",
+                "an insect jumping in place",
+            ],
+            ["a six-legged critter pops up off the ground", "the bug makes a sudden leap"],
+            True,
+        ),
+        _s(
+            _H,
+            "turn",
+            hexapod.turn,
+            [
+                "an insect turns around",
+                "a six-legged creature turning in place",
+                "the bug spins around",
+                "a beetle turning to face the other way",
+                "an insect rotating on the spot",
+            ],
+            ["a six-legged critter wheels about", "the bug pivots where it stands"],
+            True,
+        ),
+        _s(
+            _H,
+            "sit",
+            hexapod.sit,
+            [
+                "an insect settles down",
+                "a six-legged creature lowering its body",
+                "the bug crouches to the ground",
+                "a beetle resting its body on the ground",
+                "an insect hunkering down",
+            ],
+            ["a six-legged critter flattens itself against the floor", "the bug sinks down low"],
+        ),
+        _s(
+            _H,
+            "hop",
+            hexapod.hop,
+            [
+                "an insect hops forward",
+                "a six-legged creature hopping",
+                "the bug hops along",
+                "a beetle hopping ahead",
+                "an insect bouncing forward",
+            ],
+            ["a six-legged critter skips along in little jumps", "the bug bounds forward in small hops"],
+        ),
+        _s(
+            _H,
+            "raise_front_legs",
+            hexapod.raise_front_legs,
+            [
+                "an insect raises its front legs",
+                "a six-legged creature rearing up",
+                "the bug lifts its front legs in the air",
+                "a beetle doing a threat display",
+                "an insect waving its front legs",
+            ],
+            ["a six-legged critter holds its forelegs up menacingly", "the bug rears back with its front legs high"],
+            True,
+        ),
+    ),
 }
-"""kind → its motions. Every kind has walk, run, jump, turn and sit; bipeds, quadrupeds and birds
-add their own."""
+"""kind → its motions. Every kind has walk, run, jump, turn and sit; bipeds, quadrupeds, birds and
+hexapods add their own."""
 
 KINDS: tuple[str, ...] = tuple(LIBRARY)
 
