@@ -39,7 +39,9 @@ def load_clip(path: str | Path) -> tuple[MotionClip, dict]:
     """Read a clip written by :func:`save_clip` → (clip, its meta dict)."""
     with np.load(path, allow_pickle=False) as data:
         meta = json.loads(str(data["__meta__"]))
-        clip = MotionClip(tuple(meta["bone_names"]), float(meta["fps"]), int(meta["frame_start"]), data["rotations"], data["locations"])
+        clip = MotionClip(
+            tuple(meta["bone_names"]), float(meta["fps"]), int(meta["frame_start"]), data["rotations"], data["locations"]
+        )
     return clip, meta
 
 

@@ -18,12 +18,12 @@ from pathlib import Path
 import torch
 
 from akd_blender.core.judging import judge_clip
-from akd_blender.core.priors.tiny_model.judge import JudgeConfig, hard_negatives
+from akd_blender.core.priors.tiny_model.judge import JudgeConfig
 from akd_blender.core.procedural.family import HELDOUT_SEEDS, TRAIN_SEEDS
 from akd_blender.core.rig import load_rig
 
 from .data import JUDGE_KINDS, build, judge_labels
-from .train import accuracy, per_group_accuracy, train
+from .train import accuracy, corrupt, per_group_accuracy, train
 
 ARTIST_EXPECTED = {
     "Fox.Walk": {"walk"},
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     groups = [f"{i.kind}/{i.label}" for i, g in zip(held["items"], gt.tolist()) if g]
     gen = torch.Generator().manual_seed(1)
     nlab = torch.full((len(v),), none)
-    shuffled = hard_negatives(v.float() / 255, torch.ones(len(v), dtype=torch.bool), gen)  # shuffle or freeze
+    shuffled = corrupt(v.float() / 255, torch.ones(len(v), dtype=torch.bool), gen)  # shuffle or freeze
     rev_ok = ~held["reversible"][gt]
     metrics = {
         "heldout_gt": accuracy(judge, v, lab),

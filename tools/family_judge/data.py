@@ -1,12 +1,13 @@
 """The any-body judge's data: the role-based motion library played on many family members, rendered
-as the distillation sees them (follow camera near :data:`~akd_blender.core.render.DEFAULT_VIEW`,
-checkerboard ground), 16 frames over :data:`~akd_blender.core.judging.JUDGE_SECONDS`.
+as the distillation sees them (follow camera within ±40° of the azimuth of
+:data:`~akd_blender.core.render.DEFAULT_VIEW`, elevation 6–26°, the character filling 35–85 % of the
+frame; checkerboard ground), 16 frames over :data:`~akd_blender.core.judging.JUDGE_SECONDS`.
 
 Per member: every library motion of its kind at ``per_motion`` variations (tempo 0.6–1.8 × the
-library's, amplitude 0.75–1.25, any facing; locomotion also played on the spot, as artists' cycles
-are), plus "none" clips: the rest pose, low-amplitude motions (15 %) and a random smooth wiggle of
-every bone. Shuffled / frozen / reversed negatives are made at training time
-(:func:`~akd_blender.core.priors.tiny_model.judge.hard_negatives`).
+library's, 0.6–2.2 for locomotion; amplitude 0.75–1.25; any facing; locomotion also played on the
+spot, as artists' cycles are), plus "none" clips: the rest pose, low-amplitude motions (15 %) and a
+random smooth wiggle of every bone. Shuffled / frozen / reversed negatives are made at training
+time (:func:`.train.corrupt`).
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ class JudgeItem:
     in_place: bool = False
     azimuth: float = DEFAULT_VIEW[0]
     elevation: float = DEFAULT_VIEW[1]
+    fill: float = 0.7
 
 
 def member_items(kind: str, seed: int, split: str, per_motion: int, negatives: int) -> list[JudgeItem]:
@@ -68,8 +70,9 @@ def member_items(kind: str, seed: int, split: str, per_motion: int, negatives: i
     rng = np.random.default_rng([seed, 7 if split == "train" else 11])
     items = []
 
-    def view() -> tuple[float, float]:
-        return float(DEFAULT_VIEW[0] + rng.uniform(-25, 25)), float(rng.uniform(6, 26))
+    def view() -> tuple[float, float, float]:
+        """Azimuth, elevation (degrees) and how much of the frame the character fills."""
+        return float(DEFAULT_VIEW[0] + rng.uniform(-40, 40)), float(rng.uniform(6, 26)), float(rng.uniform(0.35, 0.85))
 
     for spec in motions_for(kind):
         for k in range(per_motion):
@@ -128,9 +131,10 @@ def member_clips(kind: str, seed: int, items: list[JudgeItem], frames: int = 16)
             clip = _wiggle(rig, frames, fps, rng, facing, roles.frame.up)
         else:
             (v,) = sample_variations(it.source, "train", 1, it.variation_seed)
+            fast = 2.2 if it.source in LOCOMOTION else 1.8
             v = replace(
                 v,
-                speed=float(rng.uniform(0.6, 1.8)),
+                speed=float(rng.uniform(0.6, fast)),
                 amplitude=float(rng.uniform(0.75, 1.25)) * it.amplitude,
                 facing=facing,
             )
@@ -163,7 +167,9 @@ def render_member(
     for clip, it in zip(clips, items):
         v = skeleton(clip)
         verts.append(v)
-        cams.append(make_cameras(rig, root_path(v), size, size, mode="follow", azimuth=it.azimuth, elevation=it.elevation))
+        cams.append(
+            make_cameras(rig, root_path(v), size, size, mode="follow", azimuth=it.azimuth, elevation=it.elevation, fill=it.fill)
+        )
     video = renderer.render(torch.cat(verts), concat_cameras(cams))[:, :3]
     video = video.reshape(len(clips), -1, 3, size, size)
     return (video * 255).round().clamp(0, 255).to(torch.uint8).cpu()

@@ -14,19 +14,34 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from akd_blender.core.priors.tiny_model.judge import Judge, JudgeConfig, JudgeNet, hard_negatives
+from akd_blender.core.priors.tiny_model.judge import Judge, JudgeConfig, JudgeNet
 
-__all__ = ["augment", "train", "accuracy", "per_group_accuracy"]
+__all__ = ["corrupt", "augment", "train", "accuracy", "per_group_accuracy"]
+
+
+def corrupt(x: torch.Tensor, reversible: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """ "none" examples from clips [B,F,...]: each is frame-shuffled, frozen on one frame or (where
+    ``reversible`` [B] is False) played backwards, chosen at random per clip (``generator`` on x's device)."""
+    b, f = x.shape[:2]
+    dev = x.device
+    kind = torch.randint(0, 3, (b,), generator=generator, device=dev)
+    kind = torch.where(reversible & (kind == 2), torch.zeros_like(kind), kind)
+    shuffled = torch.rand(b, f, generator=generator, device=dev).argsort(1)
+    frozen = torch.randint(0, f, (b, 1), generator=generator, device=dev).expand(b, f)
+    backwards = torch.arange(f - 1, -1, -1, device=dev).expand(b, f)
+    order = torch.where((kind == 0)[:, None], shuffled, torch.where((kind == 1)[:, None], frozen, backwards))
+    return x[torch.arange(b, device=dev)[:, None], order]
 
 
 def augment(x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-    """Appearance augmentations of clips [B,F,3,H,W] in [0,1] (one draw per clip, the same for all its frames)."""
+    """Appearance augmentations of clips [B,F,3,H,W] in [0,1] (one draw per clip, the same for all its
+    frames); ``generator`` is on the clips' device."""
     b, dev = x.shape[0], x.device
 
     def rand(*shape):
-        return torch.rand(*shape, generator=generator).to(dev)
+        return torch.rand(*shape, generator=generator, device=dev)
 
-    perm = torch.stack([torch.randperm(3, generator=generator) for _ in range(b)]).to(dev)
+    perm = rand(b, 3).argsort(1)
     mix = torch.zeros(b, 3, 3, device=dev).scatter_(2, perm[..., None], 1.0)
     mix = mix * (0.75 + 0.5 * rand(b, 3, 1))
     grey = rand(b) < 0.25
@@ -36,7 +51,7 @@ def augment(x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     x = (x - 0.5) * contrast + 0.5 + 0.15 * (rand(b, 1, 1, 1, 1) - 0.5)
     flip = rand(b) < 0.5
     x[flip] = x[flip].flip(-1)
-    x = x + 0.06 * rand(b, 1, 1, 1, 1) * torch.randn(x.shape, generator=generator).to(dev)
+    x = x + 0.06 * rand(b, 1, 1, 1, 1) * torch.randn(x.shape, generator=generator, device=dev)
     blur = rand(b) < 0.4
     if blur.any():
         y = x[blur].flatten(0, 1)
@@ -60,7 +75,7 @@ def train(
     """Train a judge for ``seconds`` on uint8 clips [N,F,3,H,W] with labels [N] (index into
     ``cfg.labels``, "none" last) → (judge, {"steps", "seconds", "final_loss"})."""
     torch.manual_seed(seed)
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch.Generator(device=device).manual_seed(seed)
     net = JudgeNet(cfg).to(device).train()
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.02)
     none = len(cfg.labels) - 1
@@ -72,9 +87,9 @@ def train(
         frac = (time.time() - start) / seconds
         for group in opt.param_groups:  # cosine decay to 5 %
             group["lr"] = lr * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * frac)))
-        idx = torch.randint(0, n, (batch,), generator=gen).to(device)
-        neg = gt[torch.randint(0, len(gt), (batch // 4,), generator=gen).to(device)]
-        x = torch.cat([videos[idx].float() / 255, hard_negatives(videos[neg].float() / 255, reversible[neg], gen)])
+        idx = torch.randint(0, n, (batch,), generator=gen, device=device)
+        neg = gt[torch.randint(0, len(gt), (batch // 4,), generator=gen, device=device)]
+        x = torch.cat([videos[idx].float() / 255, corrupt(videos[neg].float() / 255, reversible[neg], gen)])
         y = torch.cat([labels[idx], torch.full((len(neg),), none, device=device)])
         x = augment(x, gen)
         with torch.autocast(**amp):
