@@ -8,6 +8,8 @@ import torch
 
 from akd_blender.blender.build import armature_from_rig
 from akd_blender.blender.extract import rig_from_armature
+from akd_blender.blender.keyframes import write_action
+from akd_blender.core.distill import DistillConfig, distill
 from akd_blender.core.kinematics import Skeleton
 from akd_blender.core.motion import MotionClip
 from akd_blender.core.procedural.family import KINDS, make_member
@@ -34,6 +36,7 @@ CASES = {
     "helpers_shuffled": _first(lambda m: len(m.style.helpers) == 2 and m.style.shuffled),
     "rigid_boxes": _first(lambda m: m.style.skinning == "rigid"),
     "turned": _first(lambda m: m.style.facing != (0.0, -1.0, 0.0)),
+    "y_up_textured_hexapod": _first(lambda m: m.style.up_axis == "Y" and m.style.colors == "texture", kinds=("hexapod",)),
 }
 # Blender keeps a bone as head, tail and a float32 roll; for bones within a few degrees of armature -Y
 # (legs of a Y-up rig) the rest rotation it rebuilds differs from the exact one by up to ~1e-4 (seen: 9e-5).
@@ -74,3 +77,35 @@ def test_family_member_deforms_like_blender(case):
     clip = MotionClip(rig.bone_names, 24, 1, rotations[None], locations[None])
     got = Skeleton(rig, torch.float64)(clip)[0].numpy()
     assert np.abs(got - expected).max() <= 1e-4 * rig.height
+
+
+def test_product_path_runs_on_a_family_member():
+    """extract → distill (embedded teacher, 1 SDS step from the rest pose) → write, on a Y-up textured
+    hexapod: Blender's evaluation of the written action is the distilled clip's deformation."""
+    import bpy
+
+    arm = armature_from_rig(make_member(*CASES["y_up_textured_hexapod"]).rig)
+    rig = rig_from_armature(arm)
+    result = distill(rig, "a creature walks forward", DistillConfig(steps=1, frames=8, start="pose", device="cpu"))
+    assert np.abs(result.clip.rotations[..., 1:]).max() > 1e-4  # the step moved the character
+    write_action(arm, result.clip, "family_walk")
+    frame = result.clip.frame_start + 5
+    bpy.context.scene.frame_set(frame)
+    expected = evaluated_world_vertices(rig.mesh_names)
+    got = Skeleton(rig, torch.float64)(result.clip)[5].numpy()
+    assert np.abs(got - expected).max() <= 1e-4 * rig.height
+
+
+def test_textured_member_survives_save_and_reload(tmp_path):
+    """The texture is packed into the .blend: a saved and reopened file extracts to the same textured rig."""
+    import bpy
+
+    rig = make_member(*CASES["textured"]).rig
+    name = armature_from_rig(rig).name
+    path = str(tmp_path / "member.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    bpy.ops.wm.open_mainfile(filepath=path)
+    back = rig_from_armature(bpy.data.objects[name])
+    assert back.texture is not None and np.allclose(back.texture, rig.texture, atol=1e-6)
+    assert np.allclose(back.uvs, rig.uvs, atol=1e-7)
+    assert np.allclose(back.vertex_colors, rig.vertex_colors, atol=2e-3)

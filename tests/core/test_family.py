@@ -53,6 +53,7 @@ EXPECTED = {
     },
     "bird": {"root", "spine", "neck", "head", "tail", "leg.left", "leg.right", "wing.left", "wing.right"},
     "hexapod": {"root", "head", "tail"} | {f"leg.{p}.{s}" for p in ("front", "middle", "hind") for s in ("left", "right")},
+    "serpent": {"root", "spine", "neck", "head", "tail"},
 }
 
 
@@ -257,3 +258,48 @@ def test_naming_schemes():
     assert len(set(bone_names(labels * 3, "blender", rng))) == 9  # clashes get suffixes
     words = bone_names(labels * 10, "random", rng)
     assert len(set(words)) == 30 and not any("thigh" in w.lower() for w in words)
+
+
+def test_role_chains_and_helpers(family):
+    """Each limb, the spine, neck and tail are parent chains (in bone order); helpers are non-deforming and unlabelled."""
+    for m in _all(family):
+        rig = m.rig
+        for role in set(m.truth.values()) - {"root", "head"}:
+            bones = sorted(b for b, r in m.truth.items() if r == role)
+            assert rig.parents[bones[0]] not in bones, (m.kind, m.seed, role)
+            for prev, b in zip(bones, bones[1:]):
+                assert rig.parents[b] == prev, (m.kind, m.seed, role)
+        root = next(b for b, r in m.truth.items() if r == "root")
+        if "armature_root" in m.style.helpers:
+            assert rig.parents[root] >= 0 and not rig.use_deform[rig.parents[root]] and rig.parents[root] not in m.truth
+        else:
+            assert rig.parents[root] == -1
+        helpers = np.flatnonzero(~rig.use_deform)
+        assert all(b not in m.truth for b in helpers)
+        assert len(helpers) > 0 or not m.style.helpers
+
+
+def test_bird_wings_have_feathers(family):
+    """Wing bones carry a flat surface trailing behind them (well beyond a limb's radius)."""
+    for m in family["bird"]:
+        rig, back = m.rig, -np.array(m.style.facing)
+        world = rig.world_vertices()
+        for side in ("left", "right"):
+            bones = [b for b, r in m.truth.items() if r == f"wing.{side}"]
+            near = rig.weights[:, bones].sum(1) > 0.5
+            behind = (world[near] - _world(rig, rig.heads[bones]).mean(0)) @ back
+            assert behind.max() > 0.5 * rig.lengths[bones].mean(), (m.seed, side)
+
+
+def test_biped_rest_poses_hold_the_arms_as_named(family):
+    """T: upper arms about horizontal; A: 25–55° below; arms down: more than 60° below (world space)."""
+    ranges = {"T": (-10.0, 10.0), "A": (25.0, 55.0), "down": (60.0, 90.0)}
+    for m in family["biped"]:
+        rig = m.rig
+        for side in ("left", "right"):
+            arm = sorted(b for b, r in m.truth.items() if r == f"arm.{side}")
+            upper = arm[1] if m.style.counts["clavicles"] else arm[0]
+            direction = rig.armature_world[:3, :3] @ (rig.tails[upper] - rig.heads[upper])
+            below = np.degrees(np.arcsin(-direction[2] / np.linalg.norm(direction)))
+            lo, hi = ranges[m.style.rest_pose]
+            assert lo <= below <= hi, (m.seed, side, m.style.rest_pose, below)

@@ -22,6 +22,7 @@ import numpy as np
 from ...errors import InputError
 from ...rig import RigAsset, transform_points
 from ..characters import rest_matrix, skin_weights
+from .drafts import Draft, Part
 from .meshes import (
     COLOR_SCHEMES,
     MESH_STYLES,
@@ -35,14 +36,14 @@ from .meshes import (
     scheme_colors,
 )
 from .naming import SCHEMES, bone_names
-from .skeletons import Draft, Part, draft
+from .skeletons import draft
 
 __all__ = ["KINDS", "TRAIN_SEEDS", "HELDOUT_SEEDS", "SIZE_RANGES", "MemberStyle", "FamilyMember", "make_member", "members"]
 
-KINDS = ("biped", "quadruped", "bird", "hexapod")
+KINDS = ("biped", "quadruped", "bird", "hexapod", "serpent")
 TRAIN_SEEDS = range(0, 10000)
 HELDOUT_SEEDS = range(10000, 11000)
-SIZE_RANGES = {"biped": (1.0, 2.0), "quadruped": (0.6, 2.0), "bird": (0.4, 1.5), "hexapod": (0.25, 1.0)}
+SIZE_RANGES = {"biped": (1.0, 2.0), "quadruped": (0.6, 2.0), "bird": (0.4, 1.5), "hexapod": (0.25, 1.0), "serpent": (0.06, 0.3)}
 """Rest-mesh height range per kind, metres (before the unit scale)."""
 LARGE_UNITS = (40.0, 60.0)
 """Units per metre of the large-unit members (a 1.5 m character is then 60–90 units tall)."""
@@ -53,7 +54,7 @@ class MemberStyle:
     """What was drawn for a member.
 
     build: the kind's variant (``"human"``, ``"robot"``, ``"stocky"``, ``"long_limbed"``, ``"big_headed"``;
-    ``"dog"``, ``"deer"``, ``"low_long"``; ``"songbird"``, ``"heron"``, ``"penguin"``; ``"beetle"``, ``"ant"``, ``"stick"``).
+    ``"dog"``, ``"deer"``, ``"low_long"``; ``"songbird"``, ``"heron"``, ``"penguin"``; ``"beetle"``, ``"ant"``, ``"stick"``; ``"viper"``, ``"python"``, ``"cobra"``).
     rest_pose: ``"T"``, ``"A"``, ``"down"`` (bipeds' arms), ``"wings_spread"``/``"wings_drooping"`` (birds), else ``"-"``.
     height_m: rest height in metres; units_per_metre: 1, or 40–60 for large-unit members; height: in armature units.
     up_axis: ``"Z"`` or ``"Y"``, the armature space's up. placement: ``"origin"`` or ``"moved"`` (armature object
@@ -157,74 +158,51 @@ def _add_helpers(d: Draft, rng: np.random.Generator, height: float) -> tuple[str
                     group="extra",
                 )
             )
-        added.append("ik_targets")
+        if ends:
+            added.append("ik_targets")
     return tuple(added)
 
 
-def make_member(kind: str, seed: int) -> FamilyMember:
-    """The member ``seed`` of ``kind`` (one of :data:`KINDS`); the same (kind, seed) always gives the same member."""
-    if kind not in KINDS:
-        raise InputError(f"unknown character kind {kind!r}; the family has {', '.join(KINDS)}")
-    if not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InputError(f"member seed must be a non-negative integer, not {seed!r}")
-    rng = np.random.default_rng([int(seed), KINDS.index(kind), 0xFA])
-    d = draft(kind, rng)
-    # 1. mesh in the draft frame, then scale to the drawn height and set on the ground
-    robot = d.build == "robot"
-    mesh_style = "boxes" if robot and rng.random() < 0.8 else str(rng.choice(MESH_STYLES))
-    rigid = mesh_style == "boxes" and rng.random() < (0.7 if robot else 0.4)
-    heads = np.stack([p.head for p in d.parts])
-    tails = np.stack([p.tail for p in d.parts])
-    radii = np.array([p.radius for p in d.parts])
-    index = {p.key: i for i, p in enumerate(d.parts)}
-    parents = np.array([index[p.parent] if p.parent else -1 for p in d.parts])
-    deform = np.array([p.deform for p in d.parts])
-    vertices, faces, owner = build_mesh(mesh_style, heads, tails, radii, parents, deform, rng)
+def _arrays(parts: list[Part]):
+    """heads [J,3], tails [J,3], radii [J], parents int64 [J], deform bool [J] of parts in order."""
+    index = {p.key: i for i, p in enumerate(parts)}
+    return (
+        np.stack([p.head for p in parts]),
+        np.stack([p.tail for p in parts]),
+        np.array([p.radius for p in parts]),
+        np.array([index[p.parent] if p.parent else -1 for p in parts], dtype=np.int64),
+        np.array([p.deform for p in parts]),
+    )
+
+
+def _mesh_on_ground(d: Draft, kind: str, rng: np.random.Generator):
+    """Mesh the deform parts, then scale parts and mesh to the drawn height on z = 0.
+    Returns (mesh style, rigid?, vertices [V,3], faces [T,3], owner part keys [V], height in metres)."""
+    mesh_style = "boxes" if d.build == "robot" and rng.random() < 0.8 else str(rng.choice(MESH_STYLES))
+    rigid = mesh_style == "boxes" and rng.random() < (0.7 if d.build == "robot" else 0.4)
+    wings = np.array([p.group == "wing" for p in d.parts])
+    vertices, faces, owner = build_mesh(mesh_style, *_arrays(d.parts), rng, feathered=wings)
     height_m = float(rng.uniform(*SIZE_RANGES[kind]))
     scale = height_m / float(np.ptp(vertices[:, 2]))
     lift = np.array([0.0, 0.0, -vertices[:, 2].min()])
-    vertices = (vertices + lift) * scale
-    owner_keys = [d.parts[o].key for o in owner]
     for p in d.parts:
         p.head, p.tail, p.radius = (p.head + lift) * scale, (p.tail + lift) * scale, p.radius * scale
-    helpers = _add_helpers(d, rng, height_m)
-    # 2. bone order, connections, rolls
-    shuffled = bool(rng.random() < 0.5)
-    parts = _order(d.parts, rng, shuffled)
-    index = {p.key: i for i, p in enumerate(parts)}
-    owner = np.array([index[k] for k in owner_keys], dtype=np.int64)
-    parents = np.array([index[p.parent] if p.parent else -1 for p in parts], dtype=np.int64)
-    heads = np.stack([p.head for p in parts])
-    tails = np.stack([p.tail for p in parts])
-    radii = np.array([p.radius for p in parts])
-    deform = np.array([p.deform for p in parts])
-    connect = np.array([p.parent is not None and np.allclose(p.head, tails[index[p.parent]], atol=1e-9) for p in parts])
-    roll_style = str(rng.choice(["zero", "quarter", "random"]))
-    rolls = {
-        "zero": np.zeros(len(parts)),
-        "quarter": rng.integers(0, 4, len(parts)) * (np.pi / 2),
-        "random": rng.uniform(-np.pi, np.pi, len(parts)),
-    }
-    rest = np.stack([rest_matrix(h, t, r) for h, t, r in zip(heads, tails, rolls[roll_style])])
-    # 3. skin and colour (character frame)
-    if rigid:
-        weights = rigid_weights(owner, len(parts))
-    else:
-        weights = skin_weights(vertices, owner, heads, tails, radii + 1e-9, parents, deform, float(rng.uniform(0.25, 0.45)))
-    textured = bool(rng.random() < 0.25)
-    uvs = texture = None
-    if textured:
+    return mesh_style, rigid, (vertices + lift) * scale, faces, [d.parts[o].key for o in owner], height_m
+
+
+def _colors(parts: list[Part], vertices: np.ndarray, faces: np.ndarray, owner: np.ndarray, rng: np.random.Generator):
+    """(scheme, texture pattern, vertex colours [V,3], uvs [T,3,2] or None, texture [64,64,3] or None)."""
+    if rng.random() < 0.25:
         pattern = str(rng.choice(TEXTURE_PATTERNS))
         texture = make_texture(pattern, rng, 64)
         uvs = box_uvs(vertices, faces)
-        colors = corner_mean(len(vertices), faces, sample_nearest(texture, uvs))
-        scheme = "texture"
-    else:
-        pattern, scheme = "", str(rng.choice(COLOR_SCHEMES))
-        colors = scheme_colors(scheme, [p.group for p in parts], [p.side for p in parts], owner, vertices, rng)
-    naming = str(rng.choice(SCHEMES))
-    names = tuple(bone_names([(p.words, p.side, p.index) for p in parts], naming, rng))
-    # 4. units and placement: world = facing turn (+ offset); armature space = armature_world⁻¹ · world
+        return "texture", pattern, corner_mean(len(vertices), faces, sample_nearest(texture, uvs)), uvs, texture
+    scheme = str(rng.choice(COLOR_SCHEMES))
+    return scheme, "", scheme_colors(scheme, [p.group for p in parts], [p.side for p in parts], owner, vertices, rng), None, None
+
+
+def _placement(rng: np.random.Generator):
+    """(units per metre, up axis, moved?, facing yaw, character → world [4,4], armature_world [4,4])."""
     units = 1.0 if rng.random() < 0.8 else float(rng.uniform(*LARGE_UNITS))
     up_axis = "Y" if rng.random() < 0.3 else "Z"
     moved = bool(rng.random() < 0.3)
@@ -236,15 +214,52 @@ def make_member(kind: str, seed: int) -> FamilyMember:
         shift = np.eye(4)
         shift[:3, 3] = rng.uniform(-1, 1, 3) * units
         armature_world = shift @ _rot_z(float(rng.uniform(-np.pi, np.pi))) @ armature_world
+    return units, up_axis, moved, yaw, world, armature_world
+
+
+def make_member(kind: str, seed: int) -> FamilyMember:
+    """The member ``seed`` of ``kind`` (one of :data:`KINDS`); the same (kind, seed) always gives the same member."""
+    if kind not in KINDS:
+        raise InputError(f"unknown character kind {kind!r}; the family has {', '.join(KINDS)}")
+    if not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InputError(f"member seed must be a non-negative integer, not {seed!r}")
+    rng = np.random.default_rng([int(seed), KINDS.index(kind), 0xFA])
+    d = draft(kind, rng)
+    # 1. mesh in the draft frame, scaled to the drawn height on the ground; helpers
+    mesh_style, rigid, vertices, faces, owner_keys, height_m = _mesh_on_ground(d, kind, rng)
+    helpers = _add_helpers(d, rng, height_m)
+    # 2. bone order, connections, rolls
+    shuffled = bool(rng.random() < 0.5)
+    parts = _order(d.parts, rng, shuffled)
+    index = {p.key: i for i, p in enumerate(parts)}
+    owner = np.array([index[k] for k in owner_keys], dtype=np.int64)
+    heads, tails, radii, parents, deform = _arrays(parts)
+    connect = np.array([p.parent is not None and np.allclose(p.head, tails[index[p.parent]], atol=1e-9) for p in parts])
+    roll_style = str(rng.choice(["zero", "quarter", "random"]))
+    rolls = {
+        "zero": np.zeros(len(parts)),
+        "quarter": rng.integers(0, 4, len(parts)) * (np.pi / 2),
+        "random": rng.uniform(-np.pi, np.pi, len(parts)),
+    }
+    rest = np.stack([rest_matrix(h, t, r) for h, t, r in zip(heads, tails, rolls[roll_style])])
+    # 3. skin, colour and names (character frame)
+    if rigid:
+        weights = rigid_weights(owner, len(parts))
+    else:
+        weights = skin_weights(vertices, owner, heads, tails, radii + 1e-9, parents, deform, float(rng.uniform(0.25, 0.45)))
+    scheme, pattern, colors, uvs, texture = _colors(parts, vertices, faces, owner, rng)
+    naming = str(rng.choice(SCHEMES))
+    names = tuple(bone_names([(p.words, p.side, p.index) for p in parts], naming, rng))
+    # 4. units and placement: world = facing turn (+ offset); armature space = armature_world⁻¹ · world
+    units, up_axis, moved, yaw, world, armature_world = _placement(rng)
     to_arm = np.linalg.inv(armature_world) @ world
     rest_arm = to_arm @ rest
     rest_arm[:, :3, :3] /= units  # rotations stay orthonormal: the unit scale applies to positions only
     verts_arm = transform_points(to_arm, vertices)
     world_verts = transform_points(armature_world, verts_arm)
-    facing = tuple(float(x) for x in np.round(_rot_z(yaw)[:3, :3] @ [0.0, -1.0, 0.0], 12))
-    j = len(parts)
+    j, name = len(parts), f"{kind.capitalize()}{seed:05d}"
     rig = RigAsset(
-        name=f"{kind.capitalize()}{seed:05d}",
+        name=name,
         bone_names=names,
         parents=parents,
         rest_matrices=rest_arm,
@@ -259,7 +274,7 @@ def make_member(kind: str, seed: int) -> FamilyMember:
         rotation_locks=np.zeros((j, 3), dtype=bool),
         location_locks=np.zeros((j, 3), dtype=bool),
         rotation_limits=np.full((j, 3, 2), np.nan),
-        mesh_names=(f"{kind.capitalize()}{seed:05d}_mesh",),
+        mesh_names=(f"{name}_mesh",),
         mesh_offsets=np.array([0, len(vertices)], dtype=np.int64),
         vertices=verts_arm,
         faces=faces,
@@ -279,7 +294,7 @@ def make_member(kind: str, seed: int) -> FamilyMember:
         height=rig.height,
         up_axis=up_axis,
         placement="moved" if moved else "origin",
-        facing=facing,
+        facing=tuple(float(x) for x in np.round(_rot_z(yaw)[:3, :3] @ [0.0, -1.0, 0.0], 12)),
         mesh_style=mesh_style,
         skinning="rigid" if rigid else "smooth",
         colors=scheme,

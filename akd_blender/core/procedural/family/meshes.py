@@ -7,6 +7,8 @@ Mesh styles (all in the character frame, one mesh per character):
 - ``"blended"``: one smooth tube per chain of connected deform bones (a limb, the spine and neck,
   a tail), its radius blending from bone to bone, so one skin spans several bones.
 
+In every style, wing bones also get a flat "feather" box trailing behind them (towards +Y).
+
 Every vertex has an owner bone (the bone it was made for); weights are smooth among the owner, its
 parent and its children (:func:`..characters.skin_weights`) or rigid (owner only). Colours come from
 a scheme (:data:`COLOR_SCHEMES`) or from a small procedural texture sampled through box-projected
@@ -143,8 +145,31 @@ def _tube(chain: list[int], heads, tails, radii, segments: int, per_bone: int):
     return verts, tris, np.concatenate([ring_owner, [chain[0], last]])
 
 
-def build_mesh(style: str, heads, tails, radii, parents, deform, rng: np.random.Generator):
-    """Vertices float64 [V,3], triangles int64 [T,3] and the owner bone int64 [V] of each vertex, in mesh ``style``."""
+def _feather(head, tail, radius):
+    """A thin flat box trailing behind head→tail (towards +Y, the character's back): a wing's feathers."""
+    d = (tail - head) / np.linalg.norm(tail - head)
+    back = np.array([0.0, 1.0, 0.0]) - d[1] * d
+    back = back / np.linalg.norm(back) if np.linalg.norm(back) > 1e-6 else rest_matrix(head, tail)[:3, 2]
+    width = 1.2 * float(np.linalg.norm(tail - head)) + 2 * radius
+    z = np.cross(back, d)
+    centers = head + np.linspace(0, 1, 3)[:, None] * (tail - head) + back * (radius + width / 2)
+    half = np.sqrt(2.0) * np.ones(3)
+    return _sweep(
+        centers,
+        np.tile(back, (3, 1)),
+        np.tile(z, (3, 1)),
+        half * width / 2,
+        half * radius * 0.3,
+        4,
+        np.pi / 4,
+        centers[0],
+        centers[-1],
+    )
+
+
+def build_mesh(style: str, heads, tails, radii, parents, deform, rng: np.random.Generator, feathered=None):
+    """Vertices float64 [V,3], triangles int64 [T,3] and the owner bone int64 [V] of each vertex, in mesh ``style``;
+    bones flagged in ``feathered`` (bool [J], e.g. wings) also get a flat feather box trailing behind them."""
     verts, faces, owner = [], [], []
 
     def add(v, f, o) -> None:
@@ -166,6 +191,8 @@ def build_mesh(style: str, heads, tails, radii, parents, deform, rng: np.random.
             add(*_tube(chain, heads, tails, radii, segments, per_bone))
     else:
         raise ValueError(f"mesh style {style!r} is not one of {MESH_STYLES}")
+    for b in np.flatnonzero(deform & (False if feathered is None else np.asarray(feathered))):
+        add(*_feather(heads[b], tails[b], radii[b]), b)
     return np.concatenate(verts), np.concatenate(faces), np.concatenate(owner).astype(np.int64)
 
 
