@@ -40,8 +40,8 @@ def walk(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation)
 
 
 def run(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """2.8 strides per clip, feet reaching 32°, on the ground 42 % of the time, elbows bent 80°, leaning 12°."""
-    return gait(rig, roles, frames, fps, v, cycles=2.8, swing=32, duty=0.42, clearance=0.25, lean=12, elbow=80)
+    """3 strides per clip, feet reaching 28°, on the ground 42 % of the time, elbows bent 80°, leaning 12°."""
+    return gait(rig, roles, frames, fps, v, cycles=3.0, swing=28, duty=0.42, clearance=0.25, lean=12, elbow=80)
 
 
 def jump_up(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
@@ -105,11 +105,12 @@ def wave(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation)
 
 
 def raise_arms(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """Lift both arms sideways from the sides to overhead (up to ~160° from down), the head looking up."""
+    """Lift both arms sideways from the sides to overhead (150–172° from down with the amplitude),
+    the head looking up."""
     p = BodyPose(rig, roles, frames, fps)
     start = 0.15 + 0.2 * v.phase
     up = smoothstep((p.t - start) / (0.45 / v.speed))
-    angle = rad(8) + up * rad(min(150 * v.amplitude, 168))
+    angle = rad(8) + up * rad(float(np.clip(152 + 50 * (v.amplitude - 1), 142, 164)))
     for limb in roles.arms:
         aim_arm(p, limb, arm_direction(p, limb, np.cos(angle), np.sin(angle)))
     if roles.head is not None:

@@ -11,7 +11,7 @@ import numpy as np
 from ...motion import MotionClip
 from ...rig import RigAsset
 from ..motions import Variation
-from . import extra
+from . import bird
 from .limbs import bend_torso, flex_leg, gait, jump, lift_axis, rad, swing_axis, turn_in_place
 from .pose import BodyPose, bump, is_sprawled, smoothstep
 
@@ -27,8 +27,8 @@ def walk(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation)
 
 
 def run(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """A fast tripod scurry: 4 cycles per clip, feet reaching 25°, on the ground half the time."""
-    return gait(rig, roles, frames, fps, v, cycles=4.0, swing=25, duty=0.5, clearance=0.35, head_bob=0)
+    """A fast tripod scurry: 3 cycles per clip, feet reaching 28°, on the ground 55 % of the time."""
+    return gait(rig, roles, frames, fps, v, cycles=3.0, swing=28, duty=0.55, clearance=0.35, head_bob=0)
 
 
 def jump_up(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
@@ -51,8 +51,8 @@ def sit(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) 
 
 
 def hop(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """Three small hops forward on all legs (the bird's hop, :func:`~.extra.hop`)."""
-    return extra.hop(rig, roles, frames, fps, v)
+    """Three small hops forward on all legs (the bird's hop, :func:`~.bird.hop`)."""
+    return bird.hop(rig, roles, frames, fps, v)
 
 
 def raise_front_legs(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:

@@ -1,6 +1,7 @@
-"""Limb-level building blocks over bone roles: arms hung from their actual rest direction, legs
-swung, flexed and kept level, torsos bent over spines of any length, and the gait, jump and turn
-that every legged kind shares (the leg phases decide biped, quadruped or bird)."""
+"""Limb-level building blocks over bone roles: arms aimed from their actual rest direction, feet
+placed by two-bone IK (sagittal for hanging legs, 3D for an insect's sprawled legs), legs folded
+with the foot kept level, torsos bent over spines of any length, and the gait, jump and turn that
+every legged kind shares (the legs' phases make it a biped's, quadruped's, bird's or hexapod's)."""
 
 from __future__ import annotations
 
@@ -24,13 +25,13 @@ __all__ = [
     "arm_direction",
     "aim_arm",
     "arms_down",
+    "body_arms",
     "flex_leg",
     "place_foot",
     "step_sprawled",
     "lift_axis",
     "swing_axis",
     "leg_reach",
-    "swing_leg",
     "bend_torso",
     "mean_leg_length",
     "gait",
@@ -80,9 +81,14 @@ def aim_arm(p: BodyPose, limb: Limb, upper: np.ndarray, lower: np.ndarray | None
         p.aim(bones[1], bones, lower, weight)
 
 
+def body_arms(p: BodyPose) -> tuple[Limb, ...]:
+    """A biped's arms (other kinds' "arms" are antennae or feelers, left as they are)."""
+    return p.roles.arms if p.roles.kind == "biped" else ()
+
+
 def arms_down(p: BodyPose, spread: float = 8.0) -> None:
-    """Hang every arm down at its side, ``spread`` degrees out from vertical (forearm following)."""
-    for limb in p.roles.arms:
+    """Hang a biped's arms down at its sides, ``spread`` degrees out from vertical (forearm following)."""
+    for limb in body_arms(p):
         aim_arm(p, limb, arm_direction(p, limb, np.cos(rad(spread)), np.sin(rad(spread))))
 
 
@@ -104,16 +110,34 @@ def swing_axis(p: BodyPose, limb: Limb) -> np.ndarray:
 
 
 def step_sprawled(p: BodyPose, limb: Limb, forward: np.ndarray, up: np.ndarray) -> None:
-    """Move a sprawled leg's foot ``forward`` and ``up`` [F] (armature units, approximately) by turning
-    its first bone about the hip: forward about :func:`swing_axis`, up about :func:`lift_axis`."""
-    reach = np.linalg.norm(_reach(p, limb))
-    p.rotate(limb.bones[0], swing_axis(p, limb), np.arcsin(np.clip(forward / reach, -1, 1)))
-    p.rotate(limb.bones[0], lift_axis(p, limb), np.arcsin(np.clip(up / reach, -1, 1)))
-
-
-def swing_leg(p: BodyPose, limb: Limb, angle: np.ndarray | float) -> None:
-    """Swing the leg's first bone forward by ``angle`` (radians; negative swings it back)."""
-    p.pitch(limb.bones[0], angle)
+    """Two-bone IK in 3D for a sprawled leg: its ankle goes ``forward`` and ``up`` [F] (armature units)
+    from its rest place. The knee opens or closes until the hip-to-ankle distance is right (bending
+    the leg's shin downwards when it is straight), then the first bone swings without twist to point
+    the leg at the target; the third bone keeps its rest orientation."""
+    if len(limb.bones) < 2:
+        p.rotate(limb.bones[0], swing_axis(p, limb), np.arcsin(np.clip(forward / np.linalg.norm(_reach(p, limb)), -1, 1)))
+        return
+    hip, knee, ankle = _leg_points(p, limb)
+    thigh, shin = p.posed(limb.bones[0]) @ (knee - hip), p.posed(limb.bones[1]) @ (ankle - knee)
+    l1, l2 = np.linalg.norm(knee - hip), np.linalg.norm(ankle - knee)
+    target = ankle + np.multiply.outer(forward, p.forward) + np.multiply.outer(up, p.up) - p.head_position(limb.bones[0])
+    d = np.clip(np.linalg.norm(target, axis=-1), abs(l1 - l2) + 1e-9 * l1, (l1 + l2) * (1 - 1e-6))
+    interior_now = np.arccos(np.clip(-(thigh * shin).sum(-1) / (l1 * l2), -1, 1))
+    interior_wanted = np.arccos(np.clip((l1 * l1 + l2 * l2 - d * d) / (2 * l1 * l2), -1, 1))
+    axis = np.cross(thigh, shin)
+    straight = np.linalg.norm(axis, axis=-1) < 1e-6 * l1 * l2
+    axis = np.where(straight[:, None], np.cross(thigh, -p.up), axis)
+    axis /= np.maximum(np.linalg.norm(axis, axis=-1, keepdims=True), 1e-12)
+    bend = interior_now - interior_wanted
+    p.rotate(limb.bones[1], axis, bend)
+    shin = (
+        shin * np.cos(bend)[:, None]
+        + np.cross(axis, shin) * np.sin(bend)[:, None]
+        + axis * ((axis * shin).sum(-1) * (1 - np.cos(bend)))[:, None]
+    )
+    p.aim_vector(limb.bones[0], thigh + shin, target)
+    if len(limb.bones) > 2:
+        p.level(limb.bones[2])
 
 
 def flex_leg(p: BodyPose, limb: Limb, angle: np.ndarray | float, level: bool = True) -> None:
@@ -278,7 +302,7 @@ def gait(
         else:
             place_foot(p, limb, ahead, lift + drop)
         swings[limb.side] = np.arcsin(np.clip(ahead / max(length, 1e-9), -1, 1))
-    for limb in roles.arms:
+    for limb in body_arms(p):
         bones = arm_bones(rig, limb)
         p.pitch(bones[0], -0.8 * swings.get(limb.side, 0.0))
         if len(bones) > 1:
@@ -302,7 +326,7 @@ def jump(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation,
     crouch = np.exp(-(((ph - 0.15) / 0.09) ** 2)) + np.exp(-(((ph - 0.92) / 0.07) ** 2))
     air = np.where((ph > 0.25) & (ph < 0.82), np.sin(np.pi * np.clip(ph - 0.25, 0, None) / 0.57), 0.0)
     bend_torso(p, p.right, -rad(20) * a * crouch)
-    for limb in roles.arms:
+    for limb in body_arms(p):
         up = np.clip(air, 0, 1)
         aim_arm(p, limb, arm_direction(p, limb, np.cos(rad(8 + 140 * up)), np.sin(rad(8 + 140 * up)) + 0.05, 0.3 * up))
     for limb in p.legs:

@@ -272,7 +272,12 @@ class BodyPose:
     def aim(self, bone: int, chain: tuple[int, ...], target: np.ndarray, weight: np.ndarray | float = 1.0) -> BodyPose:
         """Swing ``bone`` (no twist) so its segment in ``chain`` points along ``target`` ([3] or [F,3],
         armature space); ``weight`` in [0,1] (scalar or [F]) goes part of the way."""
-        current = self.direction(bone, chain)
+        return self.aim_vector(bone, self.direction(bone, chain), target, weight)
+
+    def aim_vector(self, bone: int, current: np.ndarray, target: np.ndarray, weight: np.ndarray | float = 1.0) -> BodyPose:
+        """Swing ``bone`` (no twist) by the rotation taking ``current`` [F,3] (a direction its subtree
+        carries, as posed now) to ``target`` ([3] or [F,3]); ``weight`` goes part of the way."""
+        current = _unit(np.asarray(current, dtype=np.float64))
         target = _unit(np.broadcast_to(np.asarray(target, dtype=np.float64), current.shape))
         axis = np.cross(current, target)
         sin, cos = np.linalg.norm(axis, axis=-1), (current * target).sum(-1)

@@ -12,8 +12,8 @@ import numpy as np
 from ...motion import MotionClip
 from ...rig import RigAsset
 from ..motions import Variation
-from .limbs import bend_torso, flex_leg, gait, jump, rad, turn_in_place
-from .pose import BodyPose, bump, knee_sign, limb_length, smoothstep
+from .limbs import bend_torso, flex_leg, gait, jump, place_foot, rad, turn_in_place
+from .pose import BodyPose, bone_tip, bump, is_sprawled, knee_sign, limb_length, smoothstep
 
 if TYPE_CHECKING:
     from ...roles import BoneRoles, Limb
@@ -75,6 +75,13 @@ def _legs(p: BodyPose, position: str) -> list[Limb]:
     return [limb for limb in p.legs if limb.position == position]
 
 
+def _lay_tail(p: BodyPose, weight: np.ndarray) -> None:
+    """Stretch the tail out behind the body, just above horizontal (so a hanging tail does not dig
+    into the ground when the rump comes down)."""
+    for b in p.roles.tail:
+        p.aim(b, p.roles.tail, -p.forward + 0.15 * p.up, weight)
+
+
 def _ease(p: BodyPose, v: Variation, start: float = 0.1, duration: float = 0.5) -> np.ndarray:
     return smoothstep((p.t - start - 0.2 * v.phase) / (duration / v.speed))
 
@@ -97,7 +104,7 @@ def _body_pitch_for(p: BodyPose, hip_height: float) -> float:
 def sit(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
     """Sit on the haunches: the body pitches up about the hips (the angle read from the body's
     proportions so the front legs stay straight under the chest), the hind legs fold under the rump,
-    the front legs stay vertical, the head stays level, the tail rests."""
+    the front legs stay vertical, the head stays level, the tail lies out behind."""
     p = BodyPose(rig, roles, frames, fps)
     s = _ease(p, v) * min(v.amplitude, 1.1)
     hind = _legs(p, "hind")
@@ -117,6 +124,7 @@ def sit(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) 
             p.level(b, s)
     if roles.head is not None:
         p.level(roles.head, 0.7 * s)
+    _lay_tail(p, s)
     return p.clip(v.facing)
 
 
@@ -137,7 +145,8 @@ def wag_tail(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variat
 
 def lie_down(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
     """Lie down on the belly: the front legs stretch forward along the ground (sphinx), the hind legs
-    fold under the body; the body comes down to the ground, the head stays up."""
+    fold under the body, the tail lies out behind curling aside; the body comes down to the ground,
+    the head stays up."""
     p = BodyPose(rig, roles, frames, fps)
     s = _ease(p, v, 0.1, 0.55) * min(v.amplitude, 1.1)
     for limb in _legs(p, "front"):
@@ -153,27 +162,41 @@ def lie_down(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variat
             p.level(limb.bones[2], s)
     if roles.head is not None:
         p.level(roles.head, 0.5 * s)
+    _lay_tail(p, s)
     p.wave_chain(roles.tail, p.up, rad(20) * s, np.full(frames, np.pi / 2))
     return p.clip(v.facing)
 
 
 def head_down(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """Lower the head to the ground to eat or sniff, nodding a little there: the chest dips (front legs
-    fold slightly), the neck points down, the head nose-down."""
+    """Lower the head to the ground to eat or sniff, nodding a little there: the neck bones point down
+    and forward, the head pitches 40° nose-down, and the body dips about the hips as far as a short
+    neck needs (up to 30°; the spine bends 8° more) with every foot staying where it stood, so the
+    head reaches the ground."""
     p = BodyPose(rig, roles, frames, fps)
     a = v.amplitude
     s = _ease(p, v, 0.05, 0.4)
     nod = rad(8) * a * np.sin(2 * np.pi * (2.0 * v.speed * p.t + v.phase)) * s
-    bend_torso(p, p.right, -rad(10) * s)
-    for limb in _legs(p, "front"):
-        flex_leg(p, limb, rad(12) * s)
-    if roles.neck:
-        p.aim(roles.neck[0], roles.neck + ((roles.head,) if roles.head is not None else ()), p.forward * 0.45 - p.up, s)
-        for b in roles.neck[1:]:
-            p.level(b, 0.0)
+    chain = roles.neck + ((roles.head,) if roles.head is not None else ())
+    if chain:
+        base = float(rig.heads[chain[0]] @ p.up - roles.frame.ground)
+        reach = sum(np.linalg.norm(rig.heads[b] - rig.heads[c]) for b, c in zip(chain[1:], chain[:-1]))
+        reach += float(np.linalg.norm(bone_tip(rig, chain[-1]) - rig.heads[chain[-1]]))
+        deficit = max(base - 0.8 * reach, 0.0)
+    else:
+        deficit = 0.0
+    shoulders = [rig.heads[limb.bones[0]] for limb in _legs(p, "front")]
+    reach_back = float((np.mean(shoulders, axis=0) - rig.heads[roles.root]) @ p.forward) if shoulders else 0.0
+    dip = np.arcsin(np.clip(deficit / reach_back, 0.0, np.sin(rad(30)))) if reach_back > 1e-9 else 0.0
+    p.pitch(roles.root, -dip * s)  # the chest dips about the hips
+    bend_torso(p, p.right, -rad(8) * s)
+    for limb in p.legs:  # every foot stays where it stood, the front legs folding under the chest
+        if is_sprawled(rig, roles, limb):
+            continue
+        place_foot(p, limb, np.zeros(frames), np.zeros(frames))
+    for b in roles.neck:
+        p.aim(b, chain, p.forward * 0.3 - p.up, s)
     if roles.head is not None:
-        p.aim(roles.head, (roles.head,), -p.up + 0.15 * p.forward, s)
-        p.pitch(roles.head, nod)
+        p.pitch(roles.head, -rad(40) * s + nod)
     return p.clip(v.facing)
 
 

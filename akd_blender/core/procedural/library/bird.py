@@ -1,4 +1,4 @@
-"""Motions of the extra kind, a bird (wings, two legs, a neck), over bone roles:
+"""Bird motions (wings, two legs, a neck) over bone roles:
 ``generate(rig, roles, frames, fps, variation) -> MotionClip``. Wings are found in ``roles.wings``
 (any position, "middle" included) and legs in ``roles.legs``; angles in degrees in the body frame."""
 
