@@ -232,3 +232,15 @@ def test_role_walk_differs_from_the_named_walk_but_bothtravel():
     for clip in (old, new):
         m = Measured(rig, roles, clip, 0.0)
         assert travel(m)[0] > 0.5
+
+
+@pytest.mark.parametrize("kind", ["biped", "quadruped", "bird", "hexapod"])
+def test_motions_play_on_a_bare_body_and_on_one_frame(kind):
+    """Roles with no spine, neck, head, tail, arms or wings still give valid clips, at any length."""
+    rig, roles = CHARACTERS[f"procedural_{kind}"]
+    bare = dataclasses.replace(roles, spine=(), neck=(), head=None, tail=(), arms=(), wings=())
+    for spec in LIBRARY[kind]:
+        for frames, r in ((6, bare), (1, roles)):
+            clip = make_role_clip(rig, r, spec.label, Variation(), frames, FPS)
+            assert clip.num_frames == frames and np.isfinite(clip.rotations).all() and np.isfinite(clip.locations).all()
+            np.testing.assert_allclose(np.linalg.norm(clip.rotations, axis=-1), 1.0, atol=1e-9)

@@ -92,7 +92,7 @@ def wave(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation)
     arms_down(p)
     arm = roles.limb("arms", "right") or (roles.arms[0] if roles.arms else None)
     if arm is not None:
-        bones = arm_bones(rig, arm)
+        bones = arm_bones(rig, arm, p.up)
         aim_arm(p, arm, arm_direction(p, arm, -0.75, 0.65), weight=rise)
         if len(bones) > 1:
             p.aim(bones[1], bones, p.up, rise)
@@ -139,13 +139,14 @@ def kick(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation)
 
 
 def bow(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """Bow: bend the upper body 55° forward over the spine and come back up; the head follows."""
+    """Bow: bend the upper body 60° forward (40 % at the hips, the rest over the spine) and come back
+    up; the head follows, the legs stay upright."""
     p = BodyPose(rig, roles, frames, fps)
     a = v.amplitude
     start = 0.1 + 0.1 * v.phase
     span = 0.8 / v.speed
     down = bump(p.t, start, start + span, 0.35 * span)
-    bend_torso(p, p.right, -rad(55) * a * down)
+    bend_torso(p, p.right, -rad(60) * a * down, at_hips=0.4)
     arms_down(p, 4)
     p.bend_chain(roles.neck, p.right, -rad(15) * down)
     return p.clip(v.facing)
@@ -174,7 +175,7 @@ def clap(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation)
     apart = 0.5 * (1 - np.cos(w)) * 0.55 * a - 0.15
     arms_down(p)
     for limb in roles.arms:
-        bones = arm_bones(rig, limb)
+        bones = arm_bones(rig, limb, p.up)
         aim_arm(p, limb, arm_direction(p, limb, 0.25, apart, 1.0), weight=rise)
         if len(bones) > 1:
             p.aim(bones[1], bones, arm_direction(p, limb, 0.0, apart - 0.5, 1.0), rise)
@@ -192,7 +193,7 @@ def punch(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation
     bend_torso(p, p.up, rad(12) * a * (extend["right"] - extend["left"]) * rise)
     arms_down(p)
     for limb in roles.arms:
-        bones = arm_bones(rig, limb)
+        bones = arm_bones(rig, limb, p.up)
         e = extend.get(limb.side, 0.0) * min(a, 1.0)
         upper = arm_direction(p, limb, 0.65 * (1 - e) + 0.05, 0.25 * (1 - e) - 0.1 * e, 0.45 + 0.6 * e)
         aim_arm(p, limb, upper, weight=rise)

@@ -11,7 +11,7 @@ import numpy as np
 from ...motion import MotionClip
 from ...rig import RigAsset
 from ..motions import Variation
-from .limbs import flex_leg, gait, jump, mean_leg_length, rad, side_axis, turn_in_place
+from .limbs import flex_leg, gait, jump, lay_tail, mean_leg_length, rad, side_axis, turn_in_place
 from .pose import BodyPose, smoothstep
 
 if TYPE_CHECKING:
@@ -41,7 +41,8 @@ def turn(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation)
 
 
 def sit(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """Settle down: the legs fold fully under the body until it rests on the ground, the neck draws in."""
+    """Settle down: the legs fold fully under the body until it rests on the ground, the neck draws in,
+    the tail lifts and the wings fold along the back, off the ground."""
     p = BodyPose(rig, roles, frames, fps)
     s = smoothstep((p.t - 0.1 - 0.2 * v.phase) / (0.5 / v.speed)) * min(v.amplitude, 1.1)
     for limb in p.legs:
@@ -49,6 +50,10 @@ def sit(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) 
     p.bend_chain(roles.neck, p.right, rad(-20) * s)
     if roles.head is not None:
         p.level(roles.head, s)
+    lay_tail(p, s, rise=0.3)
+    for limb in roles.wings:  # folded along the back, off the ground
+        for b in limb.bones:
+            p.aim(b, limb.bones, -p.forward + 0.3 * p.up + 0.15 * side_axis(p, limb), s)
     return p.clip(v.facing)
 
 

@@ -12,7 +12,7 @@ from ...motion import MotionClip
 from ...rig import RigAsset
 from ..motions import Variation
 from . import bird
-from .limbs import bend_torso, flex_leg, gait, jump, lift_axis, rad, swing_axis, turn_in_place
+from .limbs import bend_torso, flex_leg, gait, jump, lay_tail, lift_axis, rad, swing_axis, turn_in_place
 from .pose import BodyPose, bump, is_sprawled, smoothstep
 
 if TYPE_CHECKING:
@@ -42,9 +42,11 @@ def turn(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation)
 
 
 def sit(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """Settle down: every leg raises its knee (35°) so the body comes down onto the ground."""
+    """Settle down: every leg raises its knee (35°) and the abdomen (tail) lifts just above level, so the body
+    comes down onto the ground."""
     p = BodyPose(rig, roles, frames, fps)
     s = smoothstep((p.t - 0.1 - 0.2 * v.phase) / (0.5 / v.speed)) * min(v.amplitude, 1.1)
+    lay_tail(p, s, rise=0.2)  # an abdomen hanging to the ground lifts, so the body can come down
     for limb in p.legs:
         flex_leg(p, limb, rad(35) * s)
     return p.clip(v.facing)

@@ -33,6 +33,7 @@ __all__ = [
     "swing_axis",
     "leg_reach",
     "bend_torso",
+    "lay_tail",
     "mean_leg_length",
     "gait",
     "jump",
@@ -51,14 +52,19 @@ def side_axis(p: BodyPose, limb: Limb) -> np.ndarray:
     return {"left": p.left, "right": p.right}.get(limb.side, p.up)
 
 
-def arm_bones(rig: RigAsset, limb: Limb) -> tuple[int, ...]:
+def arm_bones(rig: RigAsset, limb: Limb, up: np.ndarray | None = None) -> tuple[int, ...]:
     """The arm without its clavicle: (upper arm, forearm, hand …). The first bone is taken for a
-    clavicle when the arm has 4+ bones or its first segment is under 60 % of the second's length."""
+    clavicle when the arm has 4+ bones, when its first segment is under 60 % of the second's length,
+    or when it runs roughly level (less than 30° from horizontal, ``up`` given) and the arm turns by
+    more than 50° after it (a clavicle above an arm hanging down)."""
     bones = limb.bones
     if len(bones) >= 3:
         points = [rig.heads[b] for b in bones[:3]]
-        first, second = np.linalg.norm(points[1] - points[0]), np.linalg.norm(points[2] - points[1])
-        if len(bones) >= 4 or first < 0.6 * second:
+        first, second = points[1] - points[0], points[2] - points[1]
+        short = np.linalg.norm(first) < 0.6 * np.linalg.norm(second)
+        turn = first @ second < np.cos(np.deg2rad(50)) * np.linalg.norm(first) * np.linalg.norm(second)
+        level = up is not None and abs(first @ up) < np.sin(np.deg2rad(30)) * np.linalg.norm(first)
+        if len(bones) >= 4 or short or (turn and level):
             return bones[1:]
     return bones
 
@@ -75,7 +81,7 @@ def arm_direction(p: BodyPose, limb: Limb, down: float, out: float = 0.0, forwar
 def aim_arm(p: BodyPose, limb: Limb, upper: np.ndarray, lower: np.ndarray | None = None, weight=1.0) -> None:
     """Point the upper arm along ``upper`` and (if given) the forearm along ``lower`` ([3] or [F,3]),
     each from its actual posed direction (T-pose, A-pose or arms down alike)."""
-    bones = arm_bones(p.rig, limb)
+    bones = arm_bones(p.rig, limb, p.up)
     p.aim(bones[0], bones, upper, weight)
     if lower is not None and len(bones) > 1:
         p.aim(bones[1], bones, lower, weight)
@@ -160,15 +166,25 @@ def flex_leg(p: BodyPose, limb: Limb, angle: np.ndarray | float, level: bool = T
         p.level(limb.bones[2])
 
 
-def bend_torso(p: BodyPose, axis: np.ndarray, angle: np.ndarray | float) -> None:
-    """Bend the upper body by ``angle`` about ``axis`` spread over the spine (1–4 bones); a rig with no
-    spine turns its root and turns the legs back, so they stay where they were."""
+def bend_torso(p: BodyPose, axis: np.ndarray, angle: np.ndarray | float, at_hips: float = 0.0) -> None:
+    """Bend the upper body by ``angle`` about ``axis``: the share ``at_hips`` (0–1) turns the root with
+    the legs turned back so they stay where they were, the rest is spread over the spine (1–4
+    bones); a rig with no spine bends all of it at the hips."""
+    angle = np.asarray(angle, dtype=np.float64)
+    hips = angle if not p.roles.spine else at_hips * angle
+    if np.any(hips != 0):
+        p.rotate(p.roles.root, axis, hips)
+        for limb in p.legs:
+            p.rotate(limb.bones[0], axis, -hips)
     if p.roles.spine:
-        p.bend_chain(p.roles.spine, axis, angle)
-        return
-    p.rotate(p.roles.root, axis, angle)
-    for limb in p.legs:
-        p.rotate(limb.bones[0], axis, -np.asarray(angle))
+        p.bend_chain(p.roles.spine, axis, angle - hips)
+
+
+def lay_tail(p: BodyPose, weight: np.ndarray | float, rise: float = 0.15) -> None:
+    """Stretch the tail out behind the body, ``rise`` above horizontal (so a hanging tail does not dig
+    into the ground when the rump comes down or the body rears); ``weight`` in [0,1] ([F] or scalar)."""
+    for b in p.roles.tail:
+        p.aim(b, p.roles.tail, -p.forward + rise * p.up, weight)
 
 
 def mean_leg_length(p: BodyPose) -> float:
@@ -303,7 +319,7 @@ def gait(
             place_foot(p, limb, ahead, lift + drop)
         swings[limb.side] = np.arcsin(np.clip(ahead / max(length, 1e-9), -1, 1))
     for limb in body_arms(p):
-        bones = arm_bones(rig, limb)
+        bones = arm_bones(rig, limb, p.up)
         p.pitch(bones[0], -0.8 * swings.get(limb.side, 0.0))
         if len(bones) > 1:
             p.pitch(bones[1], rad(elbow) * a)
@@ -318,7 +334,7 @@ def gait(
 
 def jump(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation, forward: float = 0.0) -> MotionClip:
     """Crouch, spring up, land, crouch again: legs fold (:func:`flex_leg`), the lowest vertex rises
-    ``0.4·leg length·amplitude`` at the top; arms swing up in the air; ``forward`` leg lengths of
+    ``amplitude`` × 0.4 leg lengths (at least 12 % of the height) at the top; arms swing up in the air; ``forward`` leg lengths of
     travel during the flight (0: in place)."""
     p = BodyPose(rig, roles, frames, fps)
     a = v.amplitude
@@ -333,7 +349,7 @@ def jump(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation,
         flex_leg(p, limb, rad(40) * a * crouch + rad(12) * air)
     p.wave_chain(roles.tail, p.right, rad(25) * a, 2 * np.pi * ph)
     length = mean_leg_length(p)
-    p.lift = 0.4 * length * a * air
+    p.lift = max(0.4 * length, 0.12 * p.height) * a * air
     progress = smoothstep((ph - 0.25) / 0.57)
     p.travel = np.outer(forward * length * a * progress, p.forward)
     return p.clip(v.facing)

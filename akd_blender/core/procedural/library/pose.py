@@ -144,7 +144,7 @@ def knee_sign(rig: RigAsset, roles: BoneRoles, limb: Limb) -> float:
     leg), -1 when it flexes backward (a human knee, a quadruped's hind knee). Read from the rest
     bend between the first two segments when it exceeds 5°, else from the kind and limb position."""
     if len(limb.bones) >= 2:
-        d = segment_directions(rig, limb.bones[:2])
+        d = segment_directions(rig, limb.bones)[:2]
         bend = float(np.cross(d[0], d[1]) @ -roles.frame.left)  # pitch (about the right axis) upper → lower
         if abs(bend) > np.sin(np.deg2rad(5.0)):
             return float(np.sign(bend))

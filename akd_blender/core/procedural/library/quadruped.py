@@ -12,7 +12,7 @@ import numpy as np
 from ...motion import MotionClip
 from ...rig import RigAsset
 from ..motions import Variation
-from .limbs import bend_torso, flex_leg, gait, jump, place_foot, rad, turn_in_place
+from .limbs import bend_torso, flex_leg, gait, jump, lay_tail, place_foot, rad, turn_in_place
 from .pose import BodyPose, bone_tip, bump, is_sprawled, knee_sign, limb_length, smoothstep
 
 if TYPE_CHECKING:
@@ -75,13 +75,6 @@ def _legs(p: BodyPose, position: str) -> list[Limb]:
     return [limb for limb in p.legs if limb.position == position]
 
 
-def _lay_tail(p: BodyPose, weight: np.ndarray) -> None:
-    """Stretch the tail out behind the body, just above horizontal (so a hanging tail does not dig
-    into the ground when the rump comes down)."""
-    for b in p.roles.tail:
-        p.aim(b, p.roles.tail, -p.forward + 0.15 * p.up, weight)
-
-
 def _ease(p: BodyPose, v: Variation, start: float = 0.1, duration: float = 0.5) -> np.ndarray:
     return smoothstep((p.t - start - 0.2 * v.phase) / (duration / v.speed))
 
@@ -124,7 +117,7 @@ def sit(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) 
             p.level(b, s)
     if roles.head is not None:
         p.level(roles.head, 0.7 * s)
-    _lay_tail(p, s)
+    lay_tail(p, s)
     return p.clip(v.facing)
 
 
@@ -162,7 +155,7 @@ def lie_down(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variat
             p.level(limb.bones[2], s)
     if roles.head is not None:
         p.level(roles.head, 0.5 * s)
-    _lay_tail(p, s)
+    lay_tail(p, s)
     p.wave_chain(roles.tail, p.up, rad(20) * s, np.full(frames, np.pi / 2))
     return p.clip(v.facing)
 
@@ -202,7 +195,7 @@ def head_down(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Varia
 
 def rear_up(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
     """Rear up on the hind legs: the body pitches up to ~50° about the hips, the hind legs stay under
-    it (flexed a little), the front legs fold and paw; then back down."""
+    it (flexed a little), the front legs fold and paw, the tail stays off the ground; then back down."""
     p = BodyPose(rig, roles, frames, fps)
     a = v.amplitude
     start = 0.05 + 0.1 * v.phase
@@ -220,4 +213,5 @@ def rear_up(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variati
             p.pitch(limb.bones[1], -knee_sign(rig, roles, limb) * -rad(70) * s)
     if roles.head is not None:
         p.pitch(roles.head, -0.5 * tilt)
+    lay_tail(p, s)
     return p.clip(v.facing)
