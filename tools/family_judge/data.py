@@ -5,7 +5,8 @@ frame; checkerboard ground), 16 frames over :data:`~akd_blender.core.judging.JUD
 
 Per member: every library motion of its kind at ``per_motion`` variations (tempo 0.6–1.8 × the
 library's, 0.5–2.0 for locomotion; amplitude 0.65–1.35; any facing; locomotion also played on the
-spot, as artists' cycles are), plus "none" clips: the rest pose, low-amplitude motions (15 %) and a
+spot, as artists' cycles are; half the quadrupeds' gaits with other footfalls, duty factors and foot
+lifts, :func:`gait_variant`), plus "none" clips: the rest pose, low-amplitude motions (15 %) and a
 random smooth wiggle of every bone. Shuffled / frozen / reversed negatives are made at training
 time (:func:`.train.corrupt`).
 """
@@ -25,6 +26,7 @@ from akd_blender.core.motion import MotionClip
 from akd_blender.core.procedural.family import make_member
 from akd_blender.core.procedural.family.truth import truth_roles
 from akd_blender.core.procedural.library import LIBRARY, make_role_clip, motions_for, sample_variations
+from akd_blender.core.procedural.library.limbs import gait
 from akd_blender.core.procedural.library.pose import location_carrier
 from akd_blender.core.procedural.motions import NONE_LABEL
 from akd_blender.core.render import DEFAULT_VIEW, Renderer, concat_cameras, make_cameras, root_path
@@ -138,11 +140,80 @@ def member_clips(kind: str, seed: int, items: list[JudgeItem], frames: int = 16)
                 amplitude=float(rng.uniform(0.65, 1.35)) * it.amplitude,
                 facing=facing,
             )
-            clip = make_role_clip(rig, roles, it.source, v, frames, fps)
+            variant = gait_variant(rig, roles, it.source, frames, fps, v, rng) if rng.random() < 0.5 else None
+            clip = variant if variant is not None else make_role_clip(rig, roles, it.source, v, frames, fps)
             if it.in_place:
                 clip = _remove_travel(rig, roles, clip)
         clips.append(clip)
     return clips
+
+
+def _offsets(order: dict[tuple[str, str], float]):
+    """A gait's phase offsets (cycles) by (position, side)."""
+    return lambda roles, limb: order[(limb.position, limb.side)]
+
+
+def gait_variant(rig, roles, label: str, frames: int, fps: float, v, rng: np.random.Generator) -> MotionClip | None:
+    """A quadruped's walk, run or gallop with its footfall pattern, duty factor, foot lift and spine
+    flex drawn at random around the library's (real animals and artists vary all four), or None for
+    other labels and bodies. Walks: lateral or diagonal sequence (couplets 0.1–0.25 apart), duty
+    0.55–0.8; runs: diagonal pairs within ±0.06, duty 0.3–0.5; gallops: rotary, transverse or a bound,
+    duty 0.25–0.45, feet lifted 0.15–0.4 leg lengths, spine flexing up to 20°."""
+    if roles.kind != "quadruped" or label not in ("walk", "run", "gallop"):
+        return None
+    u = rng.uniform
+    if label == "walk":
+        d = u(0.1, 0.25)
+        lateral = rng.random() < 0.5
+        front = {("front", "left"): 0.5 + d if not lateral else d, ("front", "right"): d if not lateral else 0.5 + d}
+        order = {("hind", "left"): 0.0, ("hind", "right"): 0.5, **front}
+        return gait(
+            rig,
+            roles,
+            frames,
+            fps,
+            v,
+            cycles=1.5,
+            swing=u(16, 28),
+            duty=u(0.55, 0.8),
+            clearance=u(0.06, 0.2),
+            offsets=_offsets(order),
+        )
+    if label == "run":
+        e = u(-0.06, 0.06, 2)
+        order = {("front", "left"): 0.0, ("hind", "right"): e[0], ("front", "right"): 0.5, ("hind", "left"): 0.5 + e[1]}
+        return gait(
+            rig,
+            roles,
+            frames,
+            fps,
+            v,
+            cycles=2.5,
+            swing=u(26, 38),
+            duty=u(0.3, 0.5),
+            clearance=u(0.12, 0.3),
+            offsets=_offsets(order),
+            tail_lift=u(0, 0.6),
+        )
+    lead = u(0.0, 0.15)
+    second = lead if rng.random() < 0.25 else -lead if rng.random() < 0.5 else lead  # bound, rotary, transverse
+    front = u(0.35, 0.6)
+    order = {("hind", "left"): 0.0, ("hind", "right"): lead, ("front", "left"): front, ("front", "right"): front + second}
+    return gait(
+        rig,
+        roles,
+        frames,
+        fps,
+        v,
+        cycles=2.0,
+        swing=u(30, 45),
+        duty=u(0.25, 0.45),
+        clearance=u(0.15, 0.4),
+        offsets=_offsets(order),
+        spine_flex=u(0, 20),
+        head_bob=u(2, 10),
+        tail_lift=u(0, 0.8),
+    )
 
 
 def _rest(rig, frames: int, fps: float, facing: float, roles) -> MotionClip:
