@@ -3,14 +3,17 @@ only to state the truth; find_roles never sees them as meaning anything (renamed
 
 from __future__ import annotations
 
+import bpy
 import numpy as np
 import pytest
 
+from akd_blender.blender.build import armature_from_rig
 from akd_blender.blender.extract import rig_from_armature
 from akd_blender.blender.io import find_armature, load_scene
 from akd_blender.core.roles import describe_roles, find_roles
 from tests.conftest import ASSET_FILES
 from tests.core.rig_variants import affine, placed, reexpressed, renamed, rotation, scaled, world_forward
+from tests.core.roles_zoo import ZOO
 
 FOX = {
     "b_Hip_01": "root",
@@ -135,3 +138,18 @@ def test_artist_roles_ignore_names_scale_placement_and_axes(artist_rigs, name):
     roles = find_roles(moved)
     assert roles.role_of() == base.role_of()
     np.testing.assert_allclose(world_forward(moved, roles.frame.forward), world[:3, :3] @ forward, atol=1e-3)
+
+
+@pytest.mark.parametrize("name", ["humanoid", "dog", "bird"])
+def test_rigs_through_blenders_fbx_exporter_and_importer_keep_their_roles(tmp_path, name):
+    """Artist-like rigs built in Blender, written with its FBX exporter and read back with its importer
+    (which re-derives bone tails and rolls): every bone keeps its true role."""
+    rig, truth = ZOO[name]()
+    armature_from_rig(rig)
+    path = tmp_path / f"{name}.fbx"
+    bpy.ops.export_scene.fbx(filepath=str(path), add_leaf_bones=False)
+    load_scene(str(path))
+    imported = rig_from_armature(find_armature())
+    roles = find_roles(imported)
+    assert named_roles(imported, roles) == truth
+    np.testing.assert_allclose(world_forward(imported, roles.frame.forward), [0, -1, 0], atol=1e-3)

@@ -1,6 +1,6 @@
 """Characters with their bone roles for the role-based motion library's tests: the two procedural
-characters and family members (roles found by :func:`find_roles`), and family birds, whose roles are
-read from the family's own truth with kind "bird" (the finder takes those birds for bipeds with arms)."""
+characters and family members, roles found by :func:`find_roles` (read from the family's own truth
+for a member the finder takes for another kind)."""
 
 from __future__ import annotations
 
@@ -43,11 +43,13 @@ def roles_from_truth(rig: RigAsset, truth: dict[int, str], kind: str) -> BoneRol
 
 
 def family_character(kind: str, seed: int) -> tuple[RigAsset, BoneRoles]:
-    """A family member and its roles (found; from the truth for birds)."""
+    """A family member and its roles: found by :func:`find_roles`, or read from the family's truth
+    when the finder takes the member for another kind."""
     member = make_member(kind, seed)
-    if kind == "bird":
-        return member.rig, roles_from_truth(member.rig, member.truth, "bird")
-    return member.rig, find_roles(member.rig)
+    found = find_roles(member.rig)
+    if found.kind != kind:
+        return member.rig, roles_from_truth(member.rig, member.truth, kind)
+    return member.rig, found
 
 
 def with_kind(roles: BoneRoles, kind: str) -> BoneRoles:

@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 
 from akd_blender.core.procedural import biped, quadruped
+from akd_blender.core.procedural.characters import BoneSpec, build_character
 from akd_blender.core.rig import RigError
 from akd_blender.core.roles import BoneRoles, describe_roles, find_roles
 from tests.core.rig_variants import affine, placed, reexpressed, renamed, rotation, scaled, world_forward
+from tests.core.roles_zoo import ZOO
 
 BIPED_TRUTH = {
     "hips": "root",
@@ -162,3 +164,124 @@ def test_a_rig_without_skin_weights_is_a_rig_error(characters):
     bare = dataclasses.replace(rig, weights=np.zeros_like(rig.weights))
     with pytest.raises(RigError, match="no bone carries skin weights"):
         find_roles(bare)
+
+
+ZOO_KINDS = {
+    "humanoid": "biped",
+    "max_biped": "biped",
+    "armed_humanoid": "biped",
+    "dog": "quadruped",
+    "split_quadruped": "quadruped",
+    "dragon": "quadruped",
+    "bird": "bird",
+    "dinosaur": "biped",
+    "snake": "serpent",
+    "curved_snake": "serpent",
+    "spider": "other",
+}
+
+
+@pytest.fixture(scope="module")
+def zoo():
+    return {name: make() for name, make in ZOO.items()}
+
+
+@pytest.mark.parametrize(
+    "name", ["humanoid", "max_biped", "armed_humanoid", "dog", "split_quadruped", "dragon", "bird", "dinosaur"]
+)
+def test_artist_like_rigs_get_their_true_roles(zoo, name):
+    """Fingers, toes, eyes, ears, jaws and beaks are extras; unweighted end bones and the armature root
+    have no role; a flat wing is a wing, a dinosaur's short forward arms are arms."""
+    rig, truth = zoo[name]
+    roles = find_roles(rig)
+    assert roles.kind == ZOO_KINDS[name]
+    assert named_roles(rig, roles) == truth
+    np.testing.assert_allclose(roles.frame.forward, [0, -1, 0], atol=1e-6)
+
+
+def test_humanoid_extras_are_fingers_and_eyes(zoo):
+    rig, _ = zoo["humanoid"]
+    extras = {tuple(rig.bone_names[b] for b in chain) for chain in find_roles(rig).extras}
+    assert ("LFinger0_1", "LFinger0_2", "LFinger0_3") in extras and ("RThumb1", "RThumb2") in extras
+    assert ("LEye",) in extras
+    assert not any("End" in name or name == "Root" for chain in extras for name in chain)
+
+
+def test_snake_is_a_serpent_carried_by_its_first_bone(zoo):
+    rig, _ = zoo["snake"]
+    roles = find_roles(rig)
+    assert roles.kind == "serpent" and roles.legs == roles.arms == roles.wings == ()
+    assert rig.bone_names[roles.root] == "seg1" and rig.bone_names[roles.head] == "seg12"
+    assert len(roles.spine) == 10
+    np.testing.assert_allclose(roles.frame.forward, [0, -1, 0], atol=1e-6)  # towards the head
+
+
+def test_snake_in_an_s_curve_is_a_serpent_facing_its_head(zoo):
+    """No plane mirrors a curved snake: nothing counts as a side limb, and it faces from its root to its head."""
+    rig, _ = zoo["curved_snake"]
+    roles = find_roles(rig)
+    assert roles.kind == "serpent" and roles.legs == roles.arms == roles.wings == ()
+    assert rig.bone_names[roles.root] == "seg1" and rig.bone_names[roles.head] == "seg12"
+    assert roles.frame.forward @ np.array([0.0, -1.0, 0.0]) > 0.95
+
+
+def test_spider_has_four_placed_legs_a_side(zoo):
+    rig, _ = zoo["spider"]
+    roles = find_roles(rig)
+    assert roles.kind == "other" and len(roles.legs) == 8
+    for side in ("left", "right"):
+        legs = [leg for leg in roles.legs if leg.side == side]
+        assert [leg.position for leg in legs] == ["front", "middle", "middle", "hind"]
+        assert [rig.bone_names[leg.bones[0]] for leg in legs] == [f"leg{side[0].upper()}{i}_1" for i in range(4)]  # front to back
+
+
+@pytest.mark.parametrize("name", ["humanoid", "dog", "bird"])
+def test_artist_like_rigs_in_y_up_centimetres(zoo, name):
+    """As FBX/glTF imports give them: armature space Y-up in centimetres, the object scaled 0.01 and
+    turned upright; renamed bones too."""
+    rig, _ = zoo[name]
+    base = find_roles(rig)
+    g = affine(rotation([1, 0, 0], np.pi / 2) * 100.0)
+    variant = renamed(reexpressed(rig, g), 5)
+    roles = find_roles(variant)
+    assert roles.role_of() == base.role_of() and roles.kind == base.kind
+    np.testing.assert_allclose(world_forward(variant, roles.frame.forward), [0, -1, 0], atol=1e-6)
+
+
+def _random_rig(rng: np.random.Generator):
+    n = int(rng.choice([1, *range(3, 12)]))  # build_character cannot skin exactly 2 bones (np.sort(...)[:, -3:-2] is empty)
+    specs = []
+    for i in range(n):
+        head = rng.normal(size=3)
+        tail = head + rng.normal(size=3) * 0.5 + 0.01
+        parent = None if i == 0 else f"b{int(rng.integers(0, i))}"
+        deform = bool(i == 0 or rng.random() < 0.8)
+        specs.append(
+            BoneSpec(f"b{i}", parent, tuple(head), tuple(tail), float(rng.uniform(0.05, 0.3)), (0.5, 0.5, 0.5), deform=deform)
+        )
+    return build_character("Random", specs)
+
+
+@pytest.mark.filterwarnings("error")
+def test_any_weighted_tree_gets_roles_without_warnings():
+    """Random bone trees with capsule meshes: roles come back without raising or numpy warnings, each bone
+    holds at most one role or extra chain, and the root carries skin weight somewhere below it."""
+    rng = np.random.default_rng(11)
+    for _ in range(60):
+        rig = _random_rig(rng)
+        roles = find_roles(rig)
+        limbs = [b for group in (roles.legs, roles.arms, roles.wings) for limb in group for b in limb.bones]
+        bones = [roles.root, *roles.spine, *roles.neck, *roles.tail, *limbs, *(b for chain in roles.extras for b in chain)]
+        bones += [] if roles.head is None else [roles.head]
+        assert len(bones) == len(set(bones))
+        below = [b for b in range(rig.num_bones) if _descends(rig.parents, b, roles.root)]
+        assert rig.weights[:, below].sum() > 0
+        assert roles.kind in ("biped", "quadruped", "hexapod", "bird", "serpent", "other")
+
+
+def _descends(parents, b: int, ancestor: int) -> bool:
+    while b >= 0:
+        if b == ancestor:
+            return True
+        b = int(parents[b])
+    return False

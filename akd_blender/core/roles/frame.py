@@ -6,8 +6,8 @@ import numpy as np
 
 __all__ = ["world_up", "horizontal_basis", "mirror_axis", "fallback_forward", "unit"]
 
-_PROBES = 400  # mesh vertices reflected per candidate plane
-_TARGETS = 2000  # mesh vertices they are matched against
+_PROBES = 200  # mesh vertices reflected per candidate plane
+_TARGETS = 1000  # mesh vertices they are matched against
 
 
 def unit(v: np.ndarray) -> np.ndarray:
@@ -58,40 +58,68 @@ def _mirror_error(n: np.ndarray, joints: np.ndarray, probes: np.ndarray, targets
     return float(err)
 
 
-def mirror_axis(up: np.ndarray, joints: np.ndarray, vertices: np.ndarray, size: float) -> tuple[np.ndarray, float, float]:
-    """The normal of the character's plane of mirror symmetry, the plane's offset along it and how
-    clearly the plane stands out.
+def mirror_axis(
+    up: np.ndarray, joints: np.ndarray, vertices: np.ndarray, size: float, candidates: np.ndarray | None = None
+) -> tuple[np.ndarray, float, float, float]:
+    """The normal of the character's plane of mirror symmetry, the plane's offset along it, how clearly
+    the plane stands out and how well it mirrors.
 
     The plane contains ``up``; it is the one that best maps the joints [J,3] onto joints and the mesh
-    vertices [V,3] onto the mesh when reflected through it (searched every 4°, refined to 0.5°, then
-    made exact from the joints it pairs up). Returns (normal [3], offset, contrast) where contrast is
-    (worst - best mean error) / ``size``; a contrast near 0 means no plane stands out (e.g. a cylinder).
+    vertices [V,3] onto the mesh when reflected through it. Searched every 3°, the three best local
+    minima refined to 0.5°, also tried: the horizontal parts of ``candidates`` [K,3] (e.g. differences
+    of joints that may mirror each other), then made exact from the joints the plane pairs up where that
+    matches better; the offset is found from the joint pairs too (:func:`_plane_offset`). Returns
+    (normal [3], offset, contrast, error): error is the plane's mean distance from mirrored points to the
+    nearest joint / vertex (joints and mesh added, armature units), contrast is (worst - best error) /
+    ``size``; a contrast near 0 means no plane stands out (e.g. a cylinder).
     """
     e1, e2 = horizontal_basis(up)
     probes = vertices[_spread(len(vertices), _PROBES)]
     targets = vertices[_spread(len(vertices), _TARGETS)]
     mean = vertices.mean(0)
 
-    def error(theta: float) -> float:
-        n = np.cos(theta) * e1 + np.sin(theta) * e2
+    def error(n: np.ndarray) -> float:
         return _mirror_error(n, joints, probes, targets, float(mean @ n))
 
-    coarse = np.deg2rad(np.arange(0.0, 180.0, 4.0))
-    errors = np.array([error(t) for t in coarse])
-    best = coarse[int(np.argmin(errors))]
-    fine = best + np.deg2rad(np.arange(-4.0, 4.01, 0.5))
-    fine_errors = np.array([error(t) for t in fine])
-    theta = fine[int(np.argmin(fine_errors))]
-    normal = np.cos(theta) * e1 + np.sin(theta) * e2
-    contrast = float((errors.max() - min(errors.min(), fine_errors.min())) / size)
-    normal = _refine_from_pairs(normal, up, joints, float(mean @ normal), size)
-    return normal, float(mean @ normal), contrast
+    def at(theta: float) -> np.ndarray:
+        return np.cos(theta) * e1 + np.sin(theta) * e2
+
+    coarse = np.deg2rad(np.arange(0.0, 180.0, 3.0))
+    errors = np.array([error(at(t)) for t in coarse])
+    is_min = (errors <= np.roll(errors, 1)) & (errors <= np.roll(errors, -1))
+    tried = [(errors[i], at(coarse[i])) for i in range(len(coarse))]
+    for i in sorted(np.flatnonzero(is_min), key=lambda i: errors[i])[:3]:
+        tried += [(error(at(t)), at(t)) for t in coarse[i] + np.deg2rad(np.arange(-2.5, 2.51, 0.5))]
+    for c in [] if candidates is None else candidates:
+        c = c - (c @ up) * up
+        if np.linalg.norm(c) > 1e-9 * size:
+            tried.append((error(unit(c)), unit(c)))
+    best_error, normal = min(tried, key=lambda item: item[0])
+    contrast = float((errors.max() - best_error) / size)
+    refined = _refine_from_pairs(normal, up, joints, float(mean @ normal), size)
+    refined_error = error(refined)
+    if refined_error < best_error:
+        normal, best_error = refined, refined_error
+    return normal, _plane_offset(normal, joints, float(mean @ normal)), contrast, float(best_error)
+
+
+def _plane_offset(normal: np.ndarray, joints: np.ndarray, offset: float) -> float:
+    """The mirror plane's offset along ``normal`` from the joints: the median of the midpoints of joints
+    that mirror each other (mutual nearest after the reflection about ``offset``, a joint on the plane
+    pairing with itself), so that mesh a character holds on one side does not shift it."""
+    if len(joints) < 2:
+        return offset
+    x = joints @ normal
+    mirrored = joints - 2.0 * (x - offset)[:, None] * normal
+    partner = ((mirrored[:, None] - joints[None]) ** 2).sum(-1).argmin(1)
+    mids = [(x[i] + x[p]) / 2 for i, p in enumerate(partner) if partner[p] == i]
+    return float(np.median(mids)) if mids else offset
 
 
 def _refine_from_pairs(normal: np.ndarray, up: np.ndarray, joints: np.ndarray, offset: float, size: float) -> np.ndarray:
     """The plane normal made exact from joint pairs that mirror each other (mutual nearest after the
-    reflection, apart by more than 2 % of ``size``): the main horizontal direction of their differences,
-    kept only when within 10° of ``normal``."""
+    reflection, apart by more than 2 % of ``size``, their difference within 5° of ``normal``): the main
+    horizontal direction of their differences, kept only when within 10° of ``normal``."""
     if len(joints) < 2:
         return normal
     mirrored = joints - 2.0 * ((joints @ normal) - offset)[:, None] * normal
@@ -100,7 +128,10 @@ def _refine_from_pairs(normal: np.ndarray, up: np.ndarray, joints: np.ndarray, o
     pairs = [(i, int(p)) for i, p in enumerate(partner) if partner[p] == i and i < p]
     diffs = np.array([joints[i] - joints[p] for i, p in pairs]).reshape(-1, 3)
     diffs = diffs - (diffs @ up)[:, None] * up
-    diffs = diffs[np.linalg.norm(diffs, axis=1) > 0.02 * size]
+    lengths = np.linalg.norm(diffs, axis=1)
+    keep = lengths > 0.02 * size
+    keep &= np.abs(diffs @ normal) > np.cos(np.deg2rad(5.0)) * lengths  # pairs that are not mirror images are left out
+    diffs = diffs[keep]
     if not len(diffs):
         return normal
     _, vecs = np.linalg.eigh(diffs.T @ diffs)

@@ -66,6 +66,17 @@ class BodyTree:
         best = max(sorted(roots), key=lambda r: self.subtree_mass[r])
         return self.lca(roots[best])
 
+    def sibling_differences(self) -> np.ndarray:
+        """float64 [K,3], head(c1) - head(c2) for every pair of body siblings whose subtrees hold the same
+        number of body bones (the candidates for left/right mirror images)."""
+        sizes = {b: len(self.subtree(b)) for b in np.flatnonzero(self.body)}
+        out = []
+        for b in np.flatnonzero(self.body):
+            kids = self.body_children[b]
+            for i, c1 in enumerate(kids):
+                out += [self.heads[c1] - self.heads[c2] for c2 in kids[i + 1 :] if sizes[c1] == sizes[c2]]
+        return np.array(out, dtype=np.float64).reshape(-1, 3)
+
     def is_ancestor(self, a: int, b: int) -> bool:
         """True when ``a`` is ``b`` or one of its ancestors."""
         while b >= 0 and self.depth[b] >= self.depth[a]:
@@ -113,8 +124,9 @@ class BodyTree:
         return out[::-1]
 
     def continue_chain(self, b: int, skip=()) -> list[int]:
-        """The chain below ``b`` (``b`` excluded): follow the only body child, or a child carrying at
-        least 60 % of the children's skin weight; stop where the chain splits evenly (fingers, toes)."""
+        """The chain below ``b`` (``b`` excluded): follow the only body child, or the child carrying at
+        least 60 % of the children's skin weight, or the only child with children of its own (past twist
+        and helper leaves); stop where the chain splits evenly (fingers, toes)."""
         out = []
         while True:
             kids = [c for c in self.body_children[b] if c not in skip]
@@ -123,6 +135,9 @@ class BodyTree:
             masses = np.array([self.subtree_mass[c] for c in kids])
             best = int(np.argmax(masses))
             if len(kids) > 1 and masses[best] < 0.6 * masses.sum():
-                return out
+                inner = [c for c in kids if self.body_children[c]]
+                if len(inner) != 1:
+                    return out
+                best = kids.index(inner[0])
             b = kids[best]
             out.append(b)

@@ -12,7 +12,7 @@ import numpy as np
 from ...motion import MotionClip
 from ...rig import RigAsset
 from ..motions import Variation
-from .limbs import bend_torso, flex_leg, gait, jump, lay_tail, place_foot, rad, turn_in_place
+from .limbs import bend_torso, gait, jump, lay_tail, place_foot, rad, turn_in_place
 from .pose import BodyPose, bone_tip, bump, is_sprawled, knee_sign, limb_length, smoothstep
 
 if TYPE_CHECKING:
@@ -195,7 +195,8 @@ def head_down(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Varia
 
 def rear_up(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
     """Rear up on the hind legs: the body pitches up to ~50° about the hips, the hind legs stay under
-    it (flexed a little), the front legs fold and paw, the tail stays off the ground; then back down."""
+    it with the feet where they stood, the front legs fold and paw, the tail stays off the ground; then
+    back down."""
     p = BodyPose(rig, roles, frames, fps)
     a = v.amplitude
     start = 0.05 + 0.1 * v.phase
@@ -204,9 +205,11 @@ def rear_up(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variati
     tilt = rad(50) * min(a, 1.15) * s
     paw = np.sin(2 * np.pi * 3.0 * v.speed * p.t) * s
     p.pitch(roles.root, tilt)
-    for limb in _legs(p, "hind"):
-        p.pitch(limb.bones[0], -tilt)
-        flex_leg(p, limb, rad(15) * s)
+    for limb in _legs(p, "hind"):  # the hind feet stay where they stood, the legs flexing under the hips
+        if is_sprawled(rig, roles, limb):
+            p.pitch(limb.bones[0], -tilt)
+        else:
+            place_foot(p, limb, np.zeros(frames), np.zeros(frames))
     for limb in _legs(p, "front"):
         p.pitch(limb.bones[0], rad(20) * s + rad(15) * paw * (1 if limb.side == "left" else -1))
         if len(limb.bones) > 1:
