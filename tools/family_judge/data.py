@@ -4,7 +4,7 @@ as the distillation sees them (follow camera within ±40° of the azimuth of
 frame; checkerboard ground), 16 frames over :data:`~akd_blender.core.judging.JUDGE_SECONDS`.
 
 Per member: every library motion of its kind at ``per_motion`` variations (tempo 0.6–1.8 × the
-library's, 0.5–2.0 for locomotion; amplitude 0.65–1.35; any facing; locomotion also played on the
+library's, 0.5–2.6 for locomotion; amplitude 0.65–1.35; any facing; locomotion also played on the
 spot, as artists' cycles are; half the quadrupeds' gaits with other footfalls, duty factors and foot
 lifts, :func:`gait_variant`), plus "none" clips: the rest pose, low-amplitude motions (15 %) and a
 random smooth wiggle of every bone. Shuffled / frozen / reversed negatives are made at training
@@ -133,7 +133,7 @@ def member_clips(kind: str, seed: int, items: list[JudgeItem], frames: int = 16)
             clip = _wiggle(rig, frames, fps, rng, facing, roles.frame.up)
         else:
             (v,) = sample_variations(it.source, "train", 1, it.variation_seed)
-            slow, fast = (0.5, 2.0) if it.source in LOCOMOTION else (0.6, 1.8)
+            slow, fast = (0.5, 2.6) if it.source in LOCOMOTION else (0.6, 1.8)
             v = replace(
                 v,
                 speed=float(rng.uniform(slow, fast)),

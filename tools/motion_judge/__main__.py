@@ -1,8 +1,9 @@
 """Train and evaluate the motion judge: ``python -m tools.motion_judge --out DIR [--artists DIR]``.
 
 Body tracks of the family's train members (:mod:`.data`); each batch adds shuffled / frozen /
-reversed copies labelled "none", then mirrors half the clips, scales the tracks by 0.85–1.15 (a
-height read differently) and adds noise. Evaluated on held-out members, their "none" clips, corrupted
+reversed copies labelled "none", then mirrors half the clips, adds the secondary motion artists'
+clips have and the library's do not (:func:`secondary_motion`: sway, tilt, a swinging tail and head,
+higher or lower foot lifts), scales the tracks by 0.85–1.15 (a height read differently) and adds noise. Evaluated on held-out members, their "none" clips, corrupted
 held-out ground truth and, with ``--artists`` (a folder from ``tests/bench/artist_fixtures.py``),
 artists' own clips with roles from :func:`~akd_blender.core.roles.find_roles`. Writes
 ``motion_judge.safetensors`` + ``motion_judge.json`` into ``--out``.
@@ -20,7 +21,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from akd_blender.core.motion_judge import MotionJudge, MotionJudgeConfig, MotionJudgeNet, mirror_tracks
+from akd_blender.core.motion_judge import SLOTS, MotionJudge, MotionJudgeConfig, MotionJudgeNet, mirror_tracks
 from akd_blender.core.procedural.family import HELDOUT_SEEDS, TRAIN_SEEDS
 from akd_blender.core.rig import load_rig
 from akd_blender.core.roles import find_roles
@@ -37,6 +38,45 @@ def log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
+ROOT_SWAY = {0: 0.02, 2: 0.02, 3: 0.02, 6: 0.08, 7: 0.08}  # channel → largest sway (heights / tilt)
+SLOT_SWAY = {"head": 0.08, "tail": 0.25, "arm": 0.05, "wing": 0.05, "leg": 0.03}
+
+
+def _sway_amplitudes(channels: int) -> torch.Tensor:
+    """The largest secondary sway per track channel [C] (0 for flags and yaw)."""
+    amp = torch.zeros(channels)
+    for c, a in ROOT_SWAY.items():
+        amp[c] = a
+    for i, name in enumerate(SLOTS):
+        amp[8 + 4 * i : 8 + 4 * i + 3] = SLOT_SWAY[name.split(".")[0]]
+    return amp
+
+
+def secondary_motion(x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """Tracks [B,F,C] with a random smooth sway added to each channel (one sine of 0.5–3 cycles per
+    window, amplitude up to :data:`ROOT_SWAY` / :data:`SLOT_SWAY`), a constant pitch of up to ±0.15,
+    and the legs' vertical paths scaled by 0.7–2 (higher or lower foot lifts); absent slots stay zero."""
+    b, f, c = x.shape
+    dev = x.device
+
+    def rand(*shape):
+        return torch.rand(*shape, generator=generator, device=dev)
+
+    t = torch.arange(f, device=dev, dtype=x.dtype) / f
+    amp = _sway_amplitudes(c).to(dev) * rand(b, 1, c)
+    wave = torch.sin(2 * torch.pi * ((0.5 + 2.5 * rand(b, 1, c)) * t[None, :, None] + rand(b, 1, c)))
+    present = torch.ones_like(x)
+    for i in range(len(SLOTS)):
+        present[..., 8 + 4 * i : 8 + 4 * i + 3] = x[..., 8 + 4 * i + 3 : 8 + 4 * i + 4]
+    out = x + amp * wave * present
+    out[..., 7] += 0.3 * (rand(b, 1) - 0.5)
+    lift = 0.7 + 1.3 * rand(b, 1)
+    for i, name in enumerate(SLOTS):
+        if name.startswith("leg"):
+            out[..., 8 + 4 * i + 2] *= lift
+    return out
+
+
 def train(
     data: dict, cfg: MotionJudgeConfig, seconds: float, batch: int, lr: float, seed: int, device: str
 ) -> tuple[MotionJudge, dict]:
@@ -48,6 +88,8 @@ def train(
     none = len(cfg.labels) - 1
     x_all, y_all, rev = data["tracks"].to(device), data["label"].to(device), data["reversible"].to(device)
     gt = torch.nonzero(y_all != none).flatten()
+    class_weight = torch.ones(len(cfg.labels), device=device)
+    class_weight[none] = 0.5  # an unfamiliar motion should lean to the nearest known one, not to "none"
     step, start, losses = 0, time.time(), []
     while time.time() - start < seconds:
         frac = (time.time() - start) / seconds
@@ -59,9 +101,10 @@ def train(
         y = torch.cat([y_all[idx], torch.full((len(neg),), none, device=device)])
         flip = torch.rand(len(x), generator=gen, device=device) < 0.5
         x = torch.where(flip[:, None, None], mirror_tracks(x), x)
+        x = secondary_motion(x, gen)
         scale = 0.85 + 0.3 * torch.rand(len(x), 1, 1, generator=gen, device=device)
         x = x * scale + 0.01 * torch.randn(x.shape, generator=gen, device=device)
-        loss = F.cross_entropy(net(x), y, label_smoothing=0.05)
+        loss = F.cross_entropy(net(x), y, weight=class_weight, label_smoothing=0.05)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
