@@ -1,0 +1,26 @@
+# Judging motions on any body: artist fixtures, the motion judge's training, the unseen-rig benchmark.
+.PHONY: artist-fixtures motion-judge render-judge bench-unseen test-judge
+
+ARTISTS := bench_out/artists
+
+## artist-fixtures: bench_out/artists — every rig under $(SHARED)/assets and its own clips as .npz (Blender's importers)
+artist-fixtures: setup
+	$(PY) tests/bench/artist_fixtures.py --out $(ARTISTS)
+
+## motion-judge: train the shipped motion judge on this CPU (about 15 min) into akd_blender/assets/motion_judge
+motion-judge: artist-fixtures
+	$(PY) -m tools.motion_judge --out akd_blender/assets/motion_judge --train-members 150 --heldout-members 20 \
+		--per-motion 2 --seconds 360 --batch 128 --seed 0 --artists $(ARTISTS)
+
+## render-judge: train a video judge on family renders (CUDA GPU; not shipped) into bench_out/render_judge
+render-judge: artist-fixtures
+	$(PY) -m tools.family_judge --out bench_out/render_judge --train-members 150 --heldout-members 20 --per-motion 2 \
+		--seconds 270 --workers 15 --artists $(ARTISTS)
+
+## bench-unseen: distil on held-out family members and artist rigs, judge, exit 1 below BENCH_UNSEEN_BAR
+BENCH_UNSEEN_BAR ?= 0.05
+bench-unseen: artist-fixtures
+	$(PY) tests/bench/bench_unseen.py --artists $(ARTISTS) --bar $(BENCH_UNSEEN_BAR) $(BENCH_UNSEEN_ARGS)
+
+test-judge: setup
+	$(PY) -m pytest -q tests/core/test_judging.py tests/core/test_motion_judge.py tests/tools
