@@ -36,7 +36,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
-from akd_blender.core.distill import DistillConfig, distill  # noqa: E402
+from akd_blender.core.distill import DistillConfig  # noqa: E402
+from akd_blender.core.job import JobRequest, run_request  # noqa: E402
 from akd_blender.core.judging import judge_clip  # noqa: E402
 from akd_blender.core.kinematics import Skeleton  # noqa: E402
 from akd_blender.core.motion import MotionClip  # noqa: E402
@@ -143,7 +144,7 @@ def distil_case(case: Case, artists: Path, prior, device: str, gt_count: int) ->
     """Distil one case → (its figures that need no judge, the clip)."""
     rig, roles = load_case_rig(case, artists)
     t0 = time.time()
-    result = distill(rig, case.prompt, DistillConfig(seed=case.seed, device=device), prior)
+    result = run_request(JobRequest(rig, case.prompt, DistillConfig(seed=case.seed, device=device)), prior=prior)
     seconds = time.time() - t0
     clip = result.clip
     skeleton = Skeleton(rig)
@@ -154,8 +155,8 @@ def distil_case(case: Case, artists: Path, prior, device: str, gt_count: int) ->
         **asdict(case),
         "joint_distance": round(joint_distance(joints_rel(skeleton, clip, height), refs), 4),
         "rest_distance": round(joint_distance(joints_rel(skeleton, rest, height), refs), 4),
-        "understood_as": result.extra.get("understood_as"),
-        "understood_motion": result.extra.get("motion"),
+        "understood_as": result.facts.get("understood_as"),
+        "understood_motion": result.facts.get("motion"),
         "seconds": round(seconds, 2),
     }
     return row, clip

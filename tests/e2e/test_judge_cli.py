@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from akd_blender.core.priors.tiny_model.judge import Judge
+from akd_blender.core.motion_judge import load_motion_judge
 from tests.e2e.akd_cli import ROOT, env, make_blends
 
 
@@ -24,15 +24,13 @@ def _judge(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_judge_prints_a_label_and_its_probability(biped):
-    from akd_blender.core.priors.tiny import ASSET_DIR
-
-    labels = set(Judge.load(ASSET_DIR, "cpu").cfg.labels)
+    labels = set(load_motion_judge().cfg.labels)
     out = _judge("--input", str(biped), "--action", "OldWalk")
     assert out.returncode == 0, out.stderr[-2000:]
-    first, last = out.stdout.strip().splitlines()[-2:]
-    label, probability = first.split()
+    ranking, last = out.stdout.strip().splitlines()[-2:]
+    label, probability = last.split()  # the label and its probability on the last line
     assert label in labels and 0.0 <= float(probability) <= 1.0
-    ranked = re.findall(r"(\S+) ([01]\.\d{3})", last)  # the runners-up, best first
+    ranked = re.findall(r"(\S+) ([01]\.\d{3})", ranking)  # the runners-up, best first
     assert ranked[0] == (label, probability) and all(name in labels for name, _ in ranked)
 
 

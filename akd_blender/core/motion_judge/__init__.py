@@ -1,10 +1,12 @@
 """The motion judge: which library motion a clip of any rig shows, read from its body tracks
 (role keypoints in the body's own frame), not from pixels."""
 
-from .model import MotionJudge, MotionJudgeConfig, MotionJudgeNet
+from .model import ASSET_DIR, MotionJudge, MotionJudgeConfig, MotionJudgeNet, load_motion_judge
 from .tracks import SLOTS, TRACK_CHANNELS, body_tracks, mirror_tracks, slot_chains, slot_points
 
 __all__ = [
+    "ASSET_DIR",
+    "load_motion_judge",
     "MotionJudge",
     "MotionJudgeConfig",
     "MotionJudgeNet",

@@ -21,7 +21,10 @@ from ..rig import RigAsset
 from ..roles import BoneRoles
 from .tracks import TRACK_CHANNELS, body_tracks
 
-__all__ = ["MotionJudgeConfig", "MotionJudgeNet", "MotionJudge"]
+__all__ = ["ASSET_DIR", "MotionJudgeConfig", "MotionJudgeNet", "MotionJudge", "load_motion_judge"]
+
+ASSET_DIR = Path(__file__).resolve().parents[2] / "assets" / "motion_judge"
+"""The shipped motion judge's folder."""
 
 
 @dataclass
@@ -102,3 +105,13 @@ class MotionJudge:
             "probability": float(p[order[0]]),
             "top": [(self.cfg.labels[i], float(p[i])) for i in order],
         }
+
+
+def load_motion_judge(folder: str | Path | None = None, device: torch.device | str = "cpu") -> MotionJudge:
+    """The shipped motion judge (or the one in ``folder``); ModelNotAvailable naming the folder if its files are missing."""
+    from ..errors import ModelNotAvailable
+
+    folder = Path(folder or ASSET_DIR)
+    if not (folder / "motion_judge.safetensors").is_file() or not (folder / "motion_judge.json").is_file():
+        raise ModelNotAvailable(f"the motion judge's weights are missing from {folder} (make motion-judge trains them)")
+    return MotionJudge.load(folder, device)
