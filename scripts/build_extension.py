@@ -157,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         metavar="X.Y",
         help="bundle only the wheels this Blender Python installs (repeatable; default: 3.11 and 3.13)",
     )
+    p.add_argument("--wheel-dir", default=str(ROOT / "wheels"), help="where the wheels are (default: wheels/)")
     p.add_argument("--blender-ext", help="path to Blender's blender_ext.py")
     args = p.parse_args(argv)
 
@@ -164,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--python takes versions like 3.11, got {' '.join(args.python)}")
     pythons = tuple((3, int(v.split(".")[1])) for v in args.python) if args.python else BLENDER_PYTHONS
     try:
-        wheels = [] if args.no_wheels else collect_wheels(ROOT / "wheels", pythons)
+        wheels = [] if args.no_wheels else collect_wheels(Path(args.wheel_dir), pythons)
     except ValueError as err:
         sys.stderr.write(f"build_extension: {err}\n")
         return 2
