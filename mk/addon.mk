@@ -59,13 +59,15 @@ real-blender-cli: real-blender-fixtures
 	  --report build/real-blender/fox_report.json --preview build/real-blender/fox.mp4 --preview-size 64 \
 	  --export build/real-blender/fox.fbx
 
-## real-blender-extension: the real Blender 4.3 (Python 3.13, no dependencies of its own) installs the zip of
-## `make extension` with its bundled cp313 wheels, then runs `blender -b -P run_akd.py -- …` on the Fox with the
-## embedded teacher; torch comes from the extension's wheels
+## real-blender-extension: the real Blender 4.3 (Python 3.13; of the dependencies only Debian's numpy) installs the
+## zip of `make extension` with its bundled cp313 wheels, then runs `blender -b -P run_akd.py -- …` on the Fox with
+## the embedded teacher; torch and the rest come from the extension's wheels
 REAL_BLENDER_FOX_JOB := --input build/real-blender/Fox/Fox.gltf --prompt "a fox trots forward" --frames 24 --device cpu
 real-blender-extension: real-blender-fixtures
 	test -f dist/akd_blender-$(EXT_VERSION).zip || $(MAKE) extension
 	! $(REAL_BLENDER) sh python3 -c "import torch" 2>/dev/null  # the chroot's own Python has no torch
+	# numpy, which official Blender builds ship and the zip leaves out, is a separate package on Debian
+	$(REAL_BLENDER) sh sh -c 'python3 -c "import numpy" 2>/dev/null || apt-get install -y -qq python3-numpy >/dev/null'
 	-$(REAL_BLENDER) run --command extension remove user_default.akd_blender >/dev/null 2>&1
 	time $(REAL_BLENDER) run --command extension install-file -r user_default -e dist/akd_blender-$(EXT_VERSION).zip
 	$(REAL_BLENDER) run -b --python-exit-code 1 --python-expr "import torch; print('torch', torch.__version__, torch.__file__)"
