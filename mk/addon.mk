@@ -62,7 +62,7 @@ real-blender-cli: real-blender-fixtures
 ## real-blender-extension: the real Blender 4.3 (Python 3.13; of the dependencies only Debian's numpy) installs the
 ## zip of `make extension` with its bundled cp313 wheels, then runs `blender -b -P run_akd.py -- …` on the Fox with
 ## the embedded teacher; torch and the rest come from the extension's wheels
-REAL_BLENDER_FOX_JOB := --input build/real-blender/Fox/Fox.gltf --prompt "a fox trots forward" --frames 24 --device cpu
+REAL_BLENDER_FOX_JOB := --input build/real-blender/Fox/Fox.gltf --prompt "a fox trots forward" --frames 8 --device cpu
 real-blender-extension: real-blender-fixtures
 	test -f dist/akd_blender-$(EXT_VERSION).zip || $(MAKE) extension
 	! $(REAL_BLENDER) sh python3 -c "import torch" 2>/dev/null  # the chroot's own Python has no torch
