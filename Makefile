@@ -33,8 +33,8 @@ test: setup .venv-4.2.23/.installed
 	.venv-$*/bin/python -m pip install --quiet -r requirements.txt bpy==$* pytest==9.2.0 pytest-xdist==3.8.0
 	touch $@
 
-## test-all: also every Blender-facing test on bpy 4.2.23 and 4.5.15 (own venvs)
-test-all: test .venv-4.5.15/.installed
+## test-all: also every Blender-facing test on bpy 4.2.23 and 4.5.15 (own venvs), and on 5.2.3 and 5.1.2 (test-py313)
+test-all: test .venv-4.5.15/.installed test-py313
 	for v in 4.2.23 4.5.15; do .venv-$$v/bin/python -m pytest -q -n 2 -p no:cacheprovider tests/blender || exit 1; done
 
 lint: setup

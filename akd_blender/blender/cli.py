@@ -409,6 +409,9 @@ def write_preview(rig, clip, path: str, size: int = 256, camera: str | None = No
     import numpy as np
 
     from ..core.render import render_clip
+    from .compat import ffmpeg_executable
+
+    ffmpeg_executable()  # an extension install leaves the bundled ffmpeg without its execute bit
 
     kwargs = {"camera": camera} if camera else {}
     video = render_clip(rig, clip, size, size, **kwargs).detach().float().cpu().numpy()  # [F,4,H,W]
