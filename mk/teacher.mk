@@ -2,7 +2,7 @@
 TEACHER_DIR := akd_blender/assets/teacher
 PY ?= .venv/bin/python
 
-.PHONY: teacher-phrases teacher test-teacher bench-quality
+.PHONY: teacher-phrases teacher test-teacher bench-quality-teacher
 
 teacher-phrases:
 	HF_HUB_OFFLINE=1 $(PY) -m tools.teacher embed --out $(TEACHER_DIR)/phrases.npz
@@ -15,7 +15,8 @@ teacher:
 test-teacher:
 	$(PY) -m pytest -q tests/core/test_motions.py tests/core/test_tiny.py
 
-bench-quality:
+## bench-quality-teacher: the teacher's own two characters, 24 held-out wordings (the older table)
+bench-quality-teacher:
 	$(PY) tests/bench/bench_quality.py $(BENCH_QUALITY_ARGS)
 
 ## bench-fit: the fit ceiling — the distillation loop fitting each motion's ground-truth video (BENCH_FIT_ARGS=...)
