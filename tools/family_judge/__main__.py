@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -20,17 +19,10 @@ import torch
 from akd_blender.core.judging import judge_clip
 from akd_blender.core.priors.tiny_model.judge import JudgeConfig
 from akd_blender.core.procedural.family import HELDOUT_SEEDS, TRAIN_SEEDS
-from akd_blender.core.rig import load_rig
+from tools.artist_clips import judge_artist_clips
 
 from .data import JUDGE_KINDS, build, judge_labels
 from .train import accuracy, corrupt, per_group_accuracy, train
-
-ARTIST_EXPECTED = {
-    "Fox.Walk": {"walk"},
-    "Fox.Run": {"run", "gallop"},
-    "CesiumMan.Anim_0": {"walk"},
-}
-ARTIST_NOT = {"Fox.Survey": {"walk", "run", "gallop"}}
 
 
 def log(msg: str) -> None:
@@ -38,25 +30,8 @@ def log(msg: str) -> None:
 
 
 def judge_artists(judge, folder: Path) -> dict:
-    """Each artist clip in ``folder`` (index.json) judged: {"Model.Action": {"label", "probability", "top", "ok"}}."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "bench"))
-    from artist_fixtures import load_clip
-
-    index = json.loads((folder / "index.json").read_text())
-    out = {}
-    for model, entry in index.items():
-        rig = load_rig(str(folder / entry["rig"]))
-        for action, info in entry["clips"].items():
-            clip, _ = load_clip(folder / info["file"])
-            key = f"{model}.{action}"
-            res = judge_clip(rig, clip, judge)
-            if key in ARTIST_EXPECTED:
-                res["ok"] = res["label"] in ARTIST_EXPECTED[key]
-            elif key in ARTIST_NOT:
-                res["ok"] = res["label"] not in ARTIST_NOT[key]
-            out[key] = res
-            log(f"artist {key}: {res['label']} p {res['probability']:.2f} top {res['top']} ok {res.get('ok')}")
-    return out
+    """Each artist clip in ``folder`` rendered and judged (:func:`tools.artist_clips.judge_artist_clips`)."""
+    return judge_artist_clips(folder, lambda rig, clip: judge_clip(rig, clip, judge), log)
 
 
 def main(argv: list[str] | None = None) -> int:

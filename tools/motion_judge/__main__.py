@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -23,15 +22,12 @@ import torch.nn.functional as F
 
 from akd_blender.core.motion_judge import SLOTS, MotionJudge, MotionJudgeConfig, MotionJudgeNet, mirror_tracks
 from akd_blender.core.procedural.family import HELDOUT_SEEDS, TRAIN_SEEDS
-from akd_blender.core.rig import load_rig
 from akd_blender.core.roles import find_roles
+from tools.artist_clips import judge_artist_clips
 from tools.family_judge.data import JUDGE_KINDS, judge_labels
 from tools.family_judge.train import corrupt
 
 from .data import build_tracks
-
-ARTIST_EXPECTED = {"Fox.Walk": {"walk"}, "Fox.Run": {"run", "gallop"}, "CesiumMan.Anim_0": {"walk"}}
-ARTIST_NOT = {"Fox.Survey": {"walk", "run", "gallop"}}
 
 
 def log(msg: str) -> None:
@@ -129,25 +125,8 @@ def accuracy(judge: MotionJudge, tracks: torch.Tensor, labels: torch.Tensor, gro
 
 
 def judge_artists(judge: MotionJudge, folder: Path) -> dict:
-    """Every clip in ``folder`` judged with roles from find_roles: {"Model.Action": {...}}."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "bench"))
-    from artist_fixtures import load_clip
-
-    out = {}
-    for model, entry in json.loads((folder / "index.json").read_text()).items():
-        rig = load_rig(str(folder / entry["rig"]))
-        roles = find_roles(rig)
-        for action, info in entry["clips"].items():
-            clip, _ = load_clip(folder / info["file"])
-            key = f"{model}.{action}"
-            res = judge.judge(rig, roles, clip)
-            if key in ARTIST_EXPECTED:
-                res["ok"] = res["label"] in ARTIST_EXPECTED[key]
-            elif key in ARTIST_NOT:
-                res["ok"] = res["label"] not in ARTIST_NOT[key]
-            out[key] = res
-            log(f"artist {key}: {res['label']} p {res['probability']:.2f} top {res['top']} ok {res.get('ok')}")
-    return out
+    """Each artist clip in ``folder`` judged with roles from find_roles (:func:`tools.artist_clips.judge_artist_clips`)."""
+    return judge_artist_clips(folder, lambda rig, clip: judge.judge(rig, find_roles(rig), clip), log)
 
 
 def main(argv: list[str] | None = None) -> int:
