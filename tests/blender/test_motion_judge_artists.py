@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from akd_blender.core.motion_judge import MotionJudge
+from akd_blender.core.motion_judge import load_motion_judge
 from akd_blender.core.rig import load_rig
 from akd_blender.core.roles import find_roles
 from tests.bench.artist_fixtures import export_model, load_clip
@@ -15,7 +15,7 @@ LOCOMOTION = {"walk", "run", "gallop", "hop"}
 
 @pytest.fixture(scope="module")
 def judge():
-    return MotionJudge.load("akd_blender/assets/motion_judge")
+    return load_motion_judge()
 
 
 def _verdicts(path, tmp_path, judge) -> dict[str, dict]:

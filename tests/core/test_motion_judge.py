@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from akd_blender.core.motion import MotionClip
+from akd_blender.core.motion_judge import ASSET_DIR as ASSET  # noqa: E402
 from akd_blender.core.motion_judge import (
     SLOTS,
     TRACK_CHANNELS,
@@ -23,8 +24,6 @@ from akd_blender.core.procedural.library import make_role_clip, motions_for
 from akd_blender.core.procedural.motions import Variation
 from akd_blender.core.roles import find_roles
 from tests.core.rig_variants import affine, placed, renamed, rotation
-
-ASSET = "akd_blender/assets/motion_judge"
 
 
 @pytest.fixture(scope="module")
