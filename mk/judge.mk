@@ -1,5 +1,5 @@
 # Judging motions on any body: artist fixtures, the motion judge's training, the unseen-rig benchmark.
-.PHONY: artist-fixtures motion-judge render-judge bench-unseen bench-quality test-judge
+.PHONY: artist-fixtures motion-judge bench-unseen bench-quality test-judge
 
 ARTISTS := bench_out/artists
 
@@ -12,11 +12,6 @@ motion-judge: artist-fixtures
 	$(PY) -m tools.motion_judge --out akd_blender/assets/motion_judge --train-members 150 --heldout-members 20 \
 		--per-motion 2 --seconds 360 --batch 128 --seed 0 --artists $(ARTISTS)
 
-## render-judge: train a video judge on family renders (CUDA GPU; not shipped) into bench_out/render_judge
-render-judge: artist-fixtures
-	$(PY) -m tools.family_judge --out bench_out/render_judge --train-members 150 --heldout-members 20 --per-motion 2 \
-		--seconds 270 --workers 15 --artists $(ARTISTS)
-
 ## bench-unseen: distil on held-out family members and artist rigs, judge, exit 1 below BENCH_UNSEEN_BAR
 BENCH_UNSEEN_BAR ?= 0.015
 bench-unseen: artist-fixtures
@@ -26,4 +21,4 @@ bench-unseen: artist-fixtures
 bench-quality: bench-unseen
 
 test-judge: setup
-	$(PY) -m pytest -q tests/core/test_judging.py tests/core/test_motion_judge.py tests/tools
+	$(PY) -m pytest -q tests/core/test_judge_window.py tests/core/test_motion_judge.py tests/tools

@@ -1,4 +1,4 @@
-"""Artists' own clips judged, for the judges' training reports: the folder written by
+"""Artists' own clips judged, for the motion judge's training report: the folder written by
 ``tests/bench/artist_fixtures.py`` (an ``index.json``, rigs and clips as ``.npz``)."""
 
 from __future__ import annotations

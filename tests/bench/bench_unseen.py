@@ -7,8 +7,7 @@ Case ``i`` has seed ``i``, its own member and one of its kind's motions with a h
 cases are independent draws. Each case is distilled with the defaults of
 :class:`~akd_blender.core.distill.DistillConfig` from the rest pose, rendered with the distillation's
 judged by the motion judge (:class:`~akd_blender.core.motion_judge.MotionJudge`: the clip's body
-tracks in the judge's window; with ``--render-judge`` also by a video judge on its render from the
-distillation's follow camera, :func:`~akd_blender.core.judging.judge_clip`). A case is **recovered** when it is judged as its motion *and* its joint distance to
+tracks in the judge's window). A case is **recovered** when it is judged as its motion *and* its joint distance to
 the nearest ground truth (the library motion on the same rig, several variations) is below the rest
 pose's. Joint distance: root-relative joint positions in character heights, best yaw about the up
 axis and best time shift within ±3 frames. Prints a markdown table, writes JSON and exits 1 when the
@@ -38,7 +37,6 @@ sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
 from akd_blender.core.distill import DistillConfig  # noqa: E402
 from akd_blender.core.job import JobRequest, run_request  # noqa: E402
-from akd_blender.core.judging import judge_clip  # noqa: E402
 from akd_blender.core.kinematics import Skeleton  # noqa: E402
 from akd_blender.core.motion import MotionClip  # noqa: E402
 from akd_blender.core.procedural.family import HELDOUT_SEEDS, make_member  # noqa: E402
@@ -162,7 +160,7 @@ def distil_case(case: Case, artists: Path, prior, device: str, gt_count: int) ->
     return row, clip
 
 
-def judge_case(row: dict, clip: MotionClip, artists: Path, judge, render_judge=None) -> dict:
+def judge_case(row: dict, clip: MotionClip, artists: Path, judge) -> dict:
     """The row with the judges' verdicts on the distilled clip and on one ground truth, and "recovered"."""
     case = Case(**{k: row[k] for k in Case.__dataclass_fields__})
     rig, roles = load_case_rig(case, artists)
@@ -177,9 +175,6 @@ def judge_case(row: dict, clip: MotionClip, artists: Path, judge, render_judge=N
         "recovered": bool(right and row["joint_distance"] < row["rest_distance"]),
         "gt_judged": judge.judge(rig, roles, gt)["label"],
     }
-    if render_judge is not None:
-        seen = judge_clip(rig, clip, render_judge)
-        out.update(render_judged=seen["label"], render_right=seen["label"] == case.label)
     return out
 
 
@@ -213,18 +208,15 @@ def table(rows: list[dict]) -> str:
         groups.setdefault(r["kind"] if r["source"] == "family" else r["source"], []).append(r)
     groups["all"] = rows
     lines = [
-        "| group | cases | judged right | recovered (right and closer than rest) | joint dist. / rest | GT judged right | "
-        "render judge right | s per case |",
-        "|---|---|---|---|---|---|---|---|",
+        "| group | cases | judged right | recovered (right and closer than rest) | joint dist. / rest | GT judged right | s per case |",
+        "|---|---|---|---|---|---|---|",
     ]
     for name, rs in groups.items():
         n = len(rs)
-        seen = f"{sum(r['render_right'] for r in rs) / n:.0%}" if "render_right" in rs[0] else "-"
         lines.append(
             f"| {name} | {n} | {sum(r['right'] for r in rs) / n:.0%} | {sum(r['recovered'] for r in rs) / n:.0%} | "
             f"{np.mean([r['joint_distance'] for r in rs]):.3f} / {np.mean([r['rest_distance'] for r in rs]):.3f} | "
             f"{sum(r['gt_judged'] == r['label'] for r in rs) / n:.0%} | "
-            f"{seen} | "
             f"{np.mean([r['seconds'] for r in rs]):.1f} |"
         )
     return "\n".join(lines)
@@ -237,7 +229,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--artists", default=str(ROOT / "bench_out" / "artists"), help="folder from artist_fixtures.py")
     ap.add_argument("--artist-names", default=",".join(DEFAULT_ARTISTS))
     ap.add_argument("--judge", default=None, help="motion judge folder (default: the shipped one)")
-    ap.add_argument("--render-judge", default=None, help="also judge renders with this video judge folder")
     ap.add_argument("--phrases", default=None, help="precomputed prompt embeddings (--embed) for a machine without the encoder")
     ap.add_argument("--embed", default=None, help="write the cases' prompt embeddings to this file and stop")
     ap.add_argument("--gt", type=int, default=6, help="ground-truth variations per case for fidelity")
@@ -267,13 +258,13 @@ def main(argv: list[str] | None = None) -> int:
     prior = load_tiny_prior(device)
     if args.phrases:
         extend_phrases(prior, Path(args.phrases))
-    judge, render_judge = load_judges(args)
+    judge = load_judge(args)
     rows, clips = [], {}
     for case in cases:
         row, clip = distil_case(case, artists, prior, device, args.gt)
         clips[case.seed] = clip
         if judge is not None:
-            row = judge_case(row, clip, artists, judge, render_judge)
+            row = judge_case(row, clip, artists, judge)
         rows.append(row)
         print(
             f"{case.seed:3d} {case.source}/{case.kind} {case.label:12s} '{case.prompt}' → {row.get('judged')}, "
@@ -290,25 +281,21 @@ def main(argv: list[str] | None = None) -> int:
     return report(rows, args.bar, Path(args.out))
 
 
-def load_judges(args):
-    """(motion judge, render judge or None); the motion judge is None with ``--no-judge``."""
-    from akd_blender.core.motion_judge import MotionJudge
-    from akd_blender.core.priors.tiny_model.judge import Judge
+def load_judge(args):
+    """The motion judge of ``--judge`` (default: the shipped one), or None with ``--no-judge``."""
+    from akd_blender.core.motion_judge import load_motion_judge
 
-    if args.no_judge:
-        return None, None
-    judge = MotionJudge.load(args.judge or ROOT / "akd_blender" / "assets" / "motion_judge", "cpu")
-    return judge, Judge.load(args.render_judge, "cpu") if args.render_judge else None
+    return None if args.no_judge else load_motion_judge(args.judge)
 
 
 def rejudge(args, artists: Path) -> int:
     """Judge the saved clips of shard files (``--merge``) and write one table."""
-    judge, render_judge = load_judges(args)
+    judge = load_judge(args)
     rows = []
     for f in args.merge:
         shard = json.loads(Path(f).read_text())["cases"]
         clips = load_clips(Path(f).with_suffix(".clips.npz"), shard, artists)
-        rows += [judge_case(r, clips[r["seed"]], artists, judge, render_judge) for r in shard]
+        rows += [judge_case(r, clips[r["seed"]], artists, judge) for r in shard]
     return report(sorted(rows, key=lambda r: r["seed"]), args.bar, Path(args.out))
 
 

@@ -2,7 +2,7 @@
 
 Body tracks of the family's train members (:mod:`.data`); each batch adds shuffled / frozen /
 reversed copies labelled "none", then mirrors half the clips, adds the secondary motion artists'
-clips have and the library's do not (:func:`secondary_motion`: sway, tilt, a swinging tail and head,
+clips have and the library's do not (:func:`.augment.secondary_motion`: sway, tilt, a swinging tail and head,
 higher or lower foot lifts), scales the tracks by 0.85–1.15 (a height read differently) and adds noise. Evaluated on held-out members, their "none" clips, corrupted
 held-out ground truth and, with ``--artists`` (a folder from ``tests/bench/artist_fixtures.py``),
 artists' own clips with roles from :func:`~akd_blender.core.roles.find_roles`. Writes
@@ -20,57 +20,18 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from akd_blender.core.motion_judge import SLOTS, MotionJudge, MotionJudgeConfig, MotionJudgeNet, mirror_tracks
+from akd_blender.core.motion_judge import MotionJudge, MotionJudgeConfig, MotionJudgeNet, mirror_tracks
 from akd_blender.core.procedural.family import HELDOUT_SEEDS, TRAIN_SEEDS
 from akd_blender.core.roles import find_roles
 from tools.artist_clips import judge_artist_clips
-from tools.family_judge.data import JUDGE_KINDS, judge_labels
-from tools.family_judge.train import corrupt
 
+from .augment import corrupt, secondary_motion
+from .clips import JUDGE_KINDS, judge_labels
 from .data import build_tracks
 
 
 def log(msg: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
-
-
-ROOT_SWAY = {0: 0.02, 2: 0.02, 3: 0.02, 6: 0.08, 7: 0.08}  # channel → largest sway (heights / tilt)
-SLOT_SWAY = {"head": 0.08, "tail": 0.25, "arm": 0.05, "wing": 0.05, "leg": 0.03}
-
-
-def _sway_amplitudes(channels: int) -> torch.Tensor:
-    """The largest secondary sway per track channel [C] (0 for flags and yaw)."""
-    amp = torch.zeros(channels)
-    for c, a in ROOT_SWAY.items():
-        amp[c] = a
-    for i, name in enumerate(SLOTS):
-        amp[8 + 4 * i : 8 + 4 * i + 3] = SLOT_SWAY[name.split(".")[0]]
-    return amp
-
-
-def secondary_motion(x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-    """Tracks [B,F,C] with a random smooth sway added to each channel (one sine of 0.5–3 cycles per
-    window, amplitude up to :data:`ROOT_SWAY` / :data:`SLOT_SWAY`), a constant pitch of up to ±0.15,
-    and the legs' vertical paths scaled by 0.7–2 (higher or lower foot lifts); absent slots stay zero."""
-    b, f, c = x.shape
-    dev = x.device
-
-    def rand(*shape):
-        return torch.rand(*shape, generator=generator, device=dev)
-
-    t = torch.arange(f, device=dev, dtype=x.dtype) / f
-    amp = _sway_amplitudes(c).to(dev) * rand(b, 1, c)
-    wave = torch.sin(2 * torch.pi * ((0.5 + 2.5 * rand(b, 1, c)) * t[None, :, None] + rand(b, 1, c)))
-    present = torch.ones_like(x)
-    for i in range(len(SLOTS)):
-        present[..., 8 + 4 * i : 8 + 4 * i + 3] = x[..., 8 + 4 * i + 3 : 8 + 4 * i + 4]
-    out = x + amp * wave * present
-    out[..., 7] += 0.3 * (rand(b, 1) - 0.5)
-    lift = 0.7 + 1.3 * rand(b, 1)
-    for i, name in enumerate(SLOTS):
-        if name.startswith("leg"):
-            out[..., 8 + 4 * i + 2] *= lift
-    return out
 
 
 def train(

@@ -1,5 +1,5 @@
-"""The motion judge's data: body tracks of the judge data's clips (:mod:`tools.family_judge.data`:
-every library motion on many family members, with "none" clips), made in worker processes."""
+"""The motion judge's data: body tracks of the clips of :mod:`.clips` (every library motion on many
+family members, with "none" clips), made in worker processes."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from akd_blender.core.procedural.family import make_member
 from akd_blender.core.procedural.family.truth import truth_roles
 from akd_blender.core.procedural.library import LIBRARY
 from akd_blender.core.procedural.motions import NONE_LABEL
-from tools.family_judge.data import judge_labels, member_clips, member_items
+
+from .clips import judge_labels, member_clips, member_items
 
 __all__ = ["member_tracks", "build_tracks"]
 
@@ -33,7 +34,7 @@ def build_tracks(
     seeds: dict[str, list[int]], split: str, per_motion: int, negatives: int, frames: int = 16, workers: int = 0
 ) -> dict:
     """Tracks of every member ``seeds[kind]`` → {"tracks" float32 [N,F,C], "label" int64 [N] (index into
-    :func:`~tools.family_judge.data.judge_labels`), "reversible" bool [N], "items"}."""
+    :func:`.clips.judge_labels`), "reversible" bool [N], "items"}."""
     jobs = [(kind, s, split, per_motion, negatives, frames) for kind, ss in seeds.items() for s in ss]
     if workers:
         with ProcessPoolExecutor(workers) as pool:

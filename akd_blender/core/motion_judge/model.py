@@ -1,6 +1,6 @@
 """The motion judge: a small temporal convolution network over body tracks (:mod:`.tracks`).
 
-Input: tracks [B,F,C] of a clip cut to the judge's window (:func:`~akd_blender.core.judging.judge_window`:
+Input: tracks [B,F,C] of a clip cut to the judge's window (:func:`.window.judge_window`:
 ``frames`` frames over 2 s). The network sees the tracks and their frame-to-frame differences and keeps
 the time axis to its head, so shuffled, frozen and reversed motions can be told from the real ones.
 The last label is ``"none"``.
@@ -15,11 +15,11 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from ..judging import judge_window
 from ..motion import MotionClip
 from ..rig import RigAsset
 from ..roles import BoneRoles
 from .tracks import TRACK_CHANNELS, body_tracks
+from .window import judge_window
 
 __all__ = ["ASSET_DIR", "MotionJudgeConfig", "MotionJudgeNet", "MotionJudge", "load_motion_judge"]
 

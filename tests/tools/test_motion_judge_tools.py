@@ -1,4 +1,4 @@
-"""The any-body judge's data and training (tiny sizes on the CPU)."""
+"""The motion judge's clips, augmentations and training (tiny sizes on the CPU)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,14 @@ import pytest
 import torch
 
 from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.priors.tiny_model.judge import Judge, JudgeConfig
+from akd_blender.core.motion_judge import SLOTS, TRACK_CHANNELS, MotionJudge, MotionJudgeConfig
 from akd_blender.core.procedural.family import make_member
 from akd_blender.core.procedural.family.truth import truth_roles
 from akd_blender.core.procedural.motions import NONE_LABEL
-from tools.family_judge.data import LOCOMOTION, JudgeItem, _remove_travel, build, judge_labels, member_clips, member_items
-from tools.family_judge.train import augment, corrupt, train
+from tools.motion_judge.__main__ import train
+from tools.motion_judge.augment import corrupt, secondary_motion
+from tools.motion_judge.clips import LOCOMOTION, JudgeItem, _remove_travel, judge_labels, member_clips, member_items
+from tools.motion_judge.data import build_tracks
 
 
 def test_labels_cover_every_kind_and_end_with_none():
@@ -46,14 +48,13 @@ def test_in_place_removes_horizontal_travel_only():
     assert "walk" in LOCOMOTION
 
 
-def test_build_renders_labelled_clips():
-    data = build({"biped": [1], "bird": [2]}, "train", per_motion=1, negatives=2, size=16)
+def test_build_tracks_labelled():
+    data = build_tracks({"biped": [1], "bird": [2]}, "train", per_motion=1, negatives=2)
     n = len(data["items"])
-    assert data["videos"].shape == (n, 16, 3, 16, 16) and data["videos"].dtype == torch.uint8
+    assert data["tracks"].shape == (n, 16, TRACK_CHANNELS) and torch.isfinite(data["tracks"]).all()
     labels = judge_labels()
     assert [labels[i] for i in data["label"].tolist()] == [i.label for i in data["items"]]
     assert data["reversible"][[i.label == NONE_LABEL for i in data["items"]]].all()
-    assert data["videos"].float().std() > 5  # something is drawn
 
 
 def test_corrupt_shuffles_freezes_or_reverses():
@@ -76,24 +77,27 @@ def test_corrupt_shuffles_freezes_or_reverses():
     assert not any(torch.equal(c[:, 0] % 10, torch.arange(9.0, -1, -1)) for c in never_reversed)
 
 
-def test_augment_keeps_shape_and_range_and_is_seeded():
-    x = torch.rand(6, 4, 3, 8, 8)
-    a = augment(x.clone(), torch.Generator().manual_seed(3))
-    b = augment(x.clone(), torch.Generator().manual_seed(3))
-    assert a.shape == x.shape and torch.equal(a, b)
-    assert a.min() >= 0 and a.max() <= 1 and not torch.allclose(a, x)
+def test_secondary_motion_sways_present_slots_only():
+    x = torch.zeros(4, 16, TRACK_CHANNELS)
+    tail = 8 + 4 * SLOTS.index("tail")
+    x[..., tail + 3] = 1.0  # only the tail is present
+    a = secondary_motion(x.clone(), torch.Generator().manual_seed(3))
+    b = secondary_motion(x.clone(), torch.Generator().manual_seed(3))
+    assert torch.equal(a, b)
+    assert a[..., tail : tail + 3].abs().amax() > 0.01  # the tail swings
+    head = 8 + 4 * SLOTS.index("head")
+    assert a[..., head : head + 4].abs().amax() == 0  # an absent head stays absent
+    assert a[..., tail + 3].eq(1.0).all()
 
 
 def test_train_a_few_steps_and_round_trip(tmp_path):
-    data = build({"quadruped": [4]}, "train", per_motion=1, negatives=2, size=16)
-    cfg = JudgeConfig(labels=judge_labels(), frames=16, height=16, width=16, channels=8)
-    judge, stats = train(
-        data["videos"], data["label"], data["reversible"], cfg, seconds=2.0, batch=4, device="cpu", log=lambda m: None
-    )
+    data = build_tracks({"quadruped": [4]}, "train", per_motion=1, negatives=2)
+    cfg = MotionJudgeConfig(labels=judge_labels(), frames=16, channels=TRACK_CHANNELS, width=16)
+    judge, stats = train(data, cfg, seconds=2.0, batch=8, lr=1e-3, seed=0, device="cpu")
     assert stats["steps"] >= 1 and np.isfinite(stats["final_loss"])
     judge.save(tmp_path)
-    again = Judge.load(tmp_path)
-    p = again.probabilities(data["videos"][:2])
+    again = MotionJudge.load(tmp_path)
+    p = again.probabilities(data["tracks"][:2])
     assert p.shape == (2, len(cfg.labels)) and torch.allclose(p.sum(-1), torch.ones(2), atol=1e-5)
     assert again.cfg.labels == cfg.labels
 

@@ -1,38 +1,33 @@
-"""The any-body judge's data: the role-based motion library played on many family members, rendered
-as the distillation sees them (follow camera within ±40° of the azimuth of
-:data:`~akd_blender.core.render.DEFAULT_VIEW`, elevation 6–26°, the character filling 35–85 % of the
-frame; checkerboard ground), 16 frames over :data:`~akd_blender.core.judging.JUDGE_SECONDS`.
+"""The motion judge's clips: the role-based motion library played on many family members, 16 frames
+over :data:`~akd_blender.core.motion_judge.JUDGE_SECONDS`.
 
 Per member: every library motion of its kind at ``per_motion`` variations (tempo 0.6–1.8 × the
 library's, 0.5–2.6 for locomotion; amplitude 0.65–1.35; any facing; locomotion also played on the
 spot, as artists' cycles are; half the quadrupeds' gaits with other footfalls, duty factors and foot
 lifts, :func:`gait_variant`), plus "none" clips: the rest pose, low-amplitude motions (15 %) and a
 random smooth wiggle of every bone. Shuffled / frozen / reversed negatives are made at training
-time (:func:`.train.corrupt`).
+time (:func:`.augment.corrupt`).
 """
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
 
-from akd_blender.core.judging import JUDGE_SECONDS
-from akd_blender.core.kinematics import Skeleton
 from akd_blender.core.motion import MotionClip
+from akd_blender.core.motion_judge import JUDGE_SECONDS
 from akd_blender.core.procedural.family import make_member
 from akd_blender.core.procedural.family.truth import truth_roles
 from akd_blender.core.procedural.library import LIBRARY, make_role_clip, motions_for, sample_variations
 from akd_blender.core.procedural.library.limbs import gait
 from akd_blender.core.procedural.library.pose import location_carrier
 from akd_blender.core.procedural.motions import NONE_LABEL
-from akd_blender.core.render import DEFAULT_VIEW, Renderer, concat_cameras, make_cameras, root_path
+from akd_blender.core.render import DEFAULT_VIEW
 from akd_blender.core.rotations import quat_multiply, rotvec_to_quat
 
-__all__ = ["JUDGE_KINDS", "LOCOMOTION", "judge_labels", "JudgeItem", "member_items", "member_clips", "render_member", "build"]
+__all__ = ["JUDGE_KINDS", "LOCOMOTION", "judge_labels", "JudgeItem", "member_items", "member_clips", "gait_variant"]
 
 JUDGE_KINDS: tuple[str, ...] = tuple(LIBRARY)
 """Kinds with library motions (the judge's kinds)."""
@@ -53,7 +48,8 @@ def judge_labels() -> tuple[str, ...]:
 class JudgeItem:
     """One clip: member (kind, seed), label (``"none"`` for negatives), the motion played
     (``source``: a library label, ``"rest"`` or ``"wiggle"``), its variation seed, amplitude scale,
-    whether travel is removed, and the camera (azimuth, elevation, degrees)."""
+    whether travel is removed, and a camera for rendering it (azimuth, elevation in degrees, the share
+    of the frame the character fills; drawn with the item so a video judge can render the same items)."""
 
     kind: str
     seed: int
@@ -224,68 +220,3 @@ def _rest(rig, frames: int, fps: float, facing: float, roles) -> MotionClip:
     quat[..., 0] = 1.0
     quat[:, root] = rotvec_to_quat(torch.as_tensor(facing * local_up)).numpy()
     return MotionClip(rig.bone_names, fps, 1, quat, np.zeros((frames, rig.num_bones, 3)))
-
-
-@torch.no_grad()
-def render_member(
-    kind: str, seed: int, clips: list[MotionClip], items: list[JudgeItem], size: int, device: str, backend: str
-) -> torch.Tensor:
-    """Render one member's clips (follow camera at each item's view) → uint8 [N,F,3,size,size] on the CPU."""
-    rig = make_member(kind, seed).rig
-    renderer = Renderer(rig, size, size, backend=backend, device=device)
-    skeleton = Skeleton(rig).to(renderer.device)
-    verts, cams = [], []
-    for clip, it in zip(clips, items):
-        v = skeleton(clip)
-        verts.append(v)
-        cams.append(
-            make_cameras(rig, root_path(v), size, size, mode="follow", azimuth=it.azimuth, elevation=it.elevation, fill=it.fill)
-        )
-    video = renderer.render(torch.cat(verts), concat_cameras(cams))[:, :3]
-    video = video.reshape(len(clips), -1, 3, size, size)
-    return (video * 255).round().clamp(0, 255).to(torch.uint8).cpu()
-
-
-def _member_job(args: tuple) -> tuple[list[JudgeItem], list[MotionClip]]:
-    kind, seed, split, per_motion, negatives, frames = args
-    torch.set_num_threads(1)
-    items = member_items(kind, seed, split, per_motion, negatives)
-    return items, member_clips(kind, seed, items, frames)
-
-
-def build(
-    seeds: dict[str, list[int]],
-    split: str,
-    per_motion: int = 3,
-    negatives: int = 3,
-    frames: int = 16,
-    size: int = 64,
-    device: str = "cpu",
-    backend: str = "torch",
-    workers: int = 0,
-    progress: bool = False,
-) -> dict:
-    """Render the items of every member ``seeds[kind]`` → {"videos" uint8 [N,F,3,H,W], "label" int64 [N]
-    (index into :func:`judge_labels`), "reversible" bool [N] (the motion looks alike reversed), "items"}.
-    Clips are made in ``workers`` processes (0: in this one); rendering runs here on ``device``."""
-    jobs = [(kind, s, split, per_motion, negatives, frames) for kind, ss in seeds.items() for s in ss]
-    if workers:
-        with ProcessPoolExecutor(workers) as pool:
-            made = list(pool.map(_member_job, jobs, chunksize=max(1, len(jobs) // (4 * workers))))
-    else:
-        made = [_member_job(j) for j in jobs]
-    torch.set_num_threads(os.cpu_count() or 1)
-    labels = judge_labels()
-    symmetric = {(k, s.label): s.time_symmetric for k, specs in LIBRARY.items() for s in specs}
-    videos, all_items = [], []
-    it = zip(jobs, made)
-    if progress:
-        from tqdm import tqdm
-
-        it = tqdm(list(it), desc=f"render {split}", unit="member")
-    for (kind, seed, *_), (items, clips) in it:
-        videos.append(render_member(kind, seed, clips, items, size, device, backend))
-        all_items += items
-    label = torch.tensor([labels.index(i.label) for i in all_items])
-    reversible = torch.tensor([symmetric.get((i.kind, i.source), True) or i.label == NONE_LABEL for i in all_items])
-    return {"videos": torch.cat(videos), "label": label, "reversible": reversible, "items": all_items}

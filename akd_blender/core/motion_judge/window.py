@@ -1,7 +1,6 @@
-"""Judging a motion on any rig: a clip cut to the judge's time window, rendered as the distillation sees it.
+"""The judge's time window: a clip cut to ``seconds`` sampled at ``frames`` frames.
 
-A judge (:class:`~akd_blender.core.priors.tiny_model.judge.Judge`) reads a fixed window of
-``seconds`` sampled at ``frames`` frames. :func:`judge_window` resamples a clip to that window in
+The motion judge reads a fixed window. :func:`judge_window` resamples a clip to that window in
 real time (so a 0.7 s artist walk cycle keeps its tempo): rotations are slerped and locations
 interpolated between frames, and a cyclic clip (last pose equal to the first) is looped to fill
 the window; a clip that is not cyclic and shorter than the window holds its last pose.
@@ -12,11 +11,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from .motion import MotionClip
-from .rig import RigAsset
-from .rotations import quat_multiply, quat_to_rotvec, rotvec_to_quat
+from ..motion import MotionClip
+from ..rotations import quat_multiply, quat_to_rotvec, rotvec_to_quat
 
-__all__ = ["JUDGE_SECONDS", "is_cyclic", "judge_window", "render_for_judge", "judge_clip"]
+__all__ = ["JUDGE_SECONDS", "is_cyclic", "judge_window"]
 
 JUDGE_SECONDS = 2.0
 """The time window a judge reads (seconds); the distillation's default clip is 48 frames at 24 fps."""
@@ -57,26 +55,3 @@ def judge_window(clip: MotionClip, frames: int = 16, seconds: float = JUDGE_SECO
     w = (t - lo)[:, None, None]
     locations = clip.locations[lo] * (1 - w) + clip.locations[hi] * w
     return MotionClip(clip.bone_names, fps, clip.frame_start, rotations, locations).continuous()
-
-
-@torch.no_grad()
-def render_for_judge(rig: RigAsset, clip: MotionClip, judge, backend: str = "auto", device: str | None = None) -> torch.Tensor:
-    """The clip's judge window rendered at the judge's size with the distillation's follow camera:
-    RGB [F,3,H,W] in [0,1]."""
-    from .render import render_clip
-
-    window = judge_window(clip, judge.cfg.frames)
-    return render_clip(rig, window, judge.cfg.height, judge.cfg.width, camera="follow", backend=backend, device=device)[:, :3]
-
-
-def judge_clip(rig: RigAsset, clip: MotionClip, judge, top: int = 3, backend: str = "auto") -> dict:
-    """Judge a clip of ``rig``: {"label", "probability", "top": [(label, p) …]} (probabilities of the
-    judge's classes, best first)."""
-    video = render_for_judge(rig, clip, judge, backend=backend, device=str(judge.device))
-    labels, probs = judge.classify(video[None].cpu())
-    order = probs[0].argsort(descending=True)[:top].tolist()
-    return {
-        "label": labels[0],
-        "probability": float(probs[0].max()),
-        "top": [(judge.cfg.labels[i], float(probs[0, i])) for i in order],
-    }

@@ -1,4 +1,4 @@
-"""The judge's window: a clip resampled in its own time, looped when cyclic; judging a clip of any rig."""
+"""The judge's window: a clip resampled in its own time, looped when cyclic."""
 
 from __future__ import annotations
 
@@ -6,10 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.core.judging import is_cyclic, judge_clip, judge_window
 from akd_blender.core.motion import MotionClip
-from akd_blender.core.priors.tiny_model.judge import Judge, JudgeConfig, JudgeNet
-from akd_blender.core.procedural.characters import quadruped
+from akd_blender.core.motion_judge import is_cyclic, judge_window
 from akd_blender.core.rotations import rotvec_to_quat
 
 
@@ -61,16 +59,3 @@ def test_cyclic_clip_loops_and_short_clip_holds():
     held = judge_window(once, frames=16, seconds=2.0)
     _same_rotations(held.rotations[8:], np.repeat(once.rotations[-1:], 8, 0))
     _same_rotations(judge_window(cycle, cyclic=False).rotations[8:], np.repeat(cycle.rotations[-1:], 8, 0))
-
-
-def test_judge_clip_on_a_rig():
-    rig = quadruped()
-    torch.manual_seed(0)
-    cfg = JudgeConfig(labels=("walk", "sit", "none"), frames=8, height=16, width=16, channels=8)
-    judge = Judge(JudgeNet(cfg), cfg)
-    clip = MotionClip.rest(rig, 24, 24.0)
-    a = judge_clip(rig, clip, judge, backend="torch")
-    b = judge_clip(rig, clip, judge, backend="torch")
-    assert a == b
-    assert a["label"] in cfg.labels and a["top"][0] == (a["label"], pytest.approx(a["probability"]))
-    assert sum(p for _, p in a["top"]) == pytest.approx(1.0, abs=1e-5)
