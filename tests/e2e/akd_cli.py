@@ -100,12 +100,14 @@ for a in bpy.data.actions:
     actions[a.name] = {"fcurves": len(curves), "frames": frames, "fake_user": a.use_fake_user, "users": a.users}
 arms = {o.name: (o.animation_data.action.name if o.animation_data and o.animation_data.action else None)
         for o in bpy.data.objects if o.type == "ARMATURE"}
-print("SUMMARY" + json.dumps({"actions": actions, "armatures": arms}))
+scene = [bpy.context.scene.frame_start, bpy.context.scene.frame_end]
+print("SUMMARY" + json.dumps({"actions": actions, "armatures": arms, "scene_range": scene}))
 """
 
 
 def blend_summary(path: Path) -> dict:
-    """{"actions": {name: {fcurves, frames, fake_user, users}}, "armatures": {name: active action}}."""
+    """{"actions": {name: {fcurves, frames, fake_user, users}}, "armatures": {name: active action},
+    "scene_range": [frame_start, frame_end]}."""
     out = subprocess.run(
         [sys.executable, "-c", _SUMMARY, str(path)], cwd=ROOT, env=env(), capture_output=True, text=True, timeout=120
     )

@@ -30,12 +30,12 @@ def batch(tmp_path_factory):
     fox = ASSET_FILES["Fox"]
     jobs = [
         {"input": str(fox), "prompt": PROMPT_FOX, "out": str(tmp / "fox.blend"), "report": str(tmp / "fox.json")}
-        | {"preview": str(tmp / "fox.mp4"), "preview-size": 32, "export": str(tmp / "fox.glb")},
+        | {"preview": str(tmp / "fox.mp4"), "preview-size": 32, "export": str(tmp / "fox.glb"), "keys": "dense"},
         {"input": str(tmp / "missing.glb"), "prompt": "a fox jumps", "out": str(tmp / "never.blend")},
         {"input": str(blends["biped"]), "prompt": PROMPT_BIPED, "frames": 6, "out": str(tmp / "biped_out.blend")}
         | {"report": str(tmp / "biped.json"), "export": str(tmp / "biped.fbx"), "physics": True},
         {"input": str(blends["biped"]), "ground-action": "OldWalk", "out": str(tmp / "grounded.blend")}
-        | {"report": str(tmp / "grounded.json")},
+        | {"report": str(tmp / "grounded.json"), "set-scene-range": True},
     ]
     (tmp / "jobs.json").write_text(json.dumps(jobs))
     hashes = {p: sha256(p) for p in (fox, blends["biped"])}
@@ -81,6 +81,25 @@ def test_fox_report_has_every_field(batch):
     assert {"foot_skate", "penetration", "jitter"} <= set(report["motion_metrics"])
     assert report["seconds"] > 0 and report["previous_action"]
     assert set(report["outputs"]) == {"out", "report", "preview", "export"}
+    keys = report["keys"]  # --keys dense: every channel keyed on every frame, exactly
+    assert keys["mode"] == "dense" and keys["keys_per_channel"] == 4.0 and keys["keys"] == 4 * keys["channels"]
+    assert keys["rotation_error_deg"] < 1e-3 and keys["location_error"] < 1e-6
+    assert report["scene_changes"][0] == f"new action '{PROMPT_FOX}' active on '{report['armature']}'"
+    assert not any(c.startswith("frame range") for c in report["scene_changes"])
+
+
+def test_report_warnings_are_the_motion_warnings_and_printed(batch):
+    """Every job's motion_warnings (its own metrics, thresholds of the motion the model understood) are in
+    its report and each report warning is one ``akd: … warning:`` line on stderr."""
+    from akd_blender.core.metrics import motion_thresholds, motion_warnings
+
+    stderr = batch["result"].stderr
+    for n, name in ((1, "fox"), (3, "biped"), (4, "grounded")):
+        report = json.loads((batch["tmp"] / f"{name}.json").read_text())
+        expected = motion_warnings(report["motion_metrics"], motion_thresholds(report["distill"].get("motion")))
+        assert report["warnings"][len(report["warnings"]) - len(expected) :] == expected, name
+        for line in report["warnings"]:
+            assert f"akd: job {n}/4: warning: {line}" in stderr, (name, line)
 
 
 def test_fox_preview_mp4_has_every_frame(batch):
@@ -101,9 +120,10 @@ def test_exports_written(batch):
 def test_blend_input_new_action_over_frame_range_old_actions_kept(batch):
     summary = blend_summary(batch["tmp"] / "biped_out.blend")
     actions = summary["actions"]
-    assert actions[PROMPT_BIPED]["frames"] == [1, 2, 3, 4, 5, 6] and actions[PROMPT_BIPED]["fcurves"] >= 19 * 4
     grounded = f"{PROMPT_BIPED} grounded"  # --physics: the distilled action and the grounded one
-    assert actions[grounded]["frames"] == [1, 2, 3, 4, 5, 6]
+    for name in (PROMPT_BIPED, grounded):  # sparse keys (the default): within the frames, first and last keyed
+        frames = actions[name]["frames"]
+        assert set(frames) <= set(range(1, 7)) and frames[0] == 1 and frames[-1] == 6 and actions[name]["fcurves"] > 0
     assert summary["armatures"] == {"Biped": grounded}
     assert actions["OldWalk"]["fake_user"] and actions["OldWalk"]["frames"] == [1, 10]
     assert "OldSpare" in actions
@@ -111,16 +131,30 @@ def test_blend_input_new_action_over_frame_range_old_actions_kept(batch):
     assert report["previous_action"] == "OldWalk" and report["frames"] == 6
     assert report["action_names"] == [PROMPT_BIPED, grounded]
     assert {"foot_skate", "penetration"} <= set(report["physics"]["before"]) and report["physics"]["after"]
+    keys = report["keys"]  # the grounded action's keys, within SparseKeys' default bounds (0.5°, 0.2 % of the height)
+    assert keys["mode"] == "sparse" and 0 < keys["keys_per_channel"] <= 6
+    assert keys["rotation_error_deg"] <= 0.5 + 1e-3 and keys["location_error"] <= 0.002 + 1e-5
+    # the scene's frame range is the input's (no --set-scene-range); the changes name both actions
+    assert summary["scene_range"] == blend_summary(batch["blends"]["biped"])["scene_range"] != [1, 6]
+    assert report["scene_changes"] == [
+        f"new action '{PROMPT_BIPED}' on 'Biped'",
+        f"new action '{grounded}' active on 'Biped'",
+        "action 'OldWalk' kept with a fake user",
+    ]
 
 
 def test_ground_existing_action(batch):
     summary = blend_summary(batch["tmp"] / "grounded.blend")
     assert summary["armatures"] == {"Biped": "OldWalk grounded"}
-    assert summary["actions"]["OldWalk grounded"]["frames"] == list(range(1, 11))
+    frames = summary["actions"]["OldWalk grounded"]["frames"]  # sparse keys: fewer than one a frame
+    assert set(frames) <= set(range(1, 11)) and frames[0] == 1 and frames[-1] == 10
+    assert summary["scene_range"] == [1, 10]  # --set-scene-range
     assert summary["actions"]["OldWalk"]["frames"] == [1, 10]
     report = json.loads((batch["tmp"] / "grounded.json").read_text())
     assert set(REPORT_FIELDS) <= set(report) and report["prompt"] is None and report["steps"] == 0
     assert report["physics"]["after"]["penetration"] <= report["physics"]["before"]["penetration"] + 1e-3
+    assert report["keys"]["mode"] == "sparse" and report["keys"]["keys_per_channel"] < 10
+    assert report["scene_changes"][-1] == "frame range 1–10"
 
 
 def test_cli_flags_are_derived_from_the_core_settings():
@@ -134,6 +168,8 @@ def test_cli_flags_are_derived_from_the_core_settings():
     actions = {a.dest: a for a in cli.build_parser()._actions}
     assert actions["camera"].choices == core.CAMERA_MODES == CAMERA_MODES
     assert actions["start"].choices == core.START_MODES and actions["device"].choices == core.DEVICES
+    assert actions["keys"].choices == core.KEY_MODES and actions["keys"].default == core.KEYS_DEFAULT == "sparse"
+    assert cli.CliJob().keys == core.KEYS_DEFAULT and actions["set_scene_range"].default is False
     config = cli.distill_config(cli.CliJob(input="x.blend", prompt="p"), frame_start=1, fps=24.0)
     assert config == core.DistillConfig(preview_every=0)  # every other field at the core's default
     names = {f.name for f in fields(core.DistillConfig)}
