@@ -413,17 +413,20 @@ class AKD_OT_ground_action(bpy.types.Operator):
 
 def ground_active_action(context, obj, action=None) -> str:
     """Ground ``action`` (default: the active one) of ``obj`` with ``core.physics.ground_clip``
-    and write the result as a new action ``"<name> grounded"`` (made active). Returns its name."""
+    and write the result as a new action ``"<name> grounded"`` (made active), keyed as the panel's Keys
+    setting says (``scene.akd.keys``). Returns its name."""
     ensure_main_thread()
     from ..core.physics import ground_clip
     from .extract import rig_from_armature
-    from .keyframes import read_clip, write_action
+    from .keyframes import read_clip, sparse_keys_for, write_action
 
     action = action or obj.animation_data.action
     start, end = (int(round(v)) for v in action.frame_range)
     clip = read_clip(obj, start, max(end, start + 1), action=action)
-    result = ground_clip(rig_from_armature(obj), clip)
-    return write_action(obj, result.clip, action_name(f"{action.name} grounded")).name
+    rig = rig_from_armature(obj)
+    result = ground_clip(rig, clip)
+    sparse = sparse_keys_for(context.scene.akd.keys, rig.height)
+    return write_action(obj, result.clip, action_name(f"{action.name} grounded"), sparse=sparse).name
 
 
 CLASSES = (AKD_OT_distill, AKD_OT_cancel, AKD_OT_free_gpu, AKD_OT_ground_action)

@@ -349,6 +349,8 @@ def test_ground_action_operator(addon):
     action = arm.animation_data.action
     assert action.name == "OldAction grounded" and tuple(round(v) for v in action.frame_range) == (1, 6)
     assert bpy.data.actions["OldAction"].use_fake_user
+    keys = _fcurve_keys(action)  # the panel's Keys (sparse by default): fewer keys than frames
+    assert keys and sum(keys) < 6 * len(keys)
 
 
 def test_worker_thread_cancel_mid_run_frees_the_model(tiny_model):

@@ -59,6 +59,8 @@ def old_action(arm, name):
     arm.animation_data.action.name = name
 
 fresh(); arm = armature_from_rig(biped()); old_action(arm, "OldWalk")
+for mod in (m for o in bpy.data.objects if o.type == "MESH" for m in o.modifiers if m.type == "ARMATURE"):
+    mod.use_deform_preserve_volume = True  # a feature the mirror warns about (the report's warnings)
 extra = bpy.data.actions.new("OldSpare"); extra.use_fake_user = True
 bpy.ops.wm.save_as_mainfile(filepath=f"{folder}/biped.blend")
 fresh(); armature_from_rig(biped(), "A"); armature_from_rig(quadruped(), "B")
@@ -75,7 +77,8 @@ print("made")
 
 
 def make_blends(folder: Path) -> dict[str, Path]:
-    """Input files: biped (old actions 'OldWalk' active + 'OldSpare'), two_armatures, no_armature, no_skin."""
+    """Input files: biped (old actions 'OldWalk' active + 'OldSpare'; Preserve Volume skinning, a rig
+    warning), two_armatures, no_armature, no_skin."""
     out = subprocess.run(
         [sys.executable, "-c", _MAKE_BLENDS, str(folder)], cwd=ROOT, env=env(), capture_output=True, text=True, timeout=120
     )
