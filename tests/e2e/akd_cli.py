@@ -62,6 +62,13 @@ fresh(); arm = armature_from_rig(biped()); old_action(arm, "OldWalk")
 for mod in (m for o in bpy.data.objects if o.type == "MESH" for m in o.modifiers if m.type == "ARMATURE"):
     mod.use_deform_preserve_volume = True  # a feature the mirror warns about (the report's warnings)
 extra = bpy.data.actions.new("OldSpare"); extra.use_fake_user = True
+root = arm.pose.bones[0]; old = arm.animation_data.action  # "OldDrift": the root slides 2 m away
+arm.animation_data.action = None
+for frame, x in ((1, 0.0), (10, 2.0)):
+    root.location = (x, x, 0.0)
+    root.keyframe_insert("location", frame=frame)
+arm.animation_data.action.name = "OldDrift"; arm.animation_data.action.use_fake_user = True
+arm.animation_data.action = old; root.location = (0.0, 0.0, 0.0)
 bpy.ops.wm.save_as_mainfile(filepath=f"{folder}/biped.blend")
 fresh(); armature_from_rig(biped(), "A"); armature_from_rig(quadruped(), "B")
 bpy.ops.wm.save_as_mainfile(filepath=f"{folder}/two_armatures.blend")
@@ -77,7 +84,7 @@ print("made")
 
 
 def make_blends(folder: Path) -> dict[str, Path]:
-    """Input files: biped (old actions 'OldWalk' active + 'OldSpare'; Preserve Volume skinning, a rig
+    """Input files: biped (old actions 'OldWalk' active, 'OldSpare' and 'OldDrift' (the root slides 2 m); Preserve Volume skinning, a rig
     warning), two_armatures, no_armature, no_skin."""
     out = subprocess.run(
         [sys.executable, "-c", _MAKE_BLENDS, str(folder)], cwd=ROOT, env=env(), capture_output=True, text=True, timeout=120

@@ -36,6 +36,7 @@ def batch(tmp_path_factory):
         | {"report": str(tmp / "biped.json"), "export": str(tmp / "biped.fbx"), "physics": True},
         {"input": str(blends["biped"]), "ground-action": "OldWalk", "out": str(tmp / "grounded.blend")}
         | {"report": str(tmp / "grounded.json"), "set-scene-range": True},
+        {"input": str(blends["biped"]), "ground-action": "OldDrift", "report": str(tmp / "drift.json")},
     ]
     (tmp / "jobs.json").write_text(json.dumps(jobs))
     hashes = {p: sha256(p) for p in (fox, blends["biped"])}
@@ -47,7 +48,7 @@ def batch(tmp_path_factory):
 def test_jobs_run_reports_the_failure_and_goes_on(batch):
     result, tmp = batch["result"], batch["tmp"]
     assert result.returncode == 2, result.stderr[-3000:]  # the failing job's exit code
-    assert "summary: 3 of 4 jobs done, 1 failed" in result.stdout
+    assert "summary: 4 of 5 jobs done, 1 failed" in result.stdout
     assert "job 2 [exit 2]" in result.stdout and "missing.glb" in result.stdout
     lines = [ln for ln in result.stderr.splitlines() if ln.startswith("akd:")]
     errors = [ln for ln in lines if ": warning: " not in ln]  # warning lines: test_report_warnings_…
@@ -95,14 +96,16 @@ def test_report_warnings_are_the_motion_warnings_and_printed(batch):
     from akd_blender.core.metrics import motion_thresholds, motion_warnings
 
     stderr = batch["result"].stderr
-    for n, name in ((1, "fox"), (3, "biped"), (4, "grounded")):
+    for n, name in ((1, "fox"), (3, "biped"), (4, "grounded"), (5, "drift")):
         report = json.loads((batch["tmp"] / f"{name}.json").read_text())
         expected = motion_warnings(report["motion_metrics"], motion_thresholds(report["distill"].get("motion")))
         assert report["warnings"][len(report["warnings"]) - len(expected) :] == expected, name
         for line in report["warnings"]:
-            assert f"akd: job {n}/4: warning: {line}" in stderr, (name, line)
+            assert f"akd: job {n}/5: warning: {line}" in stderr, (name, line)
         if name != "fox":  # the biped's Preserve Volume skinning: a rig warning, printed
             assert any("Preserve Volume" in line for line in report["warnings"]), report["warnings"]
+        if name == "drift":  # the root slides 2 m (more than a height): a motion warning, printed
+            assert any("drifts" in line for line in expected), report["warnings"]
 
 
 def test_fox_preview_mp4_has_every_frame(batch):
