@@ -15,6 +15,7 @@ import pytest
 
 from akd_blender import __version__
 from akd_blender.blender.cli import REPORT_FIELDS
+from akd_blender.core.errors import InputError
 from tests.conftest import ASSET_FILES
 from tests.e2e.akd_cli import blend_summary, make_blends, run_cli, sha256, tiny_model
 
@@ -176,6 +177,10 @@ def test_cli_flags_are_derived_from_the_core_settings():
     assert actions["start"].choices == core.START_MODES and actions["device"].choices == core.DEVICES
     assert actions["keys"].choices == core.KEY_MODES and actions["keys"].default == core.KEYS_DEFAULT == "sparse"
     assert cli.CliJob().keys == core.KEYS_DEFAULT and actions["set_scene_range"].default is False
+    with pytest.raises(InputError, match="--keys must be one of sparse, dense"):  # a --jobs file's "keys"
+        cli.check_usage(cli.CliJob(input="x.blend", prompt="p", report="r.json", keys="every"))
+    with pytest.raises(InputError, match="--keys"):
+        cli.parse_jobs(["--input", "x.blend", "--keys", "every"])
     config = cli.distill_config(cli.CliJob(input="x.blend", prompt="p"), frame_start=1, fps=24.0)
     assert config == core.DistillConfig(preview_every=0)  # every other field at the core's default
     names = {f.name for f in fields(core.DistillConfig)}
