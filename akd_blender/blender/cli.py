@@ -8,7 +8,9 @@ and ``blender --command akd …`` (registered by the extension). One job:
 3. build a :class:`~akd_blender.core.job.JobRequest` and run it on this thread (the same
    :func:`akd_blender.core.worker.run_job` the panel runs on its worker thread), with a tqdm
    progress bar (step, ETA, loss) on stderr;
-4. write the new action(s) (the armature's previous action is kept), then ``--out`` (a copy of the
+4. write the new action(s) (``--keys sparse``, the default: the fewest keys within an error bound;
+   ``dense``: every frame; the armature's previous action is kept; the scene's frame range is left
+   alone unless ``--set-scene-range``), then ``--out`` (a copy of the
    scene; the input file is never written), ``--preview`` (MP4 rendered by the project renderer),
    ``--export`` (Blender's FBX / BVH / glTF exporters) and ``--report`` (JSON, fields in
    :data:`REPORT_FIELDS`).
@@ -16,6 +18,9 @@ and ``blender --command akd …`` (registered by the extension). One job:
 ``--jobs FILE`` runs a JSON list of jobs (objects whose keys are the flag names, e.g.
 ``{"input": "a.glb", "prompt": "…", "out": "a.blend"}``; flags given on the command line are the
 defaults); a failing job is reported and the others still run; a summary ends the run.
+
+Each report warning (the rig's, and the motion's figures over ``core.metrics.motion_thresholds`` of
+the motion the model understood) is printed as ``akd: warning: …`` on stderr unless ``--quiet``.
 
 Exit codes: 0 done; 2 bad input or usage (one line ``akd: error: …`` naming the problem, nothing
 written); 3 model not available; 4 cancelled (Ctrl-C); 1 internal error. With ``--jobs``: 0 when
@@ -33,7 +38,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields, replace
 
-from ..core.config import CAMERA_MODES, DEVICES, START_MODES, DistillConfig, SettingError
+from ..core.config import CAMERA_MODES, DEVICES, KEY_MODES, KEYS_DEFAULT, START_MODES, DistillConfig, SettingError
 from ..core.errors import AkdError, Cancelled, InputError
 
 __all__ = ["CliJob", "REPORT_FIELDS", "EXPORT_FORMATS", "build_parser", "parse_jobs", "run_one", "main"]
@@ -68,7 +73,9 @@ REPORT_FIELDS = (
     "config",
     "distill",
     "outputs",
+    "keys",
     "warnings",
+    "scene_changes",
 )
 
 
@@ -99,6 +106,8 @@ class CliJob:
     preview_size: int = 256
     report: str | None = None
     export: str | None = None
+    keys: str = KEYS_DEFAULT
+    set_scene_range: bool = False
 
 
 class _Parser(argparse.ArgumentParser):
@@ -138,6 +147,17 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
     p.add_argument("--preview-size", type=int, default=256, help="preview width and height in pixels (even)")
     p.add_argument("--report", metavar="OUT.json", help="a JSON report of the job")
     p.add_argument("--export", metavar="OUT.fbx|.bvh|.glb", help="export the character and new action")
+    p.add_argument(
+        "--keys",
+        default=KEYS_DEFAULT,
+        choices=KEY_MODES,
+        help="sparse (default): the fewest keys within 0.5° and 0.2%% of the height of the motion; dense: a key on every frame",
+    )
+    p.add_argument(
+        "--set-scene-range",
+        action="store_true",
+        help="set the scene's frame range to the motion's (default: the scene's range is left as it is)",
+    )
     p.add_argument("--jobs", metavar="FILE", help="a JSON list of jobs (keys = flag names)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
@@ -181,6 +201,8 @@ def check_usage(job: CliJob) -> None:
         distill_config(job, frame_start=1, fps=job.fps or 24.0).validate()
     except SettingError as exc:
         raise InputError(f"--{exc.field.replace('_', '-')} {exc.reason}") from None
+    if job.keys not in KEY_MODES:
+        raise InputError(f"--keys must be one of {', '.join(KEY_MODES)} (got '{job.keys}')")
     if job.preview and (job.preview_size < 16 or job.preview_size % 2):
         raise InputError(f"--preview-size must be an even number ≥ 16 (got {job.preview_size})")
     outputs = {"--out": (job.out, (".blend",)), "--preview": (job.preview, (".mp4",)), "--report": (job.report, (".json",))}
@@ -276,12 +298,20 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
     fps = float(job.fps or scene.render.fps / scene.render.fps_base)
     ad = arm.animation_data
     previous = ad.action.name if ad is not None and ad.action is not None else None
-    from .keyframes import write_action  # torch: only once the input is known to be usable
+    from .keyframes import key_figures, key_summary, sparse_keys_for, write_action  # torch: once the input is usable
 
-    names = []
+    sparse = sparse_keys_for(job.keys, rig.height)
+    names, changes = [], []
+
+    def write(motion, name: str):
+        action = write_action(arm, motion, name, sparse=sparse)
+        names.append(action.name)
+        changes.append(f"new action '{action.name}' on '{arm.name}'")
+        return action
+
     if job.ground_action is not None:
         clip, physics, timings = _ground_existing(arm, rig, job.ground_action, fps)
-        names.append(write_action(arm, clip, action_name(f"{job.ground_action} grounded")).name)
+        action = write(clip, action_name(f"{job.ground_action} grounded"))
         part = {"device": "cpu", "frames": clip.num_frames, "steps": 0, "final_losses": {}, "loss_history": []}
         part |= {"config": {}, "distill": {}, "physics": physics, "timings": timings}
     else:
@@ -309,14 +339,20 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
         result = message.result
         clip = result.clip
         if job.physics:
-            names.append(write_action(arm, result.distilled, action_name(request.prompt)).name)
-            names.append(write_action(arm, clip, action_name(f"{request.prompt} grounded")).name)
+            write(result.distilled, action_name(request.prompt))
+            action = write(clip, action_name(f"{request.prompt} grounded"))
         else:
-            names.append(write_action(arm, clip, action_name(request.prompt)).name)
+            action = write(clip, action_name(request.prompt))
         part = result.report()
     timings = part["timings"]
-    scene.frame_start, scene.frame_end = clip.frame_start, clip.frame_end
-    scene.frame_set(clip.frame_start)
+    changes[-1] = f"new action '{action.name}' active on '{arm.name}'"
+    if previous is not None:
+        changes.append(f"action '{previous}' kept with a fake user")
+    if job.set_scene_range:
+        scene.frame_start, scene.frame_end = clip.frame_start, clip.frame_end
+        changes.append(f"frame range {clip.frame_start}–{clip.frame_end}")
+    scene.frame_set(scene.frame_current)  # show the new action's pose
+    keys = key_summary(key_figures(arm, action, clip, rig.height), job.keys)
 
     outputs = {}
     if job.out:
@@ -334,7 +370,11 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
     if job.report:
         outputs["report"] = os.path.abspath(job.report)
 
+    from ..core.job import job_warnings
     from ..core.metrics import motion_metrics
+
+    metrics = motion_metrics(rig, clip)
+    warnings = job_warnings(rig, metrics, part["distill"])
 
     report = {
         "status": "done",
@@ -358,12 +398,14 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
         "previous_action": previous,
         "final_losses": part["final_losses"],
         "loss_history": part["loss_history"],
-        "motion_metrics": plain_data(motion_metrics(rig, clip)),
+        "motion_metrics": plain_data(metrics),
         "physics": part["physics"],
         "config": part["config"],
         "distill": part["distill"],
         "outputs": outputs,
-        "warnings": list(rig.warnings),
+        "keys": keys,
+        "warnings": warnings,
+        "scene_changes": changes,
     }
     if job.report:
         with open(job.report, "w", encoding="utf-8") as fh:
@@ -403,7 +445,8 @@ def write_preview(rig, clip, path: str, size: int = 256, camera: str | None = No
     """Render ``clip`` with the project renderer (``core.render.render_clip``) to an H.264 MP4.
 
     The renderer's RGB (the character composited on the checkerboard ground; alpha is only the
-    character's mask) is written at the clip's fps.
+    character's mask) is written at the clip's fps; ``contain=True`` keeps every vertex of every
+    frame in the image.
     """
     import imageio_ffmpeg
     import numpy as np
@@ -414,7 +457,7 @@ def write_preview(rig, clip, path: str, size: int = 256, camera: str | None = No
     ffmpeg_executable()  # an extension install leaves the bundled ffmpeg without its execute bit
 
     kwargs = {"camera": camera} if camera else {}
-    video = render_clip(rig, clip, size, size, **kwargs).detach().float().cpu().numpy()  # [F,4,H,W]
+    video = render_clip(rig, clip, size, size, contain=True, **kwargs).detach().float().cpu().numpy()  # [F,4,H,W]
     frames = video[:, :3].clip(0, 1).transpose(0, 2, 3, 1)  # [F,H,W,3]
     frames = (frames * 255 + 0.5).astype(np.uint8)
     writer = imageio_ffmpeg.write_frames(
@@ -440,17 +483,15 @@ def export(arm, clip, path: str) -> None:
     view_layer.objects.active = arm
     ext = os.path.splitext(path)[1].lower()
     path = os.path.abspath(path)
+    scene = bpy.context.scene
+    scene_range = scene.frame_start, scene.frame_end
     with bpy.context.temp_override(active_object=arm, object=arm, selected_objects=objs):
-        if ext == ".fbx":
-            result = bpy.ops.export_scene.fbx(
-                filepath=path,
-                use_selection=True,
-                object_types={"ARMATURE", "MESH"},
-                bake_anim=True,
-                bake_anim_use_all_actions=False,
-                bake_anim_use_nla_strips=False,
-                add_leaf_bones=False,
-            )
+        if ext == ".fbx":  # the FBX exporter bakes over the scene's range: the clip's, for the export only
+            scene.frame_start, scene.frame_end = clip.frame_start, max(clip.frame_end, clip.frame_start + 1)
+            try:
+                result = _export_fbx(path)
+            finally:
+                scene.frame_start, scene.frame_end = scene_range
         elif ext == ".bvh":
             result = bpy.ops.export_anim.bvh(filepath=path, frame_start=clip.frame_start, frame_end=clip.frame_end)
         else:
@@ -458,6 +499,20 @@ def export(arm, clip, path: str) -> None:
             result = bpy.ops.export_scene.gltf(filepath=path, export_format=fmt, use_selection=True, export_animations=True)
     if "FINISHED" not in result or not os.path.isfile(path):
         raise AkdError(f"--export: Blender's exporter did not write '{path}'")
+
+
+def _export_fbx(path: str) -> set[str]:
+    import bpy
+
+    return bpy.ops.export_scene.fbx(
+        filepath=path,
+        use_selection=True,
+        object_types={"ARMATURE", "MESH"},
+        bake_anim=True,
+        bake_anim_use_all_actions=False,
+        bake_anim_use_nla_strips=False,
+        add_leaf_bones=False,
+    )
 
 
 def _say(line: str) -> None:
@@ -481,6 +536,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 report = run_one(job, progress=not ns.quiet)
                 results.append((job, 0, "done"))
+                if not ns.quiet:
+                    for warning in report["warnings"]:
+                        _say(f"akd: {label}warning: {warning}")
                 print(f"akd: {label}done: {', '.join(report['action_names'])} ({report['seconds']:.1f} s)", flush=True)
             except AkdError as exc:
                 line = " ".join(str(exc).split()) or type(exc).__name__

@@ -9,8 +9,9 @@ Distill Motion (``akd.distill``), DESIGN §5:
    thread and its queue is drained once at the end;
 3. :func:`handle_messages` (a plain function; tests feed it messages by hand) applies progress to the
    panel, previews to the pose, and the result as a new action named after the prompt (the previous
-   action is kept with a fake user). Errors and cancellation restore the pose: the scene is left as
-   it was. The operator has the UNDO flag: one undo step removes the new action and its keys.
+   action is kept with a fake user; the panel's Keys choice, sparse by default; the job's warnings
+   reported and kept for the panel; the scene's frame range changed only with Set Scene Range).
+   Errors and cancellation restore the pose: the scene is left as it was. The operator has the UNDO flag: one undo step removes the new action and its keys.
 
 Needs: OBJECT or POSE mode, an active armature with a skinned mesh. torch is imported only when a
 job starts, never when registering or drawing.
@@ -63,6 +64,10 @@ class RunContext:
         report: ``report(level_set, text)``, e.g. ``Operator.report``.
         worker: the thread runner (None until started).
         action: the new action's name once written.
+        keys: how the new action is keyed (``core.config.KEY_MODES``).
+        set_scene_range: set the scene's frame range to the new action's.
+        warnings: the finished job's warnings (``core.job.job_warnings``), one line each.
+        scene_changes: what the finished job changed in the scene, one line each.
     """
 
     armature: str
@@ -72,6 +77,10 @@ class RunContext:
     worker: wk.Worker | None = None
     action: str | None = None
     result: JobResult | None = None
+    keys: str = "sparse"
+    set_scene_range: bool = False
+    warnings: list[str] = field(default_factory=list)
+    scene_changes: list[str] = field(default_factory=list)
 
 
 def frame_range(scene: bpy.types.Scene, settings) -> tuple[int, int]:
@@ -118,7 +127,7 @@ def snapshot(context: bpy.types.Context, armature_obj: bpy.types.Object) -> RunC
         init_pose=current_pose(armature_obj),  # the motion starts from the pose the user sees
     )
     saved = [pb.matrix_basis.copy() for pb in armature_obj.pose.bones]
-    return RunContext(armature_obj.name, request, saved)
+    return RunContext(armature_obj.name, request, saved, keys=settings.keys, set_scene_range=bool(settings.set_scene_range))
 
 
 def active_run() -> RunContext | None:
@@ -211,24 +220,38 @@ def handle_messages(context: bpy.types.Context, run: RunContext, messages: list)
 
 
 def _finish(context, run: RunContext, result: JobResult) -> str:
-    from .keyframes import write_action
+    from ..core.job import job_warnings
+    from ..core.metrics import motion_metrics
+    from .keyframes import sparse_keys_for, write_action
 
     obj = bpy.data.objects.get(run.armature)
     if obj is None:
         run.report({"ERROR"}, f"armature '{run.armature}' was deleted while the job ran")
         _set_state(context, running=False, status="Armature deleted")
         return "CANCELLED"
+    previous = obj.animation_data.action.name if obj.animation_data is not None and obj.animation_data.action else None
     try:
-        action = write_action(obj, result.clip, action_name(run.request.prompt))
+        sparse = sparse_keys_for(run.keys, run.request.rig.height)
+        action = write_action(obj, result.clip, action_name(run.request.prompt), sparse=sparse)
     except AkdError as exc:
         restore_pose(run)
         run.report({"ERROR"}, str(exc))
         _set_state(context, running=False, status=str(exc))
         return "CANCELLED"
     run.action, run.result = action.name, result
-    context.scene.frame_set(context.scene.frame_current)  # show the new action's pose
+    run.scene_changes = [f"new action '{action.name}' active on '{obj.name}'"]
+    if previous is not None:
+        run.scene_changes.append(f"action '{previous}' kept with a fake user")
+    scene = context.scene
+    if run.set_scene_range:
+        scene.frame_start, scene.frame_end = result.clip.frame_start, result.clip.frame_end
+        run.scene_changes.append(f"frame range {result.clip.frame_start}–{result.clip.frame_end}")
+    scene.frame_set(scene.frame_current)  # show the new action's pose
+    run.warnings = job_warnings(run.request.rig, motion_metrics(run.request.rig, result.clip), result.facts)
     text = f"New action '{action.name}': {result.clip.num_frames} frames in {result.seconds:.1f} s on {result.device}"
-    _set_state(context, running=False, progress=1.0, status=text)
+    _set_state(context, running=False, progress=1.0, status=text, warnings="\n".join(run.warnings))
+    for line in run.warnings:
+        run.report({"WARNING"}, line)
     run.report({"INFO"}, text)
     return "FINISHED"
 
@@ -273,6 +296,7 @@ class AKD_OT_distill(bpy.types.Operator):
             progress=0.0,
             eta=-1.0,
             status="Starting…",
+            warnings="",
         )
         return run
 
@@ -389,17 +413,20 @@ class AKD_OT_ground_action(bpy.types.Operator):
 
 def ground_active_action(context, obj, action=None) -> str:
     """Ground ``action`` (default: the active one) of ``obj`` with ``core.physics.ground_clip``
-    and write the result as a new action ``"<name> grounded"`` (made active). Returns its name."""
+    and write the result as a new action ``"<name> grounded"`` (made active), keyed as the panel's Keys
+    setting says (``scene.akd.keys``). Returns its name."""
     ensure_main_thread()
     from ..core.physics import ground_clip
     from .extract import rig_from_armature
-    from .keyframes import read_clip, write_action
+    from .keyframes import read_clip, sparse_keys_for, write_action
 
     action = action or obj.animation_data.action
     start, end = (int(round(v)) for v in action.frame_range)
     clip = read_clip(obj, start, max(end, start + 1), action=action)
-    result = ground_clip(rig_from_armature(obj), clip)
-    return write_action(obj, result.clip, action_name(f"{action.name} grounded")).name
+    rig = rig_from_armature(obj)
+    result = ground_clip(rig, clip)
+    sparse = sparse_keys_for(context.scene.akd.keys, rig.height)
+    return write_action(obj, result.clip, action_name(f"{action.name} grounded"), sparse=sparse).name
 
 
 CLASSES = (AKD_OT_distill, AKD_OT_cancel, AKD_OT_free_gpu, AKD_OT_ground_action)

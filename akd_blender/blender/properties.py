@@ -10,7 +10,7 @@ from __future__ import annotations
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
-from ..core.config import CAMERA_MODES, DEVICES, START_MODES, DistillConfig
+from ..core.config import CAMERA_MODES, DEVICES, KEY_MODES, KEYS_DEFAULT, START_MODES, DistillConfig
 
 __all__ = ["AKD_Settings", "AKD_RunState", "MODELS", "CHOICES", "LABELS", "model_spec", "distill_config", "CLASSES"]
 
@@ -27,8 +27,12 @@ CHOICES = {
         "sample": ("Drawn video", "The model draws a video, a pose search fits the rig to it, SDS steps (if any) refine"),
     },
     "device": {"auto": ("Auto", "CUDA GPU when available, else CPU"), "cpu": ("CPU", "CPU"), "cuda": ("CUDA", "NVIDIA GPU")},
+    "keys": {
+        "sparse": ("Sparse", "The fewest keys that stay within 0.5° and 0.2% of the character's height of the motion"),
+        "dense": ("Every Frame", "A key on every frame of every channel"),
+    },
 }
-_LISTS = {"camera": CAMERA_MODES, "start": START_MODES, "device": DEVICES}
+_LISTS = {"camera": CAMERA_MODES, "start": START_MODES, "device": DEVICES, "keys": KEY_MODES}
 
 # DistillConfig field → the panel's label for it (errors name the setting as the user sees it)
 LABELS = {
@@ -148,6 +152,12 @@ class AKD_Settings(bpy.types.PropertyGroup):
         items=_items("device"),
         default=DistillConfig.device,
     )
+    keys: EnumProperty(name="Keys", description="How the new action is keyed", items=_items("keys"), default=KEYS_DEFAULT)
+    set_scene_range: BoolProperty(
+        name="Set Scene Range",
+        description="Set the scene's frame range to the new action's (off: the scene's range is left as it is)",
+        default=False,
+    )
     preview_every: IntProperty(name="Preview Every", description="Update the pose every N steps (0: off)", default=10, min=0)
 
 
@@ -162,6 +172,7 @@ class AKD_RunState(bpy.types.PropertyGroup):
     eta: FloatProperty(default=-1.0)
     loss: FloatProperty(default=0.0)
     status: StringProperty(default="")
+    warnings: StringProperty(default="", description="The last job's warnings, one a line")
 
 
 CLASSES = (AKD_Settings, AKD_RunState)

@@ -20,6 +20,8 @@ __all__ = [
     "SDS_MODES",
     "TARGET_SPACES",
     "INTERPOLATIONS",
+    "KEY_MODES",
+    "KEYS_DEFAULT",
     "SettingError",
     "SDSSettings",
     "SearchSettings",
@@ -33,6 +35,9 @@ DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
 SDS_MODES: tuple[str, ...] = ("target", "score")
 TARGET_SPACES: tuple[str, ...] = ("pixel", "latent")
 INTERPOLATIONS: tuple[str, ...] = ("cubic", "linear")
+# How a job keys its new action: "sparse" (key reduction within an error bound) or "dense" (every frame)
+KEY_MODES: tuple[str, ...] = ("sparse", "dense")
+KEYS_DEFAULT: str = "sparse"
 
 
 class SettingError(InputError):

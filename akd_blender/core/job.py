@@ -18,7 +18,7 @@ from typing import Any
 from .config import DistillConfig
 from .errors import Cancelled, InputError
 
-__all__ = ["JobRequest", "JobResult", "JobCallbacks", "run_request", "action_name", "plain_data"]
+__all__ = ["JobRequest", "JobResult", "JobCallbacks", "run_request", "action_name", "plain_data", "job_warnings"]
 
 
 @dataclass(frozen=True)
@@ -194,3 +194,13 @@ def action_name(prompt: str, limit: int = 63) -> str:
     while len(name.encode("utf-8")) > limit:
         name = name[:-2] + "…"
     return name
+
+
+def job_warnings(rig: Any, metrics: dict[str, float], facts: dict) -> list[str]:
+    """A job's warnings, one line each: the rig's (``rig.warnings``, what the mirror does not reproduce)
+    then :func:`~akd_blender.core.metrics.motion_warnings` of ``metrics`` (:func:`motion_metrics` of the
+    final clip) against the thresholds of the motion the model understood (``facts["motion"]``, None
+    when the model names none)."""
+    from .metrics import motion_thresholds, motion_warnings
+
+    return [*rig.warnings, *motion_warnings(metrics, motion_thresholds(facts.get("motion")))]

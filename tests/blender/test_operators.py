@@ -157,6 +157,67 @@ def test_snapshot_carries_the_panel_settings(addon):
     settings.camera, settings.start = "follow", "pose"
 
 
+def _finish_with(clip, facts=None, **settings_values):
+    """Run handle_messages' Done path for ``clip`` with these panel settings; (run, reports)."""
+    arm = _character()
+    settings = _settings(prompt="a person drifts")
+    for key, value in settings_values.items():
+        setattr(settings, key, value)
+    run = operators.snapshot(bpy.context, arm)
+    reports = []
+    run.report = lambda level, text: reports.append((level, text))
+    result = JobResult(clip, clip, [], 1.0, {}, "cpu", DistillConfig(), facts=dict(facts or {}))
+    assert operators.handle_messages(bpy.context, run, [wk.Done(result)]) == "FINISHED"
+    return run, reports
+
+
+def _fcurve_keys(action) -> list[int]:
+    from akd_blender.blender.keyframes import _action_fcurves
+
+    return [len(fc.keyframe_points) for fc in _action_fcurves(action)]
+
+
+def test_finish_keys_sparse_by_default_dense_on_request(addon):
+    arm = _character()
+    clip = _clip(arm, frames=8)  # one bone turns, the others hold still
+    run, _ = _finish_with(clip)
+    sparse = _fcurve_keys(bpy.data.actions[run.action])
+    assert run.keys == "sparse" and 0 < sum(sparse) < 8 * len(sparse) and max(sparse) < 8
+    run, _ = _finish_with(clip, keys="dense")
+    dense = _fcurve_keys(bpy.data.actions[run.action])
+    assert run.keys == "dense" and set(dense) == {8} and len(dense) == len(clip.bone_names) * 7
+
+
+def test_finish_leaves_the_scene_range_unless_asked(addon):
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 250
+    arm = _character()
+    run, _ = _finish_with(_clip(arm, frame_start=3))
+    assert (scene.frame_start, scene.frame_end) == (1, 250)
+    assert tuple(round(v) for v in bpy.data.actions[run.action].frame_range) == (3, 6)
+    assert run.scene_changes[0] == f"new action '{run.action}' active on '{run.armature}'"
+    assert not any(line.startswith("frame range") for line in run.scene_changes)
+    run, _ = _finish_with(_clip(arm, frame_start=3), set_scene_range=True)
+    assert (scene.frame_start, scene.frame_end) == (3, 6) and run.scene_changes[-1] == "frame range 3–6"
+    scene.frame_start, scene.frame_end = 1, 250
+
+
+def test_finish_reports_the_motion_warnings(addon):
+    arm = _character()
+    clip = _clip(arm, frames=6)
+    from akd_blender.blender.extract import rig_from_armature
+
+    height = rig_from_armature(arm).height
+    clip.locations[:, 0, :] = np.linspace(0.0, 3.0 * height, 6)[:, None]  # the root drifts 3+ heights
+    run, reports = _finish_with(clip)
+    drift = [line for line in run.warnings if "drifts" in line]
+    assert drift and ({"WARNING"}, drift[0]) in reports and reports[-1][0] == {"INFO"}
+    assert bpy.context.window_manager.akd_run.warnings.splitlines() == run.warnings
+    run, reports = _finish_with(clip, facts={"motion": "walk"})  # a travelling motion may travel
+    assert not any("drifts" in line for line in run.warnings)
+    assert not any("drifts" in text for level, text in reports if level == {"WARNING"})
+
+
 # --- the drain logic, fed by hand --------------------------------------------------------------
 
 
@@ -288,6 +349,8 @@ def test_ground_action_operator(addon):
     action = arm.animation_data.action
     assert action.name == "OldAction grounded" and tuple(round(v) for v in action.frame_range) == (1, 6)
     assert bpy.data.actions["OldAction"].use_fake_user
+    keys = _fcurve_keys(action)  # the panel's Keys (sparse by default): fewer keys than frames
+    assert keys and sum(keys) < 6 * len(keys)
 
 
 def test_worker_thread_cancel_mid_run_frees_the_model(tiny_model):
@@ -316,4 +379,6 @@ def test_panel_choices_and_defaults_are_the_cores(addon):
     for name, choices in (("camera", core.CAMERA_MODES), ("start", core.START_MODES), ("device", core.DEVICES)):
         assert [item.identifier for item in rna[name].enum_items] == list(choices), name
         assert rna[name].default == getattr(core.DistillConfig, name), name
+    assert [item.identifier for item in rna["keys"].enum_items] == list(core.KEY_MODES)
+    assert rna["keys"].default == core.KEYS_DEFAULT == "sparse" and rna["set_scene_range"].default is False
     assert set(properties.LABELS) <= {f.name for f in fields(core.DistillConfig)}
