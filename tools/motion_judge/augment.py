@@ -8,7 +8,7 @@ from akd_blender.core.motion_judge import SLOTS
 
 __all__ = ["ROOT_SWAY", "SLOT_SWAY", "corrupt", "secondary_motion"]
 
-ROOT_SWAY = {0: 0.02, 2: 0.02, 3: 0.02, 6: 0.08, 7: 0.08}
+ROOT_SWAY = {0: 0.02, 2: 0.06, 3: 0.06, 6: 0.08, 7: 0.1}
 """Root channel → largest added sway (lateral and vertical travel, height in heights; tilt)."""
 SLOT_SWAY = {"head": 0.08, "tail": 0.25, "arm": 0.05, "wing": 0.05, "leg": 0.03}
 """Slot group → largest added sway of its keypoint (heights)."""
