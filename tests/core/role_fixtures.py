@@ -8,38 +8,9 @@ import dataclasses
 
 from akd_blender.core.procedural.characters import biped, quadruped
 from akd_blender.core.procedural.family import make_member
+from akd_blender.core.procedural.family.truth import truth_roles
 from akd_blender.core.rig import RigAsset
-from akd_blender.core.roles import BoneRoles, Limb, find_roles
-
-
-def roles_from_truth(rig: RigAsset, truth: dict[int, str], kind: str) -> BoneRoles:
-    """BoneRoles of ``kind`` from a family member's truth (bone → role name as ``role_of`` names it),
-    with the body frame :func:`find_roles` finds. Chains are in bone order (parents first)."""
-    frame = find_roles(rig).frame
-    by_role: dict[str, list[int]] = {}
-    for bone in sorted(truth):
-        by_role.setdefault(truth[bone], []).append(bone)
-
-    def limbs(word: str) -> tuple[Limb, ...]:
-        out = []
-        for name, bones in by_role.items():
-            parts = name.split(".")
-            if parts[0] == word:
-                out.append(Limb(parts[-1], parts[1] if len(parts) == 3 else "", tuple(bones)))
-        return tuple(out)
-
-    return BoneRoles(
-        kind=kind,
-        frame=frame,
-        root=by_role["root"][0],
-        spine=tuple(by_role.get("spine", ())),
-        neck=tuple(by_role.get("neck", ())),
-        head=by_role["head"][0] if "head" in by_role else None,
-        tail=tuple(by_role.get("tail", ())),
-        legs=limbs("leg"),
-        arms=limbs("arm"),
-        wings=limbs("wing"),
-    )
+from akd_blender.core.roles import BoneRoles, find_roles
 
 
 def family_character(kind: str, seed: int) -> tuple[RigAsset, BoneRoles]:
@@ -48,7 +19,7 @@ def family_character(kind: str, seed: int) -> tuple[RigAsset, BoneRoles]:
     member = make_member(kind, seed)
     found = find_roles(member.rig)
     if found.kind != kind:
-        return member.rig, roles_from_truth(member.rig, member.truth, kind)
+        return member.rig, truth_roles(member)
     return member.rig, found
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...rig import RigAsset, transform_points
+from ...vertex_colors import corner_mean, sample_nearest
 from ..characters import rest_matrix, skin_weights
 from .drafts import Draft, Part
 from .meshes import (
@@ -29,10 +30,8 @@ from .meshes import (
     TEXTURE_PATTERNS,
     box_uvs,
     build_mesh,
-    corner_mean,
     make_texture,
     rigid_weights,
-    sample_nearest,
     scheme_colors,
 )
 from .naming import SCHEMES, bone_names

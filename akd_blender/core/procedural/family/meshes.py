@@ -33,14 +33,11 @@ __all__ = [
     "scheme_colors",
     "make_texture",
     "box_uvs",
-    "sample_nearest",
-    "corner_mean",
 ]
 
 MESH_STYLES = ("capsules", "boxes", "blended")
 COLOR_SCHEMES = ("sided", "per_part", "uniform", "random_bones", "gradient")
 TEXTURE_PATTERNS = ("stripes", "checker", "spots", "noise")
-GREY = (0.6, 0.6, 0.6)
 
 
 def _sweep(centers, xs, zs, sx, sz, segments: int, phase: float, start_pole, end_pole):
@@ -281,23 +278,3 @@ def box_uvs(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
     keep = np.array([[1, 2], [0, 2], [0, 1]])[axis]  # the two axes across the dominant one
     uv = np.take_along_axis(rel, np.broadcast_to(keep[:, None, :], (len(faces), 3, 2)), axis=2)
     return (0.02 + 0.96 * uv).astype(np.float32)
-
-
-def sample_nearest(texture: np.ndarray, uvs: np.ndarray) -> np.ndarray:
-    """Nearest texel (floor) of UVs [...,2] (v up, wrapping) in a top-row-first texture [H,W,3] → [...,3]."""
-    h, w = texture.shape[:2]
-    x = np.clip((uvs[..., 0] % 1.0) * w, 0, w - 1).astype(int)
-    y = np.clip((1.0 - uvs[..., 1] % 1.0) * h, 0, h - 1).astype(int)
-    return texture[y, x]
-
-
-def corner_mean(num_vertices: int, faces: np.ndarray, corner_colors: np.ndarray) -> np.ndarray:
-    """float32 [V,3], the mean of each vertex's corner colours [T,3,3] (grey for a vertex in no triangle)."""
-    sums = np.zeros((num_vertices, 3))
-    counts = np.zeros(num_vertices)
-    np.add.at(sums, faces.ravel(), corner_colors.reshape(-1, 3))
-    np.add.at(counts, faces.ravel(), 1)
-    out = np.tile(np.array(GREY), (num_vertices, 1))
-    used = counts > 0
-    out[used] = sums[used] / counts[used, None]
-    return out.astype(np.float32)
