@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
                 video = render_clips(rig, [clip], [VIEW], size, size, device, **look)[0]
                 label, probs = judge.classify(video[None])
                 sample = prior.sample(
-                    prior.encode_text(phrasing), torch.Generator().manual_seed(args.seed), guidance=args.sample_guidance
+                    prior.encode_text(phrasing), generator=torch.Generator().manual_seed(args.seed), guidance=args.sample_guidance
                 )  # the draw distill fitted
                 s_label, _ = judge.classify(sample[None])
                 row = {

@@ -68,7 +68,7 @@ def test_sds_gradient_reaches_joint_rotations(prior):
 
 
 def test_sample_then_fit_sample_shape(prior):
-    video = prior.sample(prior.encode_text("a dog wags its tail"), torch.Generator().manual_seed(0), steps=2)
+    video = prior.sample(prior.encode_text("a dog wags its tail"), generator=torch.Generator().manual_seed(0), steps=2)
     assert video.shape == (16, 3, prior.height, prior.width) and 0 <= float(video.min()) and float(video.max()) <= 1
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-COMMANDS = ("embed", "train")
+COMMANDS = ("embed", "embed-library", "train", "train-family")
 
 
 def embed(argv: list[str]) -> int:
@@ -23,14 +23,38 @@ def embed(argv: list[str]) -> int:
     return 0
 
 
+def embed_library(argv: list[str]) -> int:
+    """Encode every phrasing of the role motion library (train and held-out) and every extra wording
+    (``--out`` .npz): the image teacher's phrase table."""
+    from akd_blender.core.priors.tiny_model.text import PhraseTable, TextEncoder
+    from akd_blender.core.procedural.library import library_phrasings
+    from akd_blender.core.procedural.wordings import EXTRA_WORDINGS
+
+    ap = argparse.ArgumentParser(prog="python -m tools.teacher embed-library")
+    ap.add_argument("--out", required=True, help="where to write the phrase table (.npz)")
+    args = ap.parse_args(argv)
+    texts = [t for split in ("train", "heldout") for t, _, _ in library_phrasings(split)]
+    texts += [w for words in EXTRA_WORDINGS.values() for w in words]
+    phrases = list(dict.fromkeys(texts))
+    PhraseTable(phrases, TextEncoder().encode(phrases).numpy()).save(args.out)
+    print(f"{len(phrases)} phrases → {args.out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Dispatch to ``embed`` or ``train``; 2 with a usage line for anything else."""
+    """Dispatch to one of :data:`COMMANDS`; 2 with a usage line for anything else."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] not in COMMANDS:
         print(f"usage: python -m tools.teacher {{{','.join(COMMANDS)}}} [options] (-h for help)", file=sys.stderr)
         return 2
     if argv[0] == "embed":
         return embed(argv[1:])
+    if argv[0] == "embed-library":
+        return embed_library(argv[1:])
+    if argv[0] == "train-family":
+        from .train_family import main as train_family_main
+
+        return train_family_main(argv[1:])
     from .train import main as train_main
 
     return train_main(argv[1:])

@@ -26,6 +26,7 @@ from akd_blender.core.priors.tiny_model.model import (
     TeacherConfig,
     build_scheduler,
     build_unet,
+    model_input,
     pack,
     sample_videos,
     save_weights,
@@ -64,8 +65,18 @@ def train_teacher(
     seed: int = 0,
     device: str = "cuda",
     ema_decay: float = 0.999,
+    rows: list[list[int]] | None = None,
+    firsts: torch.Tensor | None = None,
+    checkpoint: Path | None = None,
+    checkpoint_every: float = 60.0,
 ) -> tuple[torch.nn.Module, dict]:
-    """Train the UNet on GT clips ``videos`` uint8 [N,F,3,H,W] (motion index [N] into MOTION_KEYS) for ``seconds``."""
+    """Train the UNet on GT clips ``videos`` uint8 [N,F,3,H,W] (motion index [N]) for ``seconds``.
+
+    ``rows``: each motion index's phrase-table rows (default: :data:`MOTION_KEYS`' train phrasings);
+    ``firsts`` uint8 [N,3,H,W]: each clip's first frame (an image teacher, ``cfg.condition="image"``).
+    ``checkpoint``: a file the model, EMA, optimiser, step and elapsed time are saved to every
+    ``checkpoint_every`` seconds; when it exists, training resumes from it (the learning-rate
+    schedule and the time budget continue where they stopped)."""
     torch.manual_seed(seed)
     gen = torch.Generator(device).manual_seed(seed)
     unet = build_unet(cfg).to(device).train()
@@ -73,12 +84,22 @@ def train_teacher(
     sched = build_scheduler(cfg)
     alphas = sched.alphas_cumprod.to(device)
     opt = torch.optim.AdamW(unet.parameters(), lr=lr, weight_decay=0.01)
+    step, done_before = 0, 0.0
+    if checkpoint is not None and Path(checkpoint).is_file():
+        state = torch.load(checkpoint, map_location=device, weights_only=False)
+        unet.load_state_dict(state["unet"])
+        ema.load_state_dict(state["ema"])
+        opt.load_state_dict(state["opt"])
+        step, done_before = int(state["step"]), float(state["elapsed"])
+        gen.set_state(state["generator"].cpu())
+        log(f"resumed from {checkpoint} at step {step} ({done_before:.0f}s done)")
     vecs = torch.as_tensor(table.vectors, device=device)
-    rows = phrase_indices(table, "train")
+    rows = rows if rows is not None else phrase_indices(table, "train")
     counts = torch.tensor([len(r) for r in rows], device=device)
     padded = torch.tensor([r + [r[0]] * (max(counts.tolist()) - len(r)) for r in rows], device=device)
     videos, motion = videos.to(device), motion.to(device)
-    n, step, losses, start = videos.shape[0], 0, [], time.time()
+    firsts = firsts.to(device) if firsts is not None else None
+    n, losses, start, saved = videos.shape[0], [], time.time() - done_before, time.time()
     amp = dict(device_type="cuda", dtype=torch.bfloat16) if device.startswith("cuda") else dict(device_type="cpu", enabled=False)
     while time.time() - start < seconds:
         frac = (time.time() - start) / seconds
@@ -96,8 +117,9 @@ def train_teacher(
         a = alphas[t].sqrt().view(-1, 1, 1, 1)
         s = (1 - alphas[t]).sqrt().view(-1, 1, 1, 1)
         xt, v = a * x0 + s * noise, a * noise - s * x0
+        first = firsts[idx].float() / 255 if firsts is not None else None
         with torch.autocast(**amp):
-            pred = unet(xt, t, **text_condition(text, xt.dtype)).sample
+            pred = unet(model_input(xt, first), t, **text_condition(text, xt.dtype)).sample
         loss = F.mse_loss(pred.float(), v)
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -112,6 +134,11 @@ def train_teacher(
         if step % 500 == 0:
             losses = [torch.stack(losses).mean()]
             log(f"teacher step {step} loss {float(losses[0]):.4f} ({time.time() - start:.0f}s)")
+        if checkpoint is not None and time.time() - saved > checkpoint_every:
+            _save_checkpoint(checkpoint, unet, ema, opt, step, time.time() - start, gen)
+            saved = time.time()
+    if checkpoint is not None:
+        _save_checkpoint(checkpoint, unet, ema, opt, step, time.time() - start, gen)
     stats = {
         "steps": step,
         "seconds": round(time.time() - start, 1),
@@ -120,6 +147,13 @@ def train_teacher(
         "lr": lr,
     }
     return ema, stats
+
+
+def _save_checkpoint(path: Path, unet, ema, opt, step: int, elapsed: float, gen: torch.Generator) -> None:
+    tmp = Path(path).with_suffix(".tmp")
+    state = {"unet": unet.state_dict(), "ema": ema.state_dict(), "opt": opt.state_dict()}
+    torch.save({**state, "step": step, "elapsed": elapsed, "generator": gen.get_state()}, tmp)
+    tmp.replace(path)
 
 
 def train_judge(

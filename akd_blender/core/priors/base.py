@@ -55,6 +55,8 @@ class TextEmbedding:
         cond: [1,L,D] embedding of the prompt (the model's text-encoder output, model dtype).
         uncond: [1,L,D] embedding of the negative / empty prompt, or None (no CFG possible).
         extra: anything else a prior needs (e.g. pooled embeddings), keyed by name.
+        first_frame: [3,H,W] in [0,1], the character in its start pose as the distillation renders it,
+            for priors that draw a given character (``image_conditioned``); None for text-only priors.
     """
 
     prompt: str
@@ -62,6 +64,7 @@ class TextEmbedding:
     cond: torch.Tensor
     uncond: torch.Tensor | None = None
     extra: dict = field(default_factory=dict)
+    first_frame: torch.Tensor | None = None
 
 
 @dataclass

@@ -37,13 +37,14 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from ..errors import ModelNotAvailable
+from ..errors import InputError, ModelNotAvailable
 from .base import SDSPrior, SDSSettings, TextEmbedding
 from .tiny_model.model import (
     TeacherConfig,
     build_scheduler,
     build_unet,
     load_weights,
+    model_input,
     pack,
     sample_videos,
     text_condition,
@@ -51,9 +52,12 @@ from .tiny_model.model import (
 )
 from .tiny_model.text import PhraseTable, PromptMatcher, TextEncoder
 
-__all__ = ["TinyPrior", "load_tiny_prior", "load_teacher_config", "ASSET_DIR", "load_judge", "main"]
+__all__ = ["TinyPrior", "load_tiny_prior", "load_teacher_config", "ASSET_DIR", "IMAGE_ASSET_DIR", "load_judge", "main"]
 
 ASSET_DIR = Path(__file__).resolve().parents[2] / "assets" / "teacher"
+"""The text-only teacher (prior ``"tiny-text"``) and the judge of its two characters."""
+IMAGE_ASSET_DIR = Path(__file__).resolve().parents[2] / "assets" / "teacher_image"
+"""The image-and-text teacher (prior ``"tiny"``, the default), trained on the character family."""
 
 
 def _resample_frames(video: torch.Tensor, frames: int) -> torch.Tensor:
@@ -76,8 +80,14 @@ class TinyPrior(SDSPrior):
         encoder: text encoder (``TextEncoder``); device, dtype: where/how the UNet runs.
         settings: default SDS settings of queries that pass none (target mode, CFG 2).
         vocabulary: what prompts are matched against: (wording, motion, trained) triples (default:
-            the motion library's :func:`~akd_blender.core.procedural.motions.prompt_vocabulary`);
+            the motion library's :func:`~akd_blender.core.procedural.motions.prompt_vocabulary`;
+            for an image teacher the role library's, per kind: :func:`library_vocabulary`);
             prompts condition the model with trained wordings only; empty → the prompt's own embedding.
+
+    An image teacher (``cfg.condition == "image"``, ``image_conditioned`` True) draws the character of
+    ``text.first_frame`` and scores renders against it; :meth:`encode_text` then takes the character's
+    ``kind`` (a :class:`~akd_blender.core.roles.BoneRoles` kind) and matches the prompt among that
+    kind's motions only.
     """
 
     def __init__(
@@ -100,24 +110,35 @@ class TinyPrior(SDSPrior):
         self.render_style, self.camera_options = cfg.scene_style(), cfg.camera_options()  # the look it learnt
         self.settings = settings or SDSSettings(cfg_scale=2.0, mode="target")
         self.alphas = build_scheduler(cfg).alphas_cumprod.double()
-        if vocabulary is None:
+        self.image_conditioned = cfg.condition == "image"
+        if vocabulary is None and not self.image_conditioned:
             from ..procedural.motions import prompt_vocabulary
 
             vocabulary = prompt_vocabulary()
-        self.vocabulary = list(vocabulary)
-        self._matcher: PromptMatcher | None = None  # built on the first prompt (it loads the encoder)
+        self.vocabulary = None if vocabulary is None else list(vocabulary)
+        self._matchers: dict[str, PromptMatcher] = {}  # per vocabulary, built on first use (it loads the encoder)
+
+    def _vocabulary(self, kind: str | None) -> list[tuple[str, str, bool]]:
+        if self.vocabulary is not None:
+            return self.vocabulary
+        from ..procedural.library import KINDS, library_vocabulary
+
+        return library_vocabulary(kind if kind in KINDS else None)
 
     # Text ------------------------------------------------------------------------------------
-    def encode_text(self, prompt: str, negative_prompt: str = "") -> TextEmbedding:
+    def encode_text(self, prompt: str, negative_prompt: str = "", kind: str | None = None) -> TextEmbedding:
         """Prompt → cond [1,1,384], the embedding of the trained phrasing it is understood as (see the
         module docstring; ``extra`` names it and its motion); negative prompt (default empty → zeros,
-        the trained null) → uncond."""
+        the trained null) → uncond. ``kind``: the character's kind (an image teacher matches among
+        its motions; None or a kind without motions: every kind's)."""
         emb = self.encoder.encode([prompt, negative_prompt])
         extra = {}
-        if self.vocabulary and prompt.strip():
-            if self._matcher is None:
-                self._matcher = PromptMatcher(self.vocabulary, self.encoder.encode([w for w, _, _ in self.vocabulary]))
-            m = self._matcher
+        vocabulary = self._vocabulary(kind)
+        if vocabulary and prompt.strip():
+            key = kind or ""
+            if key not in self._matchers:
+                self._matchers[key] = PromptMatcher(vocabulary, self.encoder.encode([w for w, _, _ in vocabulary]))
+            m = self._matchers[key]
             index, similarity = m.match(emb[0])
             emb[0] = m.vectors[index]
             extra = {"understood_as": m.wordings[index], "motion": m.motions[index], "similarity": round(similarity, 4)}
@@ -148,9 +169,21 @@ class TinyPrior(SDSPrior):
         a, s = float(self.alphas[k].sqrt()), float((1 - self.alphas[k]).sqrt())
         return a * latents + s * noise, torch.tensor(k, device=self.device)
 
+    def _first_frame(self, text: TextEmbedding, first_frame: torch.Tensor | None = None) -> torch.Tensor | None:
+        """The first frame an image teacher draws from, at its size ([3,H,W] on its device); None for a text teacher."""
+        if not self.image_conditioned:
+            return None
+        frame = first_frame if first_frame is not None else text.first_frame
+        if frame is None:
+            raise InputError(f"the {self.name} teacher draws a given character: it needs the first frame (text.first_frame)")
+        frame = frame.to(self.device, torch.float32)
+        if frame.shape[-2:] != (self.height, self.width):
+            frame = F.interpolate(frame[None], size=(self.height, self.width), mode="area")[0]
+        return frame
+
     def _predict(self, noisy: torch.Tensor, timestep: torch.Tensor, text: TextEmbedding, cfg: bool) -> torch.Tensor:
         emb = torch.cat([text.uncond, text.cond]) if cfg else text.cond
-        x = noisy.expand(emb.shape[0], -1, -1, -1).to(self.dtype)
+        x = model_input(noisy.expand(emb.shape[0], -1, -1, -1).to(self.dtype), self._first_frame(text))
         return self.unet(x, timestep.expand(emb.shape[0]), **text_condition(emb[:, 0], self.dtype)).sample.float()
 
     def _clean_and_noise(self, noisy: torch.Tensor, pred: torch.Tensor, t: float) -> tuple[torch.Tensor, torch.Tensor]:
@@ -164,10 +197,17 @@ class TinyPrior(SDSPrior):
     # Sample-then-fit -------------------------------------------------------------------------
     @torch.no_grad()
     def sample(
-        self, text: TextEmbedding, generator: torch.Generator | None = None, guidance: float = 3.0, steps: int = 30
+        self,
+        text: TextEmbedding,
+        first_frame: torch.Tensor | None = None,
+        generator: torch.Generator | None = None,
+        guidance: float = 3.0,
+        steps: int = 30,
     ) -> torch.Tensor:
-        """A video the teacher draws for ``text``: [F,3,H,W] in [0,1] (DDIM, CFG ``guidance``)."""
-        return sample_videos(self.unet, self.cfg, text.cond[:, 0], text.uncond[:, 0], guidance, steps, generator)[0]
+        """A video the teacher draws for ``text``: [F,3,H,W] in [0,1] (DDIM, CFG ``guidance``). An image
+        teacher draws the character of ``first_frame`` [3,H,W] in [0,1] (default ``text.first_frame``)."""
+        first = self._first_frame(text, first_frame)
+        return sample_videos(self.unet, self.cfg, text.cond[:, 0], text.uncond[:, 0], guidance, steps, generator, first)[0]
 
     def free(self) -> None:
         self.unet.to("cpu")
@@ -190,8 +230,10 @@ def load_tiny_prior(
     dtype: torch.dtype | None = None,
     folder: str | Path | None = None,
     settings: SDSSettings | None = None,
+    name: str = "tiny",
 ) -> TinyPrior:
-    """The shipped teacher (``akd_blender/assets/teacher``) as a :class:`TinyPrior` (fp32 by default)."""
+    """A shipped teacher as a :class:`TinyPrior` (fp32 by default): ``folder`` (default :data:`ASSET_DIR`,
+    the text-only teacher; :data:`IMAGE_ASSET_DIR` holds the image teacher)."""
     folder = Path(folder or ASSET_DIR)
     record = json.loads(_require(folder, "teacher.json").read_text())
     cfg = TeacherConfig.from_dict(record["config"])
@@ -202,7 +244,7 @@ def load_tiny_prior(
     unet.load_state_dict(load_weights(folder, shards))
     table = PhraseTable.load(folder / "phrases.npz") if (folder / "phrases.npz").is_file() else None
     device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-    return TinyPrior(unet, cfg, TextEncoder(table), device, dtype if dtype is not None else torch.float32, settings)
+    return TinyPrior(unet, cfg, TextEncoder(table), device, dtype if dtype is not None else torch.float32, settings, name)
 
 
 def load_teacher_config(folder: str | Path | None = None) -> TeacherConfig:
@@ -232,7 +274,9 @@ def _sample(argv: list[str]) -> int:
     ap.add_argument("--guidance", type=float, default=3.0)
     args = ap.parse_args(argv)
     prior = load_tiny_prior("cpu")
-    video = prior.sample(prior.encode_text(args.prompt), torch.Generator().manual_seed(args.seed), args.guidance)
+    video = prior.sample(
+        prior.encode_text(args.prompt), generator=torch.Generator().manual_seed(args.seed), guidance=args.guidance
+    )
     frames = (video.permute(0, 2, 3, 1) * 255).round().byte().numpy()
     if args.out.endswith(".png"):
         iio.imwrite(args.out, frames.transpose(1, 0, 2, 3).reshape(frames.shape[1], -1, 3))

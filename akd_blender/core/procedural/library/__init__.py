@@ -3,7 +3,17 @@ or an artist's rig) through :class:`~akd_blender.core.roles.BoneRoles`. See :mod
 motions per kind and their phrasings, :mod:`.pose` for how body-frame angles become pose channels."""
 
 from .pose import BodyPose
-from .specs import KINDS, LIBRARY, RoleMotionSpec, library_phrasings, make_role_clip, motions_for, role_motion, sample_variations
+from .specs import (
+    KINDS,
+    LIBRARY,
+    RoleMotionSpec,
+    library_phrasings,
+    library_vocabulary,
+    make_role_clip,
+    motions_for,
+    role_motion,
+    sample_variations,
+)
 
 __all__ = [
     "BodyPose",
@@ -11,6 +21,7 @@ __all__ = [
     "LIBRARY",
     "RoleMotionSpec",
     "library_phrasings",
+    "library_vocabulary",
     "make_role_clip",
     "motions_for",
     "role_motion",
