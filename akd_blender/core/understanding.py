@@ -16,6 +16,8 @@ is, unless the caller allows the nearest motion (``DistillConfig.allow_nearest``
 (:mod:`akd_blender.core.procedural.library`); :func:`teacher_vocabulary` is the shipped text-only
 teacher's (the named-bone library, :func:`~akd_blender.core.procedural.motions.prompt_vocabulary`).
 
+Imports no torch at module level (the command line and the panel import it before torch loads).
+
 Command line (lists the known motions with their training phrasings)::
 
     python -m akd_blender.core.understanding [--kind biped|quadruped|bird|hexapod]
@@ -26,11 +28,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
-
-import torch
+from typing import TYPE_CHECKING, Protocol
 
 from .errors import InputError
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = [
     "UNDERSTOOD_THRESHOLD",

@@ -15,7 +15,9 @@ knows extra wordings of each motion (:mod:`~akd_blender.core.procedural.wordings
 on): the motion whose three best-matching wordings match the prompt best on average wins, and its
 trained phrasing nearest the prompt conditions the model (:func:`.tiny_model.text.understand`). A
 new wording of a known motion then conditions the model exactly as in training instead of
-somewhere between motions.
+somewhere between motions. The reading is :mod:`akd_blender.core.understanding`'s; a prompt it does
+not understand (score below ``UNDERSTOOD_THRESHOLD``) is refused by the distillation unless
+``DistillConfig.allow_nearest``.
 
 Command line::
 
@@ -38,6 +40,7 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import ModelNotAvailable
+from ..understanding import PromptVocabulary
 from .base import SDSPrior, SDSSettings, TextEmbedding
 from .tiny_model.model import (
     TeacherConfig,
@@ -49,7 +52,7 @@ from .tiny_model.model import (
     text_condition,
     unpack,
 )
-from .tiny_model.text import PhraseTable, PromptMatcher, TextEncoder
+from .tiny_model.text import PhraseTable, TextEncoder
 
 __all__ = ["TinyPrior", "load_tiny_prior", "load_teacher_config", "ASSET_DIR", "load_judge", "main"]
 
@@ -105,22 +108,23 @@ class TinyPrior(SDSPrior):
 
             vocabulary = prompt_vocabulary()
         self.vocabulary = list(vocabulary)
-        self._matcher: PromptMatcher | None = None  # built on the first prompt (it loads the encoder)
+        self._matcher: PromptVocabulary | None = None  # encoded on the first prompt (it loads the encoder)
 
     # Text ------------------------------------------------------------------------------------
     def encode_text(self, prompt: str, negative_prompt: str = "") -> TextEmbedding:
         """Prompt → cond [1,1,384], the embedding of the trained phrasing it is understood as (see the
-        module docstring; ``extra`` names it and its motion); negative prompt (default empty → zeros,
-        the trained null) → uncond."""
+        module docstring; ``extra`` holds :meth:`~akd_blender.core.understanding.Understanding.facts`
+        and the :class:`~akd_blender.core.understanding.Understanding` itself under ``"understanding"``;
+        the caller refuses a prompt not understood); negative prompt (default empty → zeros, the
+        trained null) → uncond."""
         emb = self.encoder.encode([prompt, negative_prompt])
         extra = {}
         if self.vocabulary and prompt.strip():
             if self._matcher is None:
-                self._matcher = PromptMatcher(self.vocabulary, self.encoder.encode([w for w, _, _ in self.vocabulary]))
-            m = self._matcher
-            index, similarity = m.match(emb[0])
-            emb[0] = m.vectors[index]
-            extra = {"understood_as": m.wordings[index], "motion": m.motions[index], "similarity": round(similarity, 4)}
+                self._matcher = PromptVocabulary(self.vocabulary, self.encoder)
+            understanding = self._matcher.understand(prompt, emb[0])
+            emb[0] = self._matcher.vectors[understanding.index]
+            extra = {**understanding.facts(), "understanding": understanding}
         emb = emb.to(self.device, self.dtype)
         return TextEmbedding(prompt, negative_prompt, emb[:1, None], emb[1:, None], extra)
 
