@@ -13,7 +13,8 @@ The threshold (0.20 … 0.80 in steps of 0.01) with the best balanced accuracy o
 set (mean of known right and unknown refused; the lowest on ties) is printed with both sets'
 figures, then the test set and the blind wordings of ``tests/core/blind_wordings.json`` read
 against the shipped teacher's vocabulary (:func:`~akd_blender.core.understanding.teacher_vocabulary`)
-at the shipped threshold. ``--json PATH`` writes every figure.
+at the shipped threshold. ``--json PATH`` writes every figure. Exit 1 when the chosen threshold is
+not the shipped one.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ def readings(rows: list[tuple[str, str, str | None]], vocabularies: dict, encode
 
 
 def figures(read: list[tuple[str | None, str, float]], threshold: float) -> dict:
-    """Counts and rates at ``threshold``: known right / misread / refused, unknown refused, balanced accuracy."""
+    """Counts and rates at ``threshold``: known right / misread / refused, unknown refused, balanced
+    accuracy (the mean of the two rates; the one rate when a set has no prompts of the other group)."""
     known = [(e, m, s) for e, m, s in read if e is not None]
     unknown = [(e, m, s) for e, m, s in read if e is None]
     right = int(sum(s >= threshold and m == e for e, m, s in known))
@@ -72,7 +74,7 @@ def figures(read: list[tuple[str | None, str, float]], threshold: float) -> dict
         "unknown_refused": refused,
         "known_right_rate": round(known_rate, 4),
         "unknown_refused_rate": round(refused_rate, 4),
-        "balanced_accuracy": round((known_rate + refused_rate) / 2, 4),
+        "balanced_accuracy": round(float(np.mean([r for r, n in ((known_rate, known), (refused_rate, unknown)) if n])), 4),
     }
 
 
@@ -83,9 +85,10 @@ def choose(read: list[tuple[str | None, str, float]]) -> float:
 
 
 def _line(name: str, f: dict) -> str:
+    refused = f"{f['unknown_refused']}/{f['unknown']} ({f['unknown_refused_rate']:.1%})" if f["unknown"] else "–"
     return (
         f"| {name} | {f['threshold']:.2f} | {f['known_right']}/{f['known']} ({f['known_right_rate']:.1%}) | "
-        f"{f['known_misread']} | {f['known_refused']} | {f['unknown_refused']}/{f['unknown']} ({f['unknown_refused_rate']:.1%}) | "
+        f"{f['known_misread']} | {f['known_refused']} | {refused} | "
         f"{f['balanced_accuracy']:.1%} |"
     )
 
@@ -150,6 +153,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name}: {kind}: {prompt!r} expected {expected or 'refused'}, read {motion} {score:.3f}", file=sys.stderr)
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))
+    if chosen != UNDERSTOOD_THRESHOLD:
+        print(f"the chosen threshold differs from the shipped one: set UNDERSTOOD_THRESHOLD = {chosen:.2f}", file=sys.stderr)
+        return 1
     return 0
 
 
