@@ -44,6 +44,7 @@ __all__ = [
     "Understanding",
     "PromptNotUnderstood",
     "PromptVocabulary",
+    "rank_motions",
     "library_vocabulary",
     "teacher_vocabulary",
     "require_understood",
@@ -178,19 +179,29 @@ class PromptVocabulary:
         if embedding is None:
             embedding = self.encoder.encode([prompt])[0]
         sims = self.vectors @ embedding.float().reshape(-1).to(self.vectors.device)
-        ranked = []
-        for motion in dict.fromkeys(self.motions):
-            rows = [i for i, m in enumerate(self.motions) if m == motion]
-            trained = [i for i in rows if self.trained[i]]
-            if not trained:
-                continue
-            score = float(sims[rows].topk(min(TOP_WORDINGS, len(rows))).values.mean())
-            best = trained[int(sims[trained].argmax())]
-            ranked.append((score, best, motion))
-        ranked.sort(key=lambda r: -r[0])
+        ranked = rank_motions(sims, self.motions, self.trained)
         near = tuple(NearMotion(m, self.wordings[i], s) for s, i, m in ranked[:5])
         score, index, motion = ranked[0]
         return Understanding(prompt, motion, self.wordings[index], score, near, float(threshold), index)
+
+
+def rank_motions(
+    similarities: torch.Tensor, motions: Sequence[str], trained: Sequence[bool], top: int = TOP_WORDINGS
+) -> list[tuple[float, int, str]]:
+    """Every motion with a trained wording, best first: (score, row of its trained wording nearest the
+    prompt, motion). ``similarities`` [M]: cosine similarity of each vocabulary row to the prompt;
+    ``motions``, ``trained``: each row's motion and whether it was trained on. A motion's score is the
+    mean of its ``top`` best similarities over all its rows; ties keep vocabulary order."""
+    ranked = []
+    for motion in dict.fromkeys(motions):
+        rows = [i for i, m in enumerate(motions) if m == motion]
+        rows_trained = [i for i in rows if trained[i]]
+        if not rows_trained:
+            continue
+        score = float(similarities[rows].topk(min(top, len(rows))).values.mean())
+        ranked.append((score, rows_trained[int(similarities[rows_trained].argmax())], motion))
+    ranked.sort(key=lambda r: -r[0])
+    return ranked
 
 
 def require_understood(understanding: Understanding, allow_nearest: bool = False, listing: str = MOTIONS_COMMAND) -> None:
