@@ -28,8 +28,9 @@ def runs(tmp_path_factory):
     ]
     (tmp / "jobs.json").write_text(json.dumps(jobs))
     batch = run_cli("--jobs", tmp / "jobs.json", *FAST)
-    refused = run_cli("--input", biped, "--prompt", "plays the violin", "--report", tmp / "refused.json", "--quiet", *FAST)
-    return {"tmp": tmp, "batch": batch, "refused": refused}
+    refused = run_cli("--input", biped, "--prompt", "plays the violin", "--report", tmp / "refused.json", *FAST)
+    quiet = run_cli("--input", biped, "--prompt", "a man is waving hello", "--report", tmp / "quiet.json", "--quiet", *FAST)
+    return {"tmp": tmp, "batch": batch, "refused": refused, "quiet": quiet}
 
 
 def test_the_cli_prints_what_the_prompt_was_understood_as(runs):
@@ -60,3 +61,10 @@ def test_without_allow_nearest_the_prompt_stops_the_job_and_nothing_is_written(r
     assert len(lines) == 1 and lines[0].startswith('akd: error: the prompt "plays the violin" matches no known motion')
     assert lines[0].count('("') >= 3 and f"`{MOTIONS_COMMAND}`" in lines[0] and "--allow-nearest" in lines[0]
     assert not (tmp / "refused.json").exists() and "understood as" not in refused.stdout
+
+
+def test_quiet_prints_no_understood_line(runs):
+    quiet = runs["quiet"]
+    assert quiet.returncode == 0, quiet.stderr[-3000:]
+    assert "understood as" not in quiet.stdout + quiet.stderr and "akd: done:" in quiet.stdout
+    assert json.loads((runs["tmp"] / "quiet.json").read_text())["distill"]["motion"] == "biped/wave"
