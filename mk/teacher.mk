@@ -28,3 +28,8 @@ bench-fit: setup
 .PHONY: bench-text
 bench-text: setup
 	$(PY) tests/bench/bench_text.py
+
+## understanding-threshold: choose the similarity below which a prompt is refused; validation and test figures (CPU, a minute)
+.PHONY: understanding-threshold
+understanding-threshold: setup
+	$(PY) -m tools.understanding_threshold

@@ -19,6 +19,10 @@ and ``blender --command akd …`` (registered by the extension). One job:
 ``{"input": "a.glb", "prompt": "…", "out": "a.blend"}``; flags given on the command line are the
 defaults); a failing job is reported and the others still run; a summary ends the run.
 
+What the model understood the prompt as is printed as ``akd: understood as <motion> ("<training
+phrasing>", similarity 0.87)`` on stdout (the embedded teacher; ``core.understanding.understood_line``)
+unless ``--quiet``. A prompt it matches to no known motion well enough stops the job with one line
+naming the nearest motions (exit 2, nothing written) unless ``--allow-nearest``.
 Each report warning (the rig's, and the motion's figures over ``core.metrics.motion_thresholds`` of
 the motion the model understood) is printed as ``akd: warning: …`` on stderr unless ``--quiet``.
 
@@ -40,6 +44,7 @@ from dataclasses import asdict, dataclass, fields, replace
 
 from ..core.config import CAMERA_MODES, DEVICES, KEY_MODES, KEYS_DEFAULT, START_MODES, DistillConfig, SettingError
 from ..core.errors import AkdError, Cancelled, InputError
+from ..core.understanding import understood_line
 
 __all__ = ["CliJob", "REPORT_FIELDS", "EXPORT_FORMATS", "build_parser", "parse_jobs", "run_one", "main"]
 
@@ -108,6 +113,7 @@ class CliJob:
     export: str | None = None
     keys: str = KEYS_DEFAULT
     set_scene_range: bool = False
+    allow_nearest: bool = False
 
 
 class _Parser(argparse.ArgumentParser):
@@ -157,6 +163,13 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
         "--set-scene-range",
         action="store_true",
         help="set the scene's frame range to the motion's (default: the scene's range is left as it is)",
+    )
+    p.add_argument(
+        "--allow-nearest",
+        action="store_true",
+        default=DistillConfig.allow_nearest,
+        help="go ahead with the nearest known motion when the model matches none well enough "
+        "(default: such a prompt stops with exit 2, naming the nearest motions)",
     )
     p.add_argument("--jobs", metavar="FILE", help="a JSON list of jobs (keys = flag names)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -249,6 +262,7 @@ def distill_config(job: CliJob, frame_start: int, fps: float) -> DistillConfig:
         device=job.device,
         negative_prompt=job.negative_prompt,
         loop=job.loop,
+        allow_nearest=bool(job.allow_nearest),
         preview_every=0,
         **values,
     )
@@ -536,6 +550,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 report = run_one(job, progress=not ns.quiet)
                 results.append((job, 0, "done"))
+                understood = understood_line(report["distill"])
+                if understood and not ns.quiet:
+                    print(f"akd: {label}{understood}", flush=True)
                 if not ns.quiet:
                     for warning in report["warnings"]:
                         _say(f"akd: {label}warning: {warning}")

@@ -10,7 +10,8 @@ Distill Motion (``akd.distill``), DESIGN §5:
 3. :func:`handle_messages` (a plain function; tests feed it messages by hand) applies progress to the
    panel, previews to the pose, and the result as a new action named after the prompt (the previous
    action is kept with a fake user; the panel's Keys choice, sparse by default; the job's warnings
-   reported and kept for the panel; the scene's frame range changed only with Set Scene Range).
+   reported and kept for the panel, with what the model understood the prompt as; the scene's frame
+   range changed only with Set Scene Range).
    Errors and cancellation restore the pose: the scene is left as it was. The operator has the UNDO flag: one undo step removes the new action and its keys.
 
 Needs: OBJECT or POSE mode, an active armature with a skinned mesh. torch is imported only when a
@@ -28,6 +29,7 @@ import bpy
 from ..core import worker as wk
 from ..core.errors import AkdError
 from ..core.job import JobRequest, JobResult, action_name
+from ..core.understanding import understood_line
 from .properties import distill_config, model_spec
 
 __all__ = [
@@ -248,10 +250,14 @@ def _finish(context, run: RunContext, result: JobResult) -> str:
         run.scene_changes.append(f"frame range {result.clip.frame_start}–{result.clip.frame_end}")
     scene.frame_set(scene.frame_current)  # show the new action's pose
     run.warnings = job_warnings(run.request.rig, motion_metrics(run.request.rig, result.clip), result.facts)
+    understood = understood_line(result.facts) or ""
+    understood = understood[:1].upper() + understood[1:]
     text = f"New action '{action.name}': {result.clip.num_frames} frames in {result.seconds:.1f} s on {result.device}"
-    _set_state(context, running=False, progress=1.0, status=text, warnings="\n".join(run.warnings))
+    _set_state(context, running=False, progress=1.0, status=text, warnings="\n".join(run.warnings), understood=understood)
     for line in run.warnings:
         run.report({"WARNING"}, line)
+    if understood:
+        run.report({"INFO"}, understood)
     run.report({"INFO"}, text)
     return "FINISHED"
 
@@ -297,6 +303,7 @@ class AKD_OT_distill(bpy.types.Operator):
             eta=-1.0,
             status="Starting…",
             warnings="",
+            understood="",
         )
         return run
 

@@ -38,6 +38,7 @@ class VIEW3D_PT_akd(_AKDPanel, bpy.types.Panel):
         col = layout.column(align=True)
         col.prop(settings, "prompt", text="", icon="TEXT")
         col.prop(settings, "negative_prompt", text="Avoid")
+        layout.prop(settings, "allow_nearest")
 
         col = layout.column()
         col.use_property_split = True
@@ -80,6 +81,8 @@ class VIEW3D_PT_akd(_AKDPanel, bpy.types.Panel):
             row.operator("akd.distill", icon="ARMATURE_DATA")
             if state.status:
                 layout.label(text=state.status, icon="INFO")
+            if state.understood:
+                layout.label(text=state.understood, icon="TEXT")
             for line in state.warnings.splitlines():
                 layout.label(text=line, icon="ERROR")
         row = layout.row(align=True)

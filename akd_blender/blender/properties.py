@@ -95,6 +95,7 @@ def distill_config(settings: AKD_Settings, frame_start: int, frames: int, fps: f
         camera=settings.camera,
         negative_prompt=settings.negative_prompt,
         loop=bool(settings.loop),
+        allow_nearest=bool(settings.allow_nearest),
         preview_every=int(settings.preview_every),
     )
 
@@ -104,6 +105,12 @@ class AKD_Settings(bpy.types.PropertyGroup):
 
     prompt: StringProperty(name="Prompt", description="What the character should do, e.g. 'a fox trots forward'", default="")
     negative_prompt: StringProperty(name="Negative", description="What the video should not look like", default="")
+    allow_nearest: BoolProperty(
+        name="Allow nearest motion",
+        description="When the model matches the prompt to no known motion well enough, go ahead with the nearest one "
+        "(off: the job stops and names the nearest motions)",
+        default=DistillConfig.allow_nearest,
+    )
     model: EnumProperty(
         name="Model",
         description="The text-to-video model the motion is distilled from",
@@ -173,6 +180,7 @@ class AKD_RunState(bpy.types.PropertyGroup):
     loss: FloatProperty(default=0.0)
     status: StringProperty(default="")
     warnings: StringProperty(default="", description="The last job's warnings, one a line")
+    understood: StringProperty(default="", description="What the last job's model understood the prompt as")
 
 
 CLASSES = (AKD_Settings, AKD_RunState)

@@ -158,6 +158,11 @@ class DistillConfig:
         w_sds (1.0), w_smooth (1.0, joint acceleration), w_ground (10.0, penetration depth²),
         w_skate (1.0, planted-foot sliding), w_limits (1.0, Limit Rotation excess²),
         loop (False) with w_loop (1.0): first frame = last frame.
+    Prompt:
+        allow_nearest: go ahead with the nearest known motion when a prior that reads prompts as
+            known motions (the embedded teacher, :mod:`akd_blender.core.understanding`) matches none
+            well enough (False: such a prompt stops the job with
+            :class:`~akd_blender.core.understanding.PromptNotUnderstood`, before anything is drawn).
     Reporting:
         preview_every: call the preview callback every N steps (25; 0 = never) and at the end.
     """
@@ -190,6 +195,7 @@ class DistillConfig:
     w_limits: float = 1.0
     loop: bool = False
     w_loop: float = 1.0
+    allow_nearest: bool = False
     preview_every: int = 25
 
     def validate(self) -> None:

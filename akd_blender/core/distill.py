@@ -30,6 +30,7 @@ from .losses import foot_joints, foot_skate_loss, ground_penetration_loss, joint
 from .motion import MotionClip, MotionParams
 from .rig import RigAsset
 from .start import held_pose, resolve_sizes, resolve_start, start_from_sample
+from .understanding import Understanding, require_understood
 
 __all__ = [
     "START_MODES",
@@ -142,7 +143,8 @@ def distill(
     The motion starts from ``init_pose`` (its first frame, held; e.g. the armature's current pose)
     or from the rest pose; the optimised rotations are offsets from it.
 
-    Raises InputError (bad config / prompt), ModelNotAvailable (prior missing), Cancelled (within one
+    Raises InputError (bad config / prompt; PromptNotUnderstood when the prior reads the prompt as no
+    known motion and ``config.allow_nearest`` is off), ModelNotAvailable (prior missing), Cancelled (within one
     step of ``should_cancel`` returning True), NumericalError (NaN/Inf loss or gradient).
     """
     t_start = time.perf_counter()
@@ -167,6 +169,9 @@ def distill(
 
     t = timer("setup", t_start)
     text = prior.encode_text(prompt, config.negative_prompt)
+    understanding = (getattr(text, "extra", None) or {}).get("understanding")
+    if isinstance(understanding, Understanding):  # a prior that reads prompts as known motions
+        require_understood(understanding, config.allow_nearest)
     extra = {k: v for k, v in (getattr(text, "extra", None) or {}).items() if isinstance(v, str | int | float)}
     t = timer("text", t)
 

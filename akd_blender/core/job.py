@@ -197,10 +197,18 @@ def action_name(prompt: str, limit: int = 63) -> str:
 
 
 def job_warnings(rig: Any, metrics: dict[str, float], facts: dict) -> list[str]:
-    """A job's warnings, one line each: the rig's (``rig.warnings``, what the mirror does not reproduce)
-    then :func:`~akd_blender.core.metrics.motion_warnings` of ``metrics`` (:func:`motion_metrics` of the
+    """A job's warnings, one line each: the rig's (``rig.warnings``, what the mirror does not reproduce),
+    then, when the prompt matched no known motion well enough and the job went ahead with the nearest
+    (``facts["understood"]`` False), a line saying so, then
+    :func:`~akd_blender.core.metrics.motion_warnings` of ``metrics`` (:func:`motion_metrics` of the
     final clip) against the thresholds of the motion the model understood (``facts["motion"]``, None
     when the model names none)."""
     from .metrics import motion_thresholds, motion_warnings
 
-    return [*rig.warnings, *motion_warnings(metrics, motion_thresholds(facts.get("motion")))]
+    nearest = []
+    if facts.get("understood") is False:
+        nearest.append(
+            f"the prompt matches no known motion well enough (similarity {float(facts['similarity']):.2f}, "
+            f"needs {float(facts['threshold']):.2f}): went ahead with the nearest, {facts['motion']}"
+        )
+    return [*rig.warnings, *nearest, *motion_warnings(metrics, motion_thresholds(facts.get("motion")))]

@@ -132,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
                     w_smooth=args.w_smooth,
                     w_skate=args.w_skate,
                     search=SearchSettings(guidance=args.sample_guidance, smooth=args.search_smooth),
+                    allow_nearest=True,  # the figures are of the motion drawn for the phrasing, understood or not
                 )
                 request = JobRequest(rig, phrasing, cfg, init_pose=neutral_clip(rig))  # the library's standing pose
                 result = run_request(request, prior=prior)

@@ -142,7 +142,9 @@ def distil_case(case: Case, artists: Path, prior, device: str, gt_count: int) ->
     """Distil one case → (its figures that need no judge, the clip)."""
     rig, roles = load_case_rig(case, artists)
     t0 = time.time()
-    result = run_request(JobRequest(rig, case.prompt, DistillConfig(seed=case.seed, device=device)), prior=prior)
+    result = run_request(
+        JobRequest(rig, case.prompt, DistillConfig(seed=case.seed, device=device, allow_nearest=True)), prior=prior
+    )
     seconds = time.time() - t0
     clip = result.clip
     skeleton = Skeleton(rig)
@@ -155,6 +157,7 @@ def distil_case(case: Case, artists: Path, prior, device: str, gt_count: int) ->
         "rest_distance": round(joint_distance(joints_rel(skeleton, rest, height), refs), 4),
         "understood_as": result.facts.get("understood_as"),
         "understood_motion": result.facts.get("motion"),
+        "understood": result.facts.get("understood"),
         "seconds": round(seconds, 2),
     }
     return row, clip

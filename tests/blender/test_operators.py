@@ -382,3 +382,31 @@ def test_panel_choices_and_defaults_are_the_cores(addon):
     assert [item.identifier for item in rna["keys"].enum_items] == list(core.KEY_MODES)
     assert rna["keys"].default == core.KEYS_DEFAULT == "sparse" and rna["set_scene_range"].default is False
     assert set(properties.LABELS) <= {f.name for f in fields(core.DistillConfig)}
+
+
+def test_allow_nearest_tick_through_rna_reaches_the_request(addon):
+    from akd_blender.core import config as core
+
+    rna = bpy.context.scene.akd.bl_rna.properties["allow_nearest"]
+    assert rna.type == "BOOLEAN" and rna.name == "Allow nearest motion"
+    assert rna.default is core.DistillConfig.allow_nearest is False
+    arm = _character()
+    settings = _settings()
+    assert operators.snapshot(bpy.context, arm).request.config.allow_nearest is False
+    settings.allow_nearest = True
+    assert operators.snapshot(bpy.context, arm).request.config.allow_nearest is True
+    settings.allow_nearest = False
+
+
+def test_finish_shows_what_the_prompt_was_understood_as(addon):
+    arm = _character()
+    facts = {"understood_as": "a person waving hello", "motion": "biped/wave", "similarity": 0.8712, "understood": True}
+    run, reports = _finish_with(_clip(arm), facts=facts)
+    line = 'Understood as biped/wave ("a person waving hello", similarity 0.87)'
+    assert bpy.context.window_manager.akd_run.understood == line and ({"INFO"}, line) in reports
+    nearest = {**facts, "similarity": 0.3, "understood": False, "threshold": 0.42}
+    run, reports = _finish_with(_clip(arm), facts=nearest)
+    assert "below the 0.42 needed" in bpy.context.window_manager.akd_run.understood
+    assert any("went ahead with the nearest, biped/wave" in line for line in run.warnings)
+    run, reports = _finish_with(_clip(arm))  # a prior that reads no motion: no line
+    assert bpy.context.window_manager.akd_run.understood == ""

@@ -38,6 +38,14 @@ CASES = [
     ("out-folder-missing", "biped", ["--out", "{tmp}/nowhere/out.blend"], 2, ["nowhere", "does not exist"]),
     ("out-folder-not-writable", "biped", ["--out", "/proc/akd_out.blend"], 2, ["/proc", "not writable"]),
     ("unknown-flag", "biped", ["--frobnicate"], 2, ["--frobnicate"]),
+    # the embedded teacher (the default model) knows no such motion: the nearest three and the list are named
+    (
+        "prompt-not-understood",
+        "biped",
+        ["--prompt", "juggles three balls"],
+        2,
+        ['"juggles three balls"', "nearest: ", "python -m akd_blender.core.understanding"],
+    ),
 ]
 
 

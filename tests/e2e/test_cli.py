@@ -186,6 +186,9 @@ def test_cli_flags_are_derived_from_the_core_settings():
     names = {f.name for f in fields(core.DistillConfig)}
     for flag in ("frames", "steps", "seed", "device", "height", "width", "camera", "start", "loop", "negative_prompt", "fps"):
         assert flag in names and flag in actions, flag
+    assert actions["allow_nearest"].default is core.DistillConfig.allow_nearest is False and "allow_nearest" in names
+    jobs, _ = cli.parse_jobs(["--input", "x.blend", "--prompt", "p", "--allow-nearest"])
+    assert cli.distill_config(jobs[0], frame_start=1, fps=24.0).allow_nearest is True
     job = cli.CliJob(input="x.blend", prompt="p", frames=7, steps=3, height=40, width=48, camera="orbit", start="pose")
     got = cli.distill_config(job, frame_start=5, fps=30.0)
     assert (got.frames, got.steps, got.height, got.width, got.camera, got.start, got.frame_start, got.fps) == (

@@ -15,7 +15,9 @@ knows extra wordings of each motion (:mod:`~akd_blender.core.procedural.wordings
 on): the motion whose three best-matching wordings match the prompt best on average wins, and its
 trained phrasing nearest the prompt conditions the model (:func:`.tiny_model.text.understand`). A
 new wording of a known motion then conditions the model exactly as in training instead of
-somewhere between motions.
+somewhere between motions. The reading is :mod:`akd_blender.core.understanding`'s; a prompt it does
+not understand (score below ``UNDERSTOOD_THRESHOLD``) is refused by the distillation unless
+``DistillConfig.allow_nearest``.
 
 Command line::
 
@@ -38,6 +40,7 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import InputError, ModelNotAvailable
+from ..understanding import PromptVocabulary
 from .base import SDSPrior, SDSSettings, TextEmbedding
 from .tiny_model.model import (
     TeacherConfig,
@@ -50,7 +53,7 @@ from .tiny_model.model import (
     text_condition,
     unpack,
 )
-from .tiny_model.text import PhraseTable, PromptMatcher, TextEncoder
+from .tiny_model.text import PhraseTable, TextEncoder
 
 __all__ = ["TinyPrior", "load_tiny_prior", "load_teacher_config", "ASSET_DIR", "IMAGE_ASSET_DIR", "load_judge", "main"]
 
@@ -116,32 +119,37 @@ class TinyPrior(SDSPrior):
 
             vocabulary = prompt_vocabulary()
         self.vocabulary = None if vocabulary is None else list(vocabulary)
-        self._matchers: dict[str, PromptMatcher] = {}  # per vocabulary, built on first use (it loads the encoder)
+        self._matchers: dict[str, PromptVocabulary] = {}  # per kind, encoded on first use (it loads the encoder)
 
     def _vocabulary(self, kind: str | None) -> list[tuple[str, str, bool]]:
+        """The fixed vocabulary, or (an image teacher) the role library's for ``kind`` (all kinds for
+        None or a kind without motions)."""
         if self.vocabulary is not None:
             return self.vocabulary
-        from ..procedural.library import KINDS, library_vocabulary
+        from ..procedural.library import KINDS
+        from ..understanding import library_vocabulary
 
-        return library_vocabulary(kind if kind in KINDS else None)
+        return [row for k in ((kind,) if kind in KINDS else KINDS) for row in library_vocabulary(k)]
 
     # Text ------------------------------------------------------------------------------------
     def encode_text(self, prompt: str, negative_prompt: str = "", kind: str | None = None) -> TextEmbedding:
         """Prompt → cond [1,1,384], the embedding of the trained phrasing it is understood as (see the
-        module docstring; ``extra`` names it and its motion); negative prompt (default empty → zeros,
-        the trained null) → uncond. ``kind``: the character's kind (an image teacher matches among
-        its motions; None or a kind without motions: every kind's)."""
+        module docstring; ``extra`` holds :meth:`~akd_blender.core.understanding.Understanding.facts`
+        and the :class:`~akd_blender.core.understanding.Understanding` itself under ``"understanding"``;
+        the caller refuses a prompt not understood); negative prompt (default empty → zeros, the
+        trained null) → uncond. ``kind``: the character's kind (an image teacher reads the prompt
+        among that kind's motions; None or a kind without motions: every kind's)."""
         emb = self.encoder.encode([prompt, negative_prompt])
         extra = {}
         vocabulary = self._vocabulary(kind)
         if vocabulary and prompt.strip():
             key = kind or ""
             if key not in self._matchers:
-                self._matchers[key] = PromptMatcher(vocabulary, self.encoder.encode([w for w, _, _ in vocabulary]))
-            m = self._matchers[key]
-            index, similarity = m.match(emb[0])
-            emb[0] = m.vectors[index]
-            extra = {"understood_as": m.wordings[index], "motion": m.motions[index], "similarity": round(similarity, 4)}
+                self._matchers[key] = PromptVocabulary(vocabulary, self.encoder)
+            matcher = self._matchers[key]
+            understanding = matcher.understand(prompt, emb[0])
+            emb[0] = matcher.vectors[understanding.index]
+            extra = {**understanding.facts(), "understanding": understanding}
         emb = emb.to(self.device, self.dtype)
         return TextEmbedding(prompt, negative_prompt, emb[:1, None], emb[1:, None], extra)
 

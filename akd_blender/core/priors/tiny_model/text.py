@@ -16,6 +16,7 @@ import numpy as np
 import torch
 
 from ...errors import ModelNotAvailable
+from ...understanding import rank_motions
 
 __all__ = ["TextEncoder", "PhraseTable", "TEXT_DIM", "understand", "PromptMatcher"]
 
@@ -103,7 +104,8 @@ def understand(
     The motion (``groups``: one name per wording) whose ``top`` best-matching wordings match the
     prompt best on average wins; of that motion's wordings the teacher was trained on (``trained``),
     the one nearest the prompt is returned. A single nearest wording would let one shared word
-    decide (a subject noun: "a wolf walking" nearest "a wolf turns around on the spot").
+    decide (a subject noun: "a wolf walking" nearest "a wolf turns around on the spot"). The ranking
+    is :func:`akd_blender.core.understanding.rank_motions`.
 
     Args:
         embedding: the prompt [D]; vectors: the known wordings [M,D] (both L2-normalised).
@@ -111,17 +113,11 @@ def understand(
         (index into the wordings of the trained wording to condition on, the winning motion's mean
         cosine similarity over its ``top`` best wordings).
     """
-    sims = vectors @ embedding
-    best, best_score = None, -float("inf")
-    for group in dict.fromkeys(groups):
-        rows = [i for i, g in enumerate(groups) if g == group]
-        score = float(sims[rows].topk(min(top, len(rows))).values.mean())
-        if score > best_score and any(trained[i] for i in rows):
-            best, best_score = group, score
-    if best is None:
+    ranked = rank_motions(vectors @ embedding, groups, trained, top)
+    if not ranked:
         raise ValueError("understand: no motion has a trained wording")
-    rows = [i for i, g in enumerate(groups) if g == best and trained[i]]
-    return rows[int(sims[rows].argmax())], best_score
+    score, index, _ = ranked[0]
+    return index, score
 
 
 class PromptMatcher:

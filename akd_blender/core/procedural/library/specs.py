@@ -161,20 +161,3 @@ def library_phrasings(split: str = "train") -> list[tuple[str, str, str]]:
         for spec in specs
         for text in (spec.phrasings if split == "train" else spec.heldout_phrasings)
     ]
-
-
-def library_vocabulary(kind: str | None = None) -> list[tuple[str, str, bool]]:
-    """What a prompt is matched against for a character of ``kind`` (None: every kind): (wording,
-    ``"kind/label"``, trained) for each training phrasing (trained True) of the kind's motions and each
-    extra wording of :data:`~akd_blender.core.procedural.wordings.EXTRA_WORDINGS` written for that kind
-    and label (False). Held-out phrasings are never in it."""
-    from ..wordings import EXTRA_WORDINGS
-
-    kinds = KINDS if kind is None else (motions_for(kind)[0].kind,)
-    return [
-        (text, f"{spec.kind}/{spec.label}", trained)
-        for k in kinds
-        for spec in LIBRARY[k]
-        for trained, texts in ((True, spec.phrasings), (False, EXTRA_WORDINGS.get((spec.kind, spec.label), ())))
-        for text in texts
-    ]
