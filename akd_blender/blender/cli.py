@@ -130,7 +130,11 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
     p.add_argument("--armature", help="armature object name (default: the only armature in the file)")
     p.add_argument("--prompt", help="what the character should do")
     p.add_argument("--negative-prompt", default="", help="what the video should not look like")
-    p.add_argument("--model", default="tiny", help='"tiny" (embedded teacher), a diffusers folder or a hub id')
+    p.add_argument(
+        "--model",
+        default="tiny",
+        help='"tiny" (embedded teacher that animates your character), "tiny-text", a diffusers folder or a hub id',
+    )
     p.add_argument("--frames", type=int, help="number of frames (≥ 2)")
     p.add_argument("--fps", type=float, help="frames per second (default: the scene's)")
     p.add_argument("--steps", type=int, help="optimisation steps (default: 0 after a drawn video, 200 from the pose)")

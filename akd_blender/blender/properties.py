@@ -54,7 +54,18 @@ def _items(name: str) -> list[tuple[str, str, str]]:
 
 # identifier, label, description, spec passed to core.priors.load_prior (None: the folder field)
 MODELS = (
-    ("TINY", "Embedded (offline)", "The small teacher shipped with the add-on; runs on any computer", "tiny"),
+    (
+        "TINY",
+        "Embedded (offline)",
+        "The small teacher shipped with the add-on: it animates your own character; runs on any computer",
+        "tiny",
+    ),
+    (
+        "TINY_TEXT",
+        "Embedded, text only",
+        "The shipped text-only teacher (draws its own two characters; for comparison)",
+        "tiny-text",
+    ),
     (
         "COGVIDEOX_2B",
         "CogVideoX-2B",

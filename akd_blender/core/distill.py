@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import torch
@@ -29,7 +29,7 @@ from .kinematics import Skeleton
 from .losses import foot_joints, foot_skate_loss, ground_penetration_loss, joint_limit_loss, loop_loss, smoothness_loss
 from .motion import MotionClip, MotionParams
 from .rig import RigAsset
-from .start import held_pose, resolve_sizes, resolve_start, start_from_sample
+from .start import character_kind, first_frame, held_pose, resolve_sizes, resolve_start, start_from_sample
 from .understanding import Understanding, require_understood
 
 __all__ = [
@@ -168,7 +168,11 @@ def distill(
     from .render import Renderer, make_cameras, root_path
 
     t = timer("setup", t_start)
-    text = prior.encode_text(prompt, config.negative_prompt)
+    image_prior = bool(getattr(prior, "image_conditioned", False))  # draws the character it is shown
+    if image_prior:
+        text = prior.encode_text(prompt, config.negative_prompt, kind=character_kind(rig))
+    else:
+        text = prior.encode_text(prompt, config.negative_prompt)
     understanding = (getattr(text, "extra", None) or {}).get("understanding")
     if isinstance(understanding, Understanding):  # a prior that reads prompts as known motions
         require_understood(understanding, config.allow_nearest)
@@ -204,6 +208,8 @@ def distill(
     }
     history: list[dict[str, float]] = []
     cached_target = cached_box = None
+    if image_prior:
+        text = replace(text, first_frame=first_frame(rig, params, skeleton, renderer, config, camera_options))
     t = timer("setup", t)
     if config.start == "sample":
         extra |= start_from_sample(rig, prior, text, generator, config, params, renderer, camera_options)

@@ -13,7 +13,7 @@ from .errors import InputError
 from .motion import MotionClip, MotionParams
 from .rig import RigAsset
 
-__all__ = ["resolve_start", "resolve_sizes", "held_pose", "start_from_sample"]
+__all__ = ["resolve_start", "resolve_sizes", "held_pose", "start_from_sample", "character_kind", "first_frame"]
 
 
 def _name(prior) -> str:
@@ -57,6 +57,37 @@ def held_pose(rig: RigAsset, pose: MotionClip, config: DistillConfig) -> MotionC
     return MotionClip(rig.bone_names, config.fps, config.frame_start, rotations, locations)
 
 
+def character_kind(rig: RigAsset) -> str | None:
+    """The rig's kind as its bone roles read it (:func:`~akd_blender.core.roles.find_roles`: "biped",
+    "quadruped", …), or None when its roles cannot be read."""
+    from .roles import find_roles
+
+    try:
+        return find_roles(rig).kind
+    except (InputError, ValueError):  # RigError is an InputError
+        return None
+
+
+@torch.no_grad()
+def first_frame(
+    rig: RigAsset, params: MotionParams, skeleton, renderer, config: DistillConfig, camera_options: dict
+) -> torch.Tensor:
+    """The character in its start pose (``params``' first frame, offsets as they stand) as the
+    distillation renders it: [3,H,W] in [0,1] at ``config``'s size (``renderer`` renders at the
+    supersampled size), from the camera of a one-frame clip of that pose (what an image prior is
+    asked to animate)."""
+    from .render import make_cameras, root_path
+
+    rotations, locations = params.pose_channels()
+    vertices = skeleton((rotations[:1], locations[:1]))  # [1,V,3]
+    cameras = make_cameras(rig, root_path(vertices), renderer.height, renderer.width, mode=config.camera, **camera_options)
+    rgba = renderer.render(vertices, cameras)
+    ss = renderer.height // config.height
+    if ss > 1:
+        rgba = torch.nn.functional.avg_pool2d(rgba, ss)
+    return rgba[0, :3]
+
+
 @torch.no_grad()
 def start_from_sample(
     rig: RigAsset, prior, text, generator, config: DistillConfig, params: MotionParams, renderer, camera_options: dict
@@ -70,7 +101,9 @@ def start_from_sample(
 
     search = config.search
     device = params.rotvec.device
-    video = prior.sample(text, generator=generator, guidance=search.guidance, steps=search.steps)
+    video = prior.sample(
+        text, generator=generator, guidance=search.guidance, steps=search.steps
+    )  # text.first_frame: the character
     video = video.to(device, torch.float32)  # [Fp,3,h,w] in [0,1]
     if video.shape[-2:] != (config.height, config.width):
         video = torch.nn.functional.interpolate(video, size=(config.height, config.width), mode="area")

@@ -236,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--embed", default=None, help="write the cases' prompt embeddings to this file and stop")
     ap.add_argument("--gt", type=int, default=6, help="ground-truth variations per case for fidelity")
     ap.add_argument("--device", default="auto")
+    ap.add_argument("--model", default="tiny", help='the embedded teacher: "tiny" (image and text, default) or "tiny-text"')
     ap.add_argument("--bar", type=float, default=0.0, help="exit 1 when the recovered share is below this")
     ap.add_argument("--shard", default="0/1", help="K/N: run cases K, K+N, K+2N … only")
     ap.add_argument("--merge", nargs="+", help="shard JSON files: judge their saved clips into one table (no distillation)")
@@ -255,10 +256,11 @@ def main(argv: list[str] | None = None) -> int:
         PhraseTable(prompts, TextEncoder().encode(prompts).numpy()).save(args.embed)
         print(f"{len(prompts)} prompts → {args.embed}")
         return 0
-    from akd_blender.core.priors.tiny import load_tiny_prior
+    from akd_blender.core.priors import load_prior
 
     device = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
-    prior = load_tiny_prior(device)
+    prior = load_prior(args.model, device=device, dtype=torch.float32)
+    prior.heldout_wordings = False  # the cases prompt with held-out phrasings: read them as new wordings
     if args.phrases:
         extend_phrases(prior, Path(args.phrases))
     judge = load_judge(args)

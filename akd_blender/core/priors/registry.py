@@ -1,7 +1,8 @@
 """``load_prior(spec)``: the embedded teacher, a local diffusers folder, a hub id or the HF cache.
 
 Resolution order for ``spec``:
-1. ``"tiny"`` → the embedded teacher (:mod:`.tiny`).
+1. ``"tiny"`` → the embedded image-and-text teacher (:mod:`.tiny`, it draws the user's character);
+   ``"tiny-text"`` → the embedded text-only teacher (two procedural characters; for comparison).
 2. an alias (``"cogvideox-5b"`` …, see :data:`ALIASES`) → its hub id.
 3. an existing local folder → its ``model_index.json`` decides the adapter.
 4. a hub id → the HF cache only (diffusers' conventions: ``HF_HOME``, ``HF_HUB_CACHE`` …), read
@@ -22,7 +23,10 @@ import torch
 from ..errors import InputError, ModelNotAvailable
 from .base import MemoryOptions, SDSSettings, VideoPrior
 
-__all__ = ["ALIASES", "hub_cache_dir", "load_prior", "resolve_spec"]
+__all__ = ["ALIASES", "EMBEDDED", "hub_cache_dir", "load_prior", "resolve_spec"]
+
+EMBEDDED = ("tiny", "tiny-text")
+"""The embedded teachers: ``"tiny"`` (image and text, the default) and ``"tiny-text"`` (text only)."""
 
 ALIASES = {
     "cogvideox-2b": "THUDM/CogVideoX-2b",
@@ -88,15 +92,16 @@ def load_prior(
     """
     if spec is None or not str(spec).strip():
         raise InputError("no video prior given: use 'tiny', a diffusers folder, or a hub id such as THUDM/CogVideoX-5b")
-    if spec.strip().lower() == "tiny":
+    if spec.strip().lower() in EMBEDDED:
+        name = spec.strip().lower()
         try:
-            from .tiny import load_tiny_prior
+            from .tiny import ASSET_DIR, IMAGE_ASSET_DIR, load_tiny_prior
         except ImportError:
             raise ModelNotAvailable(
-                "the embedded teacher 'tiny' (akd_blender/core/priors/tiny.py) is not part of this build; "
+                f"the embedded teacher {name!r} (akd_blender/core/priors/tiny.py) is not part of this build; "
                 "pass --model with a diffusers folder or hub id instead"
             ) from None
-        return load_tiny_prior(device, dtype)
+        return load_tiny_prior(device, dtype, IMAGE_ASSET_DIR if name == "tiny" else ASSET_DIR, name=name)
     repo = resolve_spec(spec)
     device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     local = Path(repo).expanduser()

@@ -119,6 +119,9 @@ class TinyPrior(SDSPrior):
 
             vocabulary = prompt_vocabulary()
         self.vocabulary = None if vocabulary is None else list(vocabulary)
+        #: an image teacher's vocabulary holds the library's held-out phrasings too (False: benchmarks
+        #: that prompt with them read them as new wordings)
+        self.heldout_wordings = True
         self._matchers: dict[str, PromptVocabulary] = {}  # per kind, encoded on first use (it loads the encoder)
 
     def _vocabulary(self, kind: str | None) -> list[tuple[str, str, bool]]:
@@ -129,7 +132,8 @@ class TinyPrior(SDSPrior):
         from ..procedural.library import KINDS
         from ..understanding import library_vocabulary
 
-        return [row for k in ((kind,) if kind in KINDS else KINDS) for row in library_vocabulary(k)]
+        kinds = (kind,) if kind in KINDS else KINDS
+        return [row for k in kinds for row in library_vocabulary(k, heldout=self.heldout_wordings)]
 
     # Text ------------------------------------------------------------------------------------
     def encode_text(self, prompt: str, negative_prompt: str = "", kind: str | None = None) -> TextEmbedding:
@@ -143,7 +147,7 @@ class TinyPrior(SDSPrior):
         extra = {}
         vocabulary = self._vocabulary(kind)
         if vocabulary and prompt.strip():
-            key = kind or ""
+            key = f"{kind or ''}:{self.heldout_wordings}"
             if key not in self._matchers:
                 self._matchers[key] = PromptVocabulary(vocabulary, self.encoder)
             matcher = self._matchers[key]
@@ -247,12 +251,12 @@ def load_tiny_prior(
     cfg = TeacherConfig.from_dict(record["config"])
     unet = build_unet(cfg)
     shards = record.get("weights", ["teacher.safetensors"])
-    for name in shards:
-        _require(folder, name)
+    for shard in shards:
+        _require(folder, shard)
     unet.load_state_dict(load_weights(folder, shards))
     table = PhraseTable.load(folder / "phrases.npz") if (folder / "phrases.npz").is_file() else None
     device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-    return TinyPrior(unet, cfg, TextEncoder(table), device, dtype if dtype is not None else torch.float32, settings, name)
+    return TinyPrior(unet, cfg, TextEncoder(table), device, dtype if dtype is not None else torch.float32, settings, name=name)
 
 
 def load_teacher_config(folder: str | Path | None = None) -> TeacherConfig:
