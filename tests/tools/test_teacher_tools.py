@@ -40,3 +40,39 @@ def test_training_code_is_not_in_the_package():
     from tools.teacher import dataset, train
 
     assert callable(train.main) and callable(dataset.make_items)
+
+
+def test_family_items_cover_every_motion_and_keep_the_splits_apart():
+    from akd_blender.core.procedural.family import HELDOUT_SEEDS, TRAIN_SEEDS
+    from tools.teacher.family_data import FAMILY_MOTIONS, family_items
+
+    train, held = family_items("train", 148, 0), family_items("heldout", 148, 0)
+    assert {(i.kind, i.label) for i in train} == set(FAMILY_MOTIONS) == {(i.kind, i.label) for i in held}
+    assert all(i.seed in TRAIN_SEEDS for i in train) and all(i.seed in HELDOUT_SEEDS for i in held)
+    assert family_items("train", 148, 0) == train and family_items("train", 148, 1) != train  # seeded
+
+
+def test_train_family_resumes_and_continues_from_weights(tmp_path, capsys):
+    """A stopped run resumes from its checkpoint with the same command; --init starts from a trained teacher."""
+    import json
+
+    from akd_blender.core.priors.tiny_model.text import PhraseTable
+    from akd_blender.core.procedural.library import library_phrasings
+    from tools.teacher.train_family import main
+
+    phrases = [t for split in ("train", "heldout") for t, _, _ in library_phrasings(split)]
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(len(phrases), 384)).astype(np.float32)
+    PhraseTable(phrases, vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).save(tmp_path / "p.npz")
+    common = ["--phrases", str(tmp_path / "p.npz"), "--clips", "8", "--heldout-clips", "4", "--batch", "2", "--size", "8"]
+    common += ["--channels", "32,32", "--device", "cpu", "--backend", "torch"]
+    out = tmp_path / "run"
+    assert main(["--out", str(out), "--seconds", "1", *common]) == 0
+    first = json.loads((out / "teacher.json").read_text())
+    assert first["config"]["condition"] == "image" and (out / "checkpoint.pt").is_file() and (out / "data.pt").is_file()
+    assert main(["--out", str(out), "--seconds", "3", *common]) == 0
+    second = json.loads((out / "teacher.json").read_text())
+    assert "resumed from" in capsys.readouterr().out
+    assert second["training"]["steps"] > first["training"]["steps"] and second["training"]["seconds"] >= 3
+    assert main(["--out", str(tmp_path / "more"), "--seconds", "1", "--init", str(out), *common]) == 0
+    assert json.loads((tmp_path / "more" / "teacher.json").read_text())["training"]["steps_before"] == second["training"]["steps"]

@@ -69,6 +69,7 @@ def train_teacher(
     firsts: torch.Tensor | None = None,
     checkpoint: Path | None = None,
     checkpoint_every: float = 60.0,
+    init: dict | None = None,
 ) -> tuple[torch.nn.Module, dict]:
     """Train the UNet on GT clips ``videos`` uint8 [N,F,3,H,W] (motion index [N]) for ``seconds``.
 
@@ -76,10 +77,13 @@ def train_teacher(
     ``firsts`` uint8 [N,3,H,W]: each clip's first frame (an image teacher, ``cfg.condition="image"``).
     ``checkpoint``: a file the model, EMA, optimiser, step and elapsed time are saved to every
     ``checkpoint_every`` seconds; when it exists, training resumes from it (the learning-rate
-    schedule and the time budget continue where they stopped)."""
+    schedule and the time budget continue where they stopped). ``init``: a state dict the model (and
+    its EMA) start from instead of random weights (a checkpoint, when there is one, wins)."""
     torch.manual_seed(seed)
     gen = torch.Generator(device).manual_seed(seed)
     unet = build_unet(cfg).to(device).train()
+    if init is not None:
+        unet.load_state_dict(init)
     ema = copy.deepcopy(unet).eval().requires_grad_(False)
     sched = build_scheduler(cfg)
     alphas = sched.alphas_cumprod.to(device)

@@ -26,6 +26,7 @@ import torch
 from akd_blender.core.priors.tiny_model.model import (
     TeacherConfig,
     build_scheduler,
+    load_weights,
     model_input,
     pack,
     sample_videos,
@@ -97,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fill", type=float, default=0.8)
     ap.add_argument("--ground", choices=("checker", "plain"), default="plain")
     ap.add_argument("--channels", default="128,128,160,192", help="UNet block widths")
+    ap.add_argument("--init", help="a teacher folder (teacher.json + weights) to continue training from")
     ap.add_argument("--stop-at", type=float, help="unix time by which training stops (evaluation and saving follow)")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--backend", default="nvdiffrast" if torch.cuda.is_available() else "torch")
@@ -139,6 +141,13 @@ def main(argv: list[str] | None = None) -> int:
     train, held = data["train"], data["heldout"]
     rows = motion_phrase_rows(table.index, "train")
     seconds = args.seconds if args.stop_at is None else min(args.seconds, args.stop_at - time.time())
+    init = None
+    if args.init:
+        record = json.loads((Path(args.init) / "teacher.json").read_text())
+        if TeacherConfig.from_dict(record["config"]).to_dict() != cfg.to_dict():
+            raise SystemExit(f"--init {args.init}: its config differs from this run's ({record['config']})")
+        init = load_weights(args.init, record["weights"])
+        log(f"starting from the weights in {args.init} ({record['training']['steps']} steps)")
     unet, stats = train_teacher(
         train["videos"],
         train["motion"],
@@ -152,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         rows=rows,
         firsts=train["firsts"],
         checkpoint=out / "checkpoint.pt",
+        init=init,
     )
     log(f"teacher: {stats}")
     if stats["seconds"] < args.seconds:
@@ -169,6 +179,9 @@ def main(argv: list[str] | None = None) -> int:
         "config": cfg.to_dict(),
         "training": {
             **stats,
+            "steps_before": 0
+            if init is None
+            else int(record["training"].get("steps", 0) + record["training"].get("steps_before", 0)),
             "seed": args.seed,
             "device": torch.cuda.get_device_name() if args.device.startswith("cuda") else args.device,
         },
