@@ -27,7 +27,7 @@ from akd_blender.core.procedural.library import (
 from akd_blender.core.procedural.motions import Variation
 from akd_blender.core.rig import RigAsset
 from akd_blender.core.roles import find_roles
-from tests.core.library_checks import CHECKS, Measured, travel
+from tests.core.library_checks import CHECKS, Measured, check_gait, travel
 from tests.core.rig_variants import affine, reexpressed, rotation
 from tests.core.role_fixtures import family_character, procedural_characters
 
@@ -244,3 +244,21 @@ def test_motions_play_on_a_bare_body_and_on_one_frame(kind):
             clip = make_role_clip(rig, r, spec.label, Variation(), frames, FPS)
             assert clip.num_frames == frames and np.isfinite(clip.rotations).all() and np.isfinite(clip.locations).all()
             np.testing.assert_allclose(np.linalg.norm(clip.rotations, axis=-1), 1.0, atol=1e-9)
+
+
+@pytest.mark.parametrize("name,label", [("family_quadruped_0", "run"), ("family_biped_5", "walk"), ("family_hexapod_6", "walk")])
+def test_gait_body_dips_and_rocks_with_its_feet_planted(name, label):
+    """A variation's ``bob`` dips the body with each step and its ``rock`` pitches it once per stride;
+    the gait still travels with planted feet, and a level variation is the library's own gait."""
+    from akd_blender.core.motion_judge import body_tracks
+
+    rig, roles = CHARACTERS[name]
+    level = Variation(speed=0.8)
+    moving = dataclasses.replace(level, bob=0.15, rock=8.0, body_phase=0.3)
+    plain, dipped = (make_role_clip(rig, roles, label, v, FRAMES, FPS) for v in (level, moving))
+    a, b = body_tracks(rig, roles, plain), body_tracks(rig, roles, dipped)
+    assert np.ptp(b[:, 3]) > np.ptp(a[:, 3]) + 0.02  # the root's height above the ground, in heights
+    assert np.ptp(b[:, 7]) > np.ptp(a[:, 7]) + 0.08  # the body's forward tilt (sin of the pitch)
+    check_gait(Measured(rig, roles, dipped, level.facing))
+    again = make_role_clip(rig, roles, label, Variation(speed=0.8, bob=0.0, rock=0.0, body_phase=0.7), FRAMES, FPS)
+    np.testing.assert_allclose(again.rotations, plain.rotations)
