@@ -178,11 +178,13 @@ def gait_variant(rig, roles, label: str, frames: int, fps: float, v, rng: np.ran
     """A quadruped's walk, run or gallop with its footfall pattern, duty factor, stride, foot lift and
     spine flex drawn at random around the library's (real animals and artists vary all of them), or
     None for other labels and bodies. Walks: lateral or diagonal sequence (couplets 0.1–0.25 apart),
-    duty 0.55–0.8; runs: a trot (diagonal pairs within ±0.1) or, for a fifth, a pace (lateral pairs),
-    duty 0.2–0.5, feet reaching 24–50°; gallops: each pair's second foot 0–0.25 after (or before, in
-    front) its first, the front pair 0.3–0.65 of a cycle after the hind one (rotary, transverse and
-    bounds), duty 0.15–0.45, feet reaching 28–55° and lifted 0.15–0.6 leg lengths, the spine flexing up
-    to 20°, the body dipping once per stride."""
+    duty 0.55–0.8, feet highest 0.3–0.7 of the way through the air; runs: a trot (diagonal pairs within ±0.1) or, for a fifth, a pace (lateral pairs),
+    duty 0.2–0.5, feet reaching 24–50°, lifted 0.1–0.6 leg lengths, overreaching up to 0.35 leg lengths
+    in the air, highest 0.15–0.85 of the way (front and hind drawn apart); gallops: each pair's second foot 0–0.25 after (or before, in front) its first, the
+    front pair 0.3–0.65 of a cycle after the hind one (rotary, transverse and bounds), duty 0.15–0.45,
+    feet reaching 28–55°, lifted 0.15–0.6 leg lengths and overreaching up to 0.4, the front legs'
+    sweep up to 0.25 leg lengths forward and the hind legs' as far back, the spine flexing up to 20°,
+    the body dipping once per stride (:func:`~akd_blender.core.procedural.library.limbs.gait`)."""
     if roles.kind != "quadruped" or label not in ("walk", "run", "gallop"):
         return None
     u = rng.uniform
@@ -202,6 +204,8 @@ def gait_variant(rig, roles, label: str, frames: int, fps: float, v, rng: np.ran
             duty=u(0.55, 0.8),
             clearance=u(0.06, 0.25),
             offsets=_offsets(order),
+            lift_peak=u(0.3, 0.7),
+            front_lift_peak=u(0.3, 0.7),
         )
     if label == "run":
         e = u(-0.1, 0.1, 2)
@@ -218,9 +222,14 @@ def gait_variant(rig, roles, label: str, frames: int, fps: float, v, rng: np.ran
             cycles=2.5,
             swing=u(24, 50),
             duty=u(0.2, 0.5),
-            clearance=u(0.1, 0.45),
+            clearance=u(0.1, 0.6),
             offsets=_offsets(order),
             tail_lift=u(0, 0.6),
+            overreach=u(0, 0.35),
+            reach_shift=u(0, 0.15),
+            max_reach=0.8,
+            lift_peak=u(0.15, 0.85),
+            front_lift_peak=u(0.15, 0.85),
         )
     hind_lead = u(0.0, 0.25)
     front_lead = u(-0.25, 0.25)
@@ -248,6 +257,11 @@ def gait_variant(rig, roles, label: str, frames: int, fps: float, v, rng: np.ran
         head_bob=u(2, 10),
         tail_lift=u(0, 0.8),
         bob_rate=1.0,
+        overreach=u(0, 0.4),
+        reach_shift=u(0, 0.25),
+        max_reach=0.8,
+        lift_peak=u(0.15, 0.85),
+        front_lift_peak=u(0.15, 0.85),
     )
 
 
