@@ -57,6 +57,14 @@ def test_build_tracks_labelled():
     assert data["reversible"][[i.label == NONE_LABEL for i in data["items"]]].all()
 
 
+def test_a_hop_on_the_spot_is_reversible_a_travelling_one_not():
+    data = build_tracks({"bird": [2, 3, 4]}, "train", per_motion=2, negatives=0)
+    hops = {(i.in_place, bool(r)) for i, r in zip(data["items"], data["reversible"]) if i.source == "hop"}
+    assert hops == {(True, True), (False, False)}
+    walks = {bool(r) for i, r in zip(data["items"], data["reversible"]) if i.source == "walk"}
+    assert walks == {False}  # a walk on the spot still has a time direction
+
+
 def test_corrupt_shuffles_freezes_or_reverses():
     x = torch.arange(40, dtype=torch.float32).view(4, 10, 1)
     gen = torch.Generator().manual_seed(0)

@@ -75,7 +75,7 @@ def _shift_in_time(x: torch.Tensor, shift: torch.Tensor) -> torch.Tensor:
 
 
 def limb_jitter(
-    x: torch.Tensor, generator: torch.Generator, scale: float = 0.3, shift: float = 0.6, noise: float = 0.03
+    x: torch.Tensor, generator: torch.Generator, scale: float = 0.3, shift: float = 0.4, noise: float = 0.03
 ) -> torch.Tensor:
     """Tracks [B,F,C] with each present slot's path scaled by its own factor in [1 − ``scale``,
     1 + ``scale``], played up to ``shift`` frames earlier or later than the others (its own phase), and

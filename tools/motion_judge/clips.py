@@ -175,16 +175,23 @@ def body_motion(label: str, v, rng: np.random.Generator):
 
 
 def gait_variant(rig, roles, label: str, frames: int, fps: float, v, rng: np.random.Generator) -> MotionClip | None:
-    """A quadruped's walk, run or gallop with its footfall pattern, duty factor, stride, foot lift and
+    """A quadruped's walk, run or gallop with its footfall pattern, duty factor, stride, foot path and
     spine flex drawn at random around the library's (real animals and artists vary all of them), or
-    None for other labels and bodies. Walks: lateral or diagonal sequence (couplets 0.1–0.25 apart),
-    duty 0.55–0.8, feet highest 0.3–0.7 of the way through the air; runs: a trot (diagonal pairs within ±0.1) or, for a fifth, a pace (lateral pairs),
-    duty 0.2–0.5, feet reaching 24–50°, lifted 0.1–0.6 leg lengths, overreaching up to 0.35 leg lengths
-    in the air, highest 0.15–0.85 of the way (front and hind drawn apart); gallops: each pair's second foot 0–0.25 after (or before, in front) its first, the
-    front pair 0.3–0.65 of a cycle after the hind one (rotary, transverse and bounds), duty 0.15–0.45,
-    feet reaching 28–55°, lifted 0.15–0.6 leg lengths and overreaching up to 0.4, the front legs'
-    sweep up to 0.25 leg lengths forward and the hind legs' as far back, the spine flexing up to 20°,
-    the body dipping once per stride (:func:`~akd_blender.core.procedural.library.limbs.gait`)."""
+    None for other labels and bodies (:func:`~akd_blender.core.procedural.library.limbs.gait`).
+
+    - Walks: lateral or diagonal sequence (couplets 0.1–0.25 apart), duty 0.55–0.8, feet highest
+      0.3–0.7 of the way through the air.
+    - Runs: a trot (diagonal pairs within ±0.1) or, for a fifth, a pace (lateral pairs); duty 0.2–0.5,
+      feet reaching 24–50°, lifted 0.1–0.6 leg lengths, overreaching up to 0.35 leg lengths in the
+      air, highest 0.15–0.85 of the way (front and hind drawn apart), the front sweep up to 0.15 leg
+      lengths forward and the hind one as far back.
+    - Gallops: each pair's second foot 0–0.25 after (in front: or before) its first, the front pair
+      0.3–0.65 of a cycle after the hind one (rotary, transverse; a fifth are bounds); duty 0.15–0.45,
+      feet reaching 28–55°, lifted 0.15–0.6 leg lengths, overreaching up to 0.4, highest 0.15–0.85 of
+      the way, the front sweep up to 0.25 leg lengths forward and the hind one as far back, the spine
+      flexing up to 20°, the body dipping once per stride.
+
+    Runs and gallops lower the hips for at most 80 % of a leg's reach."""
     if roles.kind != "quadruped" or label not in ("walk", "run", "gallop"):
         return None
     u = rng.uniform
