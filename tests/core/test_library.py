@@ -290,7 +290,9 @@ def test_gait_reach_shift_overreach_and_lift_peak():
     v = Variation(speed=0.8)
 
     def feet(**kw):
-        return _feet_ahead_and_up(rig, roles, gait(rig, roles, FRAMES, FPS, v, cycles=2.0, swing=30, duty=0.4, clearance=0.3, **kw))
+        return _feet_ahead_and_up(
+            rig, roles, gait(rig, roles, FRAMES, FPS, v, cycles=2.0, swing=30, duty=0.4, clearance=0.3, **kw)
+        )
 
     base, shifted, wide = feet(), feet(reach_shift=0.2, max_reach=0.8), feet(overreach=0.3, max_reach=0.8)
     for name, track in base.items():
