@@ -294,19 +294,23 @@ def gait(
     Each leg's foot is placed by :func:`place_foot`: on the ground for ``duty`` of the cycle, sliding
     back under the hip exactly as fast as the body travels, then lifted ``clearance`` leg lengths and
     carried forward, highest ``lift_peak`` of the way through its time in the air (front legs:
-    ``front_lift_peak``, the same when None); its phase comes from ``offsets``. The foot reaches ``leg length·sin(swing)``
-    ahead of and behind the hip, so the body travels ``2·leg length·sin(swing)/duty`` per cycle, and
-    the hips are lowered just enough for the stance legs to reach that far (the root height from
-    the leg geometry; with ``max_reach`` at most as far as that share of the leg's hip-to-ankle
-    length needs, the foot leaving the ground beyond). In the air the foot swings ``overreach`` leg lengths further back after it
-    lifts and as far further forward before it lands; ``reach_shift`` leg lengths move the front
-    legs' whole sweep forward and the hind legs' back (a gallop's reach and push). Arms hang and swing opposite to their leg with ``elbow`` degrees of bend; the
-    torso leans ``lean`` degrees forward and flexes ``spine_flex`` degrees each cycle (a bound);
-    the tail is raised ``tail_lift`` of the way to just above horizontal. The variation's ``bob``
-    dips the body by up to that many leg lengths twice per cycle (``bob_rate``) with the stance feet
-    kept planted, and its ``rock`` pitches the body about its root once per cycle (degrees), both
-    peaking ``body_phase`` cycles into the stride. Nothing sinks below the
-    ground (the body is lifted where something would). Angles in degrees; ``cycles`` per clip at speed 1.
+    ``front_lift_peak``; the same when None); its phase comes from ``offsets``. The foot reaches
+    ``leg length·sin(swing)`` ahead of and behind the hip, so the body travels
+    ``2·leg length·sin(swing)/duty`` per cycle, and the hips are lowered just enough for the stance
+    legs to reach that far (the root height from the leg geometry; with ``max_reach``, at most as far
+    as that share of the leg's hip-to-ankle length needs, the foot leaving the ground beyond). In the
+    air the foot swings ``overreach`` leg lengths further back after it lifts and as far further
+    forward before it lands; ``reach_shift`` leg lengths move the front legs' whole sweep forward and
+    the hind legs' back (a gallop's reach and push).
+
+    Arms hang and swing opposite to their leg with ``elbow`` degrees of bend; the torso leans ``lean``
+    degrees forward and flexes ``spine_flex`` degrees each cycle (a bound); the tail is raised
+    ``tail_lift`` of the way to just above horizontal. The variation's ``bob`` dips the body by up to
+    that many leg lengths ``bob_rate`` times per cycle with the stance feet kept planted, and its
+    ``rock`` pitches the body about its root once per cycle (degrees), both peaking ``body_phase``
+    cycles into the stride. Nothing sinks below the ground (the body is lifted where something would).
+    Angles in degrees; ``cycles`` per clip at speed 1; the defaults keep the body level and the feet's
+    sweep symmetric.
     """
     p = BodyPose(rig, roles, frames, fps)
     a = v.amplitude
