@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from akd_blender.core.motion import MotionClip
-from akd_blender.core.motion_judge import is_cyclic, judge_window
+from akd_blender.core.motion_judge import cycle_period, is_cyclic, judge_window
 from akd_blender.core.rotations import rotvec_to_quat
 
 
@@ -59,3 +59,32 @@ def test_cyclic_clip_loops_and_short_clip_holds():
     held = judge_window(once, frames=16, seconds=2.0)
     _same_rotations(held.rotations[8:], np.repeat(once.rotations[-1:], 8, 0))
     _same_rotations(judge_window(cycle, cyclic=False).rotations[8:], np.repeat(cycle.rotations[-1:], 8, 0))
+
+
+def test_travelling_cycle_keeps_travelling():
+    """A cycle whose root moves on (rotations closed, location not): looped, each loop starting where
+    the last one ended."""
+    cycle = _spin(9, 8.0, 1.0)
+    loc = cycle.locations.copy()
+    loc[:, 0, 1] = 0.01 * np.arange(9)  # 0.08 forward per cycle
+    moving = MotionClip(cycle.bone_names, cycle.fps, 1, cycle.rotations, loc)
+    assert not is_cyclic(moving) and cycle_period(moving) == 8
+    window = judge_window(moving, frames=16, seconds=2.0)
+    _same_rotations(window.rotations[8:], window.rotations[:8])
+    np.testing.assert_allclose(window.locations[:, 0, 1], 0.01 * np.arange(16), atol=1e-12)
+
+
+def test_cycle_without_its_repeated_end_frame_loops():
+    """A cycle baked without its closing frame (last frame one step before the first): period F."""
+    full = _spin(9, 8.0, 1.0)
+    cut = MotionClip(full.bone_names, full.fps, 1, full.rotations[:8], full.locations[:8])
+    assert not is_cyclic(cut) and cycle_period(cut) == 8
+    window = judge_window(cut, frames=16, seconds=2.0)
+    _same_rotations(window.rotations[8:], window.rotations[:8])
+    _same_rotations(window.rotations[:8], full.rotations[:8])
+
+
+def test_clip_ending_elsewhere_is_no_cycle():
+    assert cycle_period(_spin(9, 8.0, 0.75)) is None
+    still = _spin(9, 8.0, 0.0)
+    assert cycle_period(still) == 8  # a held pose is its own cycle

@@ -12,7 +12,7 @@ from akd_blender.core.procedural.family import make_member
 from akd_blender.core.procedural.family.truth import truth_roles
 from akd_blender.core.procedural.motions import NONE_LABEL
 from tools.motion_judge.__main__ import train
-from tools.motion_judge.augment import corrupt, secondary_motion
+from tools.motion_judge.augment import corrupt, limb_jitter, secondary_motion
 from tools.motion_judge.clips import LOCOMOTION, JudgeItem, _remove_travel, judge_labels, member_clips, member_items
 from tools.motion_judge.data import build_tracks
 
@@ -57,6 +57,14 @@ def test_build_tracks_labelled():
     assert data["reversible"][[i.label == NONE_LABEL for i in data["items"]]].all()
 
 
+def test_a_hop_on_the_spot_is_reversible_a_travelling_one_not():
+    data = build_tracks({"bird": [2, 3, 4]}, "train", per_motion=2, negatives=0)
+    hops = {(i.in_place, bool(r)) for i, r in zip(data["items"], data["reversible"]) if i.source == "hop"}
+    assert hops == {(True, True), (False, False)}
+    walks = {bool(r) for i, r in zip(data["items"], data["reversible"]) if i.source == "walk"}
+    assert walks == {False}  # a walk on the spot still has a time direction
+
+
 def test_corrupt_shuffles_freezes_or_reverses():
     x = torch.arange(40, dtype=torch.float32).view(4, 10, 1)
     gen = torch.Generator().manual_seed(0)
@@ -88,6 +96,26 @@ def test_secondary_motion_sways_present_slots_only():
     head = 8 + 4 * SLOTS.index("head")
     assert a[..., head : head + 4].abs().amax() == 0  # an absent head stays absent
     assert a[..., tail + 3].eq(1.0).all()
+
+
+def test_limb_jitter_changes_present_slots_only():
+    """Each present slot gets its own scale, phase and smooth noise and still starts at zero; root
+    channels, flags and absent slots are left as they are."""
+    data = build_tracks({"quadruped": [4]}, "train", per_motion=1, negatives=0)
+    x = data["tracks"]
+    a = limb_jitter(x, torch.Generator().manual_seed(2))
+    assert torch.equal(a, limb_jitter(x, torch.Generator().manual_seed(2)))
+    assert torch.equal(a[..., :8], x[..., :8])
+    for i, name in enumerate(SLOTS):
+        c = 8 + 4 * i
+        assert torch.equal(a[..., c + 3], x[..., c + 3])
+        if x[0, 0, c + 3] == 0:
+            assert a[..., c : c + 3].abs().amax() == 0, name
+        else:
+            assert a[:, 0, c : c + 3].abs().amax() < 1e-6, name
+            assert (a[..., c : c + 3] - x[..., c : c + 3]).abs().amax() > 0.01, name
+    ratio = a[..., 8 + 4 * SLOTS.index("leg.front.left") + 1].std(1) / x[..., 8 + 4 * SLOTS.index("leg.front.left") + 1].std(1)
+    assert ratio.min() < 0.95 or ratio.max() > 1.05  # scaled
 
 
 def test_train_a_few_steps_and_round_trip(tmp_path):

@@ -3,7 +3,8 @@
 Body tracks of the family's train members (:mod:`.data`); each batch adds shuffled / frozen /
 reversed copies labelled "none", then mirrors half the clips, adds the secondary motion artists'
 clips have and the library's do not (:func:`.augment.secondary_motion`: sway, tilt, a swinging tail and head,
-higher or lower foot lifts), scales the tracks by 0.85–1.15 (a height read differently) and adds noise. Evaluated on held-out members, their "none" clips, corrupted
+higher or lower foot lifts), gives half of them limb-by-limb differences (:func:`.augment.limb_jitter`: each
+slot's own scale and phase, smooth noise), scales the tracks by 0.85–1.15 (a height read differently) and adds noise. Evaluated on held-out members, their "none" clips, corrupted
 held-out ground truth and, with ``--artists`` (a folder from ``tests/bench/artist_fixtures.py``),
 artists' own clips with roles from :func:`~akd_blender.core.roles.find_roles`. Writes
 ``motion_judge.safetensors`` + ``motion_judge.json`` into ``--out``.
@@ -25,9 +26,12 @@ from akd_blender.core.procedural.family import HELDOUT_SEEDS, TRAIN_SEEDS
 from akd_blender.core.roles import find_roles
 from tools.artist_clips import judge_artist_clips
 
-from .augment import corrupt, secondary_motion
+from .augment import corrupt, limb_jitter, secondary_motion
 from .clips import JUDGE_KINDS, judge_labels
 from .data import build_tracks
+
+JITTER_SHARE = 0.5
+"""The share of each batch given :func:`.augment.limb_jitter`."""
 
 
 def log(msg: str) -> None:
@@ -59,6 +63,8 @@ def train(
         flip = torch.rand(len(x), generator=gen, device=device) < 0.5
         x = torch.where(flip[:, None, None], mirror_tracks(x), x)
         x = secondary_motion(x, gen)
+        jitter = torch.rand(len(x), generator=gen, device=device) < JITTER_SHARE
+        x = torch.where(jitter[:, None, None], limb_jitter(x, gen), x)
         scale = 0.85 + 0.3 * torch.rand(len(x), 1, 1, generator=gen, device=device)
         x = x * scale + 0.01 * torch.randn(x.shape, generator=gen, device=device)
         loss = F.cross_entropy(net(x), y, weight=class_weight, label_smoothing=0.05)
@@ -85,6 +91,28 @@ def accuracy(judge: MotionJudge, tracks: torch.Tensor, labels: torch.Tensor, gro
     return {g: round(float(right[names == g].mean()), 3) for g in sorted(set(groups))}
 
 
+def evaluate(judge: MotionJudge, held: dict) -> dict:
+    """The judge on held-out tracks (:func:`.data.build_tracks`): ground truth overall, per kind and per
+    kind/motion; "none" clips by source; the ground truth shuffled or frozen, and reversed where that
+    is no longer the motion, as "none"."""
+    none = len(judge.cfg.labels) - 1
+    gt = held["label"] != none
+    x, y = held["tracks"][gt], held["label"][gt]
+    groups = [f"{i.kind}/{i.label}" for i, g in zip(held["items"], gt.tolist()) if g]
+    gen = torch.Generator().manual_seed(1)
+    nlab = torch.full((len(x),), none)
+    rev_ok = ~held["reversible"][gt]
+    negatives = [i.source for i, g in zip(held["items"], gt.tolist()) if not g]
+    return {
+        "heldout_gt": accuracy(judge, x, y),
+        "heldout_per_kind": accuracy(judge, x, y, [g.split("/")[0] for g in groups]),
+        "heldout_per_motion": accuracy(judge, x, y, groups),
+        "heldout_none_by_source": accuracy(judge, held["tracks"][~gt], held["label"][~gt], negatives),
+        "shuffled_or_frozen_as_none": accuracy(judge, corrupt(x, torch.ones(len(x), dtype=torch.bool), gen), nlab),
+        "reversed_as_none": accuracy(judge, x[rev_ok].flip(1), nlab[: int(rev_ok.sum())]),
+    }
+
+
 def judge_artists(judge: MotionJudge, folder: Path) -> dict:
     """Each artist clip in ``folder`` judged with roles from find_roles (:func:`tools.artist_clips.judge_artist_clips`)."""
     return judge_artist_clips(folder, lambda rig, clip: judge.judge(rig, find_roles(rig), clip), log)
@@ -104,8 +132,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--workers", type=int, default=0)
+    ap.add_argument(
+        "--threads", type=int, default=0, help="torch CPU threads (0: torch's default; 1 is faster on a busy machine)"
+    )
     ap.add_argument("--artists")
     args = ap.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     t0 = time.time()
     common = dict(per_motion=args.per_motion, negatives=args.negatives, workers=args.workers)
     data = build_tracks({k: list(TRAIN_SEEDS)[: args.train_members] for k in JUDGE_KINDS}, "train", **common)
@@ -119,21 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     log(f"trained: {stats}")
     judge.net.cpu()
     judge.device = torch.device("cpu")
-    none = len(cfg.labels) - 1
-    gt = held["label"] != none
-    x, y = held["tracks"][gt], held["label"][gt]
-    groups = [f"{i.kind}/{i.label}" for i, g in zip(held["items"], gt.tolist()) if g]
-    gen = torch.Generator().manual_seed(1)
-    nlab = torch.full((len(x),), none)
-    rev_ok = ~held["reversible"][gt]
-    negatives = [i.source for i, g in zip(held["items"], gt.tolist()) if not g]
     metrics = {
-        "heldout_gt": accuracy(judge, x, y),
-        "heldout_per_kind": accuracy(judge, x, y, [g.split("/")[0] for g in groups]),
-        "heldout_per_motion": accuracy(judge, x, y, groups),
-        "heldout_none_by_source": accuracy(judge, held["tracks"][~gt], held["label"][~gt], negatives),
-        "shuffled_or_frozen_as_none": accuracy(judge, corrupt(x, torch.ones(len(x), dtype=torch.bool), gen), nlab),
-        "reversed_as_none": accuracy(judge, x[rev_ok].flip(1), nlab[: int(rev_ok.sum())]),
+        **evaluate(judge, held),
         "train_clips": len(data["items"]),
         "heldout_clips": len(held["items"]),
         "data_seconds": round(data_seconds, 1),

@@ -1,4 +1,5 @@
-"""Training-time changes to body tracks: "none" examples from real ones, and secondary motion."""
+"""Training-time changes to body tracks: "none" examples from real ones, secondary motion, and the
+limb-by-limb differences between one artist's motion and another's (:func:`limb_jitter`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import torch
 
 from akd_blender.core.motion_judge import SLOTS
 
-__all__ = ["ROOT_SWAY", "SLOT_SWAY", "corrupt", "secondary_motion"]
+__all__ = ["ROOT_SWAY", "SLOT_SWAY", "corrupt", "secondary_motion", "limb_jitter"]
 
 ROOT_SWAY = {0: 0.02, 2: 0.06, 3: 0.06, 6: 0.08, 7: 0.1}
 """Root channel → largest added sway (lateral and vertical travel, height in heights; tilt)."""
@@ -60,4 +61,45 @@ def secondary_motion(x: torch.Tensor, generator: torch.Generator) -> torch.Tenso
     for i, name in enumerate(SLOTS):
         if name.startswith("leg"):
             out[..., 8 + 4 * i + 2] *= lift
+    return out
+
+
+def _shift_in_time(x: torch.Tensor, shift: torch.Tensor) -> torch.Tensor:
+    """Tracks [B,F,K] read ``shift`` [B,1,K] frames later (linear between frames, held at the ends)."""
+    f = x.shape[1]
+    t = (torch.arange(f, device=x.device, dtype=x.dtype)[None, :, None] + shift).clamp(0, f - 1)
+    lo = t.floor().long().clamp(max=f - 1)
+    hi = (lo + 1).clamp(max=f - 1)
+    a = t - lo
+    return torch.gather(x, 1, lo) * (1 - a) + torch.gather(x, 1, hi) * a
+
+
+def limb_jitter(
+    x: torch.Tensor, generator: torch.Generator, scale: float = 0.3, shift: float = 0.4, noise: float = 0.03
+) -> torch.Tensor:
+    """Tracks [B,F,C] with each present slot's path scaled by its own factor in [1 − ``scale``,
+    1 + ``scale``], played up to ``shift`` frames earlier or later than the others (its own phase), and
+    a smooth random path (4 knots over the window, up to ``noise`` heights) added to every present slot
+    channel; root channels and "present" flags stay as they are. So the judge reads how limbs move
+    together, not one generator's exact curves."""
+    b, f, c = x.shape
+    dev = x.device
+    n = len(SLOTS)
+
+    def rand(*shape):
+        return torch.rand(*shape, generator=generator, device=dev, dtype=x.dtype)
+
+    start = c - 4 * n
+    slots = x[..., start:].reshape(b, f, n, 4)
+    present = slots[..., 3:4]
+    paths = slots[..., :3]
+    factor = 1 + scale * (2 * rand(b, 1, n, 1) - 1)
+    lag = shift * (2 * rand(b, 1, n, 1) - 1)
+    moved = _shift_in_time(paths.reshape(b, f, 3 * n), lag.expand(b, 1, n, 3).reshape(b, 1, 3 * n)).reshape(b, f, n, 3)
+    moved = moved - moved[:, :1]  # each path starts at zero, as body_tracks writes it
+    knots = noise * (2 * rand(b, 4, n * 3) - 1)
+    smooth = torch.nn.functional.interpolate(knots.transpose(1, 2), size=f, mode="linear", align_corners=True).transpose(1, 2)
+    smooth = (smooth - smooth[:, :1]).reshape(b, f, n, 3)
+    out = x.clone()
+    out[..., start:] = torch.cat([(moved * factor + smooth) * present, present], -1).reshape(b, f, 4 * n)
     return out

@@ -3,8 +3,9 @@ over :data:`~akd_blender.core.motion_judge.JUDGE_SECONDS`.
 
 Per member: every library motion of its kind at ``per_motion`` variations (tempo 0.6–1.8 × the
 library's, 0.5–2.6 for locomotion; amplitude 0.65–1.35; any facing; locomotion also played on the
-spot, as artists' cycles are; half the quadrupeds' gaits with other footfalls, duty factors and foot
-lifts, :func:`gait_variant`), plus "none" clips: the rest pose, low-amplitude motions (15 %) and a
+spot, as artists' cycles are (half of them); gaits of every kind with the body dipping and rocking
+(:func:`body_motion`); 60 % of the quadrupeds' gaits with other footfalls, duty factors, strides and
+foot lifts, :func:`gait_variant`), plus "none" clips: the rest pose, low-amplitude motions (15 %) and a
 random smooth wiggle of every bone. Shuffled / frozen / reversed negatives are made at training
 time (:func:`.augment.corrupt`).
 """
@@ -27,7 +28,17 @@ from akd_blender.core.procedural.motions import NONE_LABEL
 from akd_blender.core.render import DEFAULT_VIEW
 from akd_blender.core.rotations import quat_multiply, rotvec_to_quat
 
-__all__ = ["JUDGE_KINDS", "LOCOMOTION", "judge_labels", "JudgeItem", "member_items", "member_clips", "gait_variant"]
+__all__ = [
+    "JUDGE_KINDS",
+    "LOCOMOTION",
+    "BODY_MOTION",
+    "judge_labels",
+    "JudgeItem",
+    "member_items",
+    "member_clips",
+    "body_motion",
+    "gait_variant",
+]
 
 JUDGE_KINDS: tuple[str, ...] = tuple(LIBRARY)
 """Kinds with library motions (the judge's kinds)."""
@@ -74,7 +85,7 @@ def member_items(kind: str, seed: int, split: str, per_motion: int, negatives: i
 
     for spec in motions_for(kind):
         for k in range(per_motion):
-            in_place = spec.label in LOCOMOTION and rng.random() < 0.35
+            in_place = spec.label in LOCOMOTION and rng.random() < 0.5
             items.append(JudgeItem(kind, seed, spec.label, spec.label, seed * 100 + k, 1.0, in_place, *view()))
     labels = [s.label for s in motions_for(kind)]
     for k in range(negatives):
@@ -136,7 +147,8 @@ def member_clips(kind: str, seed: int, items: list[JudgeItem], frames: int = 16)
                 amplitude=float(rng.uniform(0.65, 1.35)) * it.amplitude,
                 facing=facing,
             )
-            variant = gait_variant(rig, roles, it.source, frames, fps, v, rng) if rng.random() < 0.5 else None
+            v = body_motion(it.source, v, rng)
+            variant = gait_variant(rig, roles, it.source, frames, fps, v, rng) if rng.random() < 0.6 else None
             clip = variant if variant is not None else make_role_clip(rig, roles, it.source, v, frames, fps)
             if it.in_place:
                 clip = _remove_travel(rig, roles, clip)
@@ -149,12 +161,37 @@ def _offsets(order: dict[tuple[str, str], float]):
     return lambda roles, limb: order[(limb.position, limb.side)]
 
 
+BODY_MOTION = {"walk": (0.08, 5.0), "run": (0.2, 12.0), "gallop": (0.25, 16.0)}
+"""Gait label → the largest body dip (leg lengths) and rock (degrees) drawn for it."""
+
+
+def body_motion(label: str, v, rng: np.random.Generator):
+    """``v`` with a body dip and rock drawn for a gait label (:data:`BODY_MOTION`; other labels and a
+    quarter of the gaits keep the library's level body): artists' runs bob and pitch."""
+    bob, rock = BODY_MOTION.get(label, (0.0, 0.0))
+    if rng.random() < 0.25:
+        return v
+    return replace(v, bob=float(rng.uniform(0, bob)), rock=float(rng.uniform(0, rock)), body_phase=float(rng.uniform(0, 1)))
+
+
 def gait_variant(rig, roles, label: str, frames: int, fps: float, v, rng: np.random.Generator) -> MotionClip | None:
-    """A quadruped's walk, run or gallop with its footfall pattern, duty factor, foot lift and spine
-    flex drawn at random around the library's (real animals and artists vary all four), or None for
-    other labels and bodies. Walks: lateral or diagonal sequence (couplets 0.1–0.25 apart), duty
-    0.55–0.8; runs: diagonal pairs within ±0.06, duty 0.3–0.5; gallops: rotary, transverse or a bound,
-    duty 0.25–0.45, feet lifted 0.15–0.4 leg lengths, spine flexing up to 20°."""
+    """A quadruped's walk, run or gallop with its footfall pattern, duty factor, stride, foot path and
+    spine flex drawn at random around the library's (real animals and artists vary all of them), or
+    None for other labels and bodies (:func:`~akd_blender.core.procedural.library.limbs.gait`).
+
+    - Walks: lateral or diagonal sequence (couplets 0.1–0.25 apart), duty 0.55–0.8, feet highest
+      0.3–0.7 of the way through the air.
+    - Runs: a trot (diagonal pairs within ±0.1) or, for a fifth, a pace (lateral pairs); duty 0.2–0.5,
+      feet reaching 24–50°, lifted 0.1–0.6 leg lengths, overreaching up to 0.35 leg lengths in the
+      air, highest 0.15–0.85 of the way (front and hind drawn apart), the front sweep up to 0.15 leg
+      lengths forward and the hind one as far back.
+    - Gallops: each pair's second foot 0–0.25 after (in front: or before) its first, the front pair
+      0.3–0.65 of a cycle after the hind one (rotary, transverse; a fifth are bounds); duty 0.15–0.45,
+      feet reaching 28–55°, lifted 0.15–0.6 leg lengths, overreaching up to 0.4, highest 0.15–0.85 of
+      the way, the front sweep up to 0.25 leg lengths forward and the hind one as far back, the spine
+      flexing up to 20°, the body dipping once per stride.
+
+    Runs and gallops lower the hips for at most 80 % of a leg's reach."""
     if roles.kind != "quadruped" or label not in ("walk", "run", "gallop"):
         return None
     u = rng.uniform
@@ -170,14 +207,19 @@ def gait_variant(rig, roles, label: str, frames: int, fps: float, v, rng: np.ran
             fps,
             v,
             cycles=1.5,
-            swing=u(16, 28),
+            swing=u(14, 30),
             duty=u(0.55, 0.8),
-            clearance=u(0.06, 0.2),
+            clearance=u(0.06, 0.25),
             offsets=_offsets(order),
+            lift_peak=u(0.3, 0.7),
+            front_lift_peak=u(0.3, 0.7),
         )
     if label == "run":
-        e = u(-0.06, 0.06, 2)
-        order = {("front", "left"): 0.0, ("hind", "right"): e[0], ("front", "right"): 0.5, ("hind", "left"): 0.5 + e[1]}
+        e = u(-0.1, 0.1, 2)
+        if rng.random() < 0.2:  # a pace: lateral pairs
+            order = {("front", "left"): 0.0, ("hind", "left"): e[0], ("front", "right"): 0.5, ("hind", "right"): 0.5 + e[1]}
+        else:  # a trot: diagonal pairs
+            order = {("front", "left"): 0.0, ("hind", "right"): e[0], ("front", "right"): 0.5, ("hind", "left"): 0.5 + e[1]}
         return gait(
             rig,
             roles,
@@ -185,16 +227,28 @@ def gait_variant(rig, roles, label: str, frames: int, fps: float, v, rng: np.ran
             fps,
             v,
             cycles=2.5,
-            swing=u(26, 38),
-            duty=u(0.3, 0.5),
-            clearance=u(0.12, 0.3),
+            swing=u(24, 50),
+            duty=u(0.2, 0.5),
+            clearance=u(0.1, 0.6),
             offsets=_offsets(order),
             tail_lift=u(0, 0.6),
+            overreach=u(0, 0.35),
+            reach_shift=u(0, 0.15),
+            max_reach=0.8,
+            lift_peak=u(0.15, 0.85),
+            front_lift_peak=u(0.15, 0.85),
         )
-    lead = u(0.0, 0.15)
-    second = lead if rng.random() < 0.25 else -lead if rng.random() < 0.5 else lead  # bound, rotary, transverse
-    front = u(0.35, 0.6)
-    order = {("hind", "left"): 0.0, ("hind", "right"): lead, ("front", "left"): front, ("front", "right"): front + second}
+    hind_lead = u(0.0, 0.25)
+    front_lead = u(-0.25, 0.25)
+    if rng.random() < 0.2:  # a bound: each pair together
+        hind_lead, front_lead = u(0, 0.05), u(-0.05, 0.05)
+    front = u(0.3, 0.65)
+    order = {
+        ("hind", "left"): 0.0,
+        ("hind", "right"): hind_lead,
+        ("front", "left"): front,
+        ("front", "right"): front + front_lead,
+    }
     return gait(
         rig,
         roles,
@@ -202,13 +256,19 @@ def gait_variant(rig, roles, label: str, frames: int, fps: float, v, rng: np.ran
         fps,
         v,
         cycles=2.0,
-        swing=u(30, 45),
-        duty=u(0.25, 0.45),
-        clearance=u(0.15, 0.4),
+        swing=u(28, 55),
+        duty=u(0.15, 0.45),
+        clearance=u(0.15, 0.6),
         offsets=_offsets(order),
         spine_flex=u(0, 20),
         head_bob=u(2, 10),
         tail_lift=u(0, 0.8),
+        bob_rate=1.0,
+        overreach=u(0, 0.4),
+        reach_shift=u(0, 0.25),
+        max_reach=0.8,
+        lift_peak=u(0.15, 0.85),
+        front_lift_peak=u(0.15, 0.85),
     )
 
 

@@ -30,11 +30,17 @@ def member_tracks(args: tuple) -> tuple[list, np.ndarray]:
     return items, np.stack([body_tracks(member.rig, roles, c) for c in clips])
 
 
+def _reversible(item, symmetric: dict) -> bool:
+    """Whether ``item`` played backwards is still its motion: time-symmetric library motions, "none"
+    clips, and hops on the spot (crouch, spring, land, crouch: the same backwards once nothing travels)."""
+    return symmetric.get((item.kind, item.source), True) or item.label == NONE_LABEL or (item.in_place and item.source == "hop")
+
+
 def build_tracks(
     seeds: dict[str, list[int]], split: str, per_motion: int, negatives: int, frames: int = 16, workers: int = 0
 ) -> dict:
     """Tracks of every member ``seeds[kind]`` → {"tracks" float32 [N,F,C], "label" int64 [N] (index into
-    :func:`.clips.judge_labels`), "reversible" bool [N], "items"}."""
+    :func:`.clips.judge_labels`), "reversible" bool [N] (:func:`_reversible`), "items"}."""
     jobs = [(kind, s, split, per_motion, negatives, frames) for kind, ss in seeds.items() for s in ss]
     if workers:
         with ProcessPoolExecutor(workers) as pool:
@@ -47,6 +53,6 @@ def build_tracks(
     return {
         "tracks": torch.from_numpy(np.concatenate([t for _, t in made])),
         "label": torch.tensor([labels.index(i.label) for i in items]),
-        "reversible": torch.tensor([symmetric.get((i.kind, i.source), True) or i.label == NONE_LABEL for i in items]),
+        "reversible": torch.tensor([_reversible(i, symmetric) for i in items]),
         "items": items,
     }

@@ -3,10 +3,11 @@
 
 from .model import ASSET_DIR, MotionJudge, MotionJudgeConfig, MotionJudgeNet, load_motion_judge
 from .tracks import SLOTS, TRACK_CHANNELS, body_tracks, mirror_tracks, slot_chains, slot_points
-from .window import JUDGE_SECONDS, is_cyclic, judge_window
+from .window import JUDGE_SECONDS, cycle_period, is_cyclic, judge_window
 
 __all__ = [
     "JUDGE_SECONDS",
+    "cycle_period",
     "is_cyclic",
     "judge_window",
     "ASSET_DIR",

@@ -56,6 +56,9 @@ class Variation:
         phase: start phase of cyclic motions, in cycles [0, 1).
         facing: yaw of the character about world Z (radians; 0 = facing -Y).
         direction: +1 or -1 (turn left/right; also flips the wave's start).
+        bob: how far the body dips with each step of a role-based gait, in leg lengths (0 = level).
+        rock: how far the body rocks nose-up / nose-down once per stride of a role-based gait, degrees.
+        body_phase: where in the stride the dip and the rock peak, in cycles [0, 1).
     """
 
     speed: float = 1.0
@@ -63,6 +66,9 @@ class Variation:
     phase: float = 0.0
     facing: float = 0.0
     direction: int = 1
+    bob: float = 0.0
+    rock: float = 0.0
+    body_phase: float = 0.0
 
 
 @dataclass(frozen=True)

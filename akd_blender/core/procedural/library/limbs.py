@@ -282,41 +282,69 @@ def gait(
     spine_flex: float = 0.0,
     head_bob: float = 4.0,
     tail_lift: float = 0.0,
+    bob_rate: float = 2.0,
+    overreach: float = 0.0,
+    reach_shift: float = 0.0,
+    max_reach: float | None = None,
+    lift_peak: float = 0.5,
+    front_lift_peak: float | None = None,
 ) -> MotionClip:
     """A cyclic gait travelling along the body's forward axis with planted feet.
 
     Each leg's foot is placed by :func:`place_foot`: on the ground for ``duty`` of the cycle, sliding
     back under the hip exactly as fast as the body travels, then lifted ``clearance`` leg lengths and
-    carried forward; its phase comes from ``offsets``. The foot reaches ``leg length·sin(swing)``
-    ahead of and behind the hip, so the body travels ``2·leg length·sin(swing)/duty`` per cycle, and
-    the hips are lowered just enough for the stance legs to reach that far (the root height from
-    the leg geometry). Arms hang and swing opposite to their leg with ``elbow`` degrees of bend; the
-    torso leans ``lean`` degrees forward and flexes ``spine_flex`` degrees each cycle (a bound);
-    the tail is raised ``tail_lift`` of the way to just above horizontal. Nothing sinks below the
-    ground (the body is lifted where something would). Angles in degrees; ``cycles`` per clip at speed 1.
+    carried forward, highest ``lift_peak`` of the way through its time in the air (front legs:
+    ``front_lift_peak``; the same when None); its phase comes from ``offsets``. The foot reaches
+    ``leg length·sin(swing)`` ahead of and behind the hip, so the body travels
+    ``2·leg length·sin(swing)/duty`` per cycle, and the hips are lowered just enough for the stance
+    legs to reach that far (the root height from the leg geometry; with ``max_reach``, at most as far
+    as that share of the leg's hip-to-ankle length needs, the foot leaving the ground beyond). In the
+    air the foot swings ``overreach`` leg lengths further back after it lifts and as far further
+    forward before it lands; ``reach_shift`` leg lengths move the front legs' whole sweep forward and
+    the hind legs' back (a gallop's reach and push).
+
+    Arms hang and swing opposite to their leg with ``elbow`` degrees of bend; the torso leans ``lean``
+    degrees forward and flexes ``spine_flex`` degrees each cycle (a bound); the tail is raised
+    ``tail_lift`` of the way to just above horizontal. The variation's ``bob`` dips the body by up to
+    that many leg lengths ``bob_rate`` times per cycle with the stance feet kept planted, and its
+    ``rock`` pitches the body about its root once per cycle (degrees), both peaking ``body_phase``
+    cycles into the stride. Nothing sinks below the ground (the body is lifted where something would).
+    Angles in degrees; ``cycles`` per clip at speed 1; the defaults keep the body level and the feet's
+    sweep symmetric.
     """
     p = BodyPose(rig, roles, frames, fps)
     a = v.amplitude
     cycle = cycles * v.speed * p.t + v.phase
     w = 2 * np.pi * cycle
+    body = 2 * np.pi * (cycle - v.body_phase)
+    if v.rock:
+        p.pitch(roles.root, rad(v.rock) * np.cos(body))
     bend_torso(p, p.right, -rad(lean) * a - rad(spine_flex) * a * np.sin(w))
     arms_down(p)
     legs = list(p.legs)
     lengths = np.array([limb_length(rig, roles, limb) for limb in legs]) if legs else np.zeros(0)
     half = float(np.mean(lengths) * np.sin(rad(swing) * a)) if legs else 0.0  # foot reach ahead of the hip
+    shift = reach_shift * (float(np.mean(lengths)) if legs else 0.0)
+    far = half + shift  # the stance foot's farthest reach from under its hip
     reach = [leg_reach(p, limb) for limb in legs if not is_sprawled(rig, roles, limb)]
-    drop = max([0.0] + [below - np.sqrt(max((0.97 * full) ** 2 - half**2, 1e-12)) for below, full in reach])
+    cap = (lambda full: min(far, max_reach * full)) if max_reach is not None else (lambda full: far)
+    drop = max([0.0] + [below - np.sqrt(max((0.97 * full) ** 2 - cap(full) ** 2, 1e-12)) for below, full in reach])
+    dip = v.bob * (float(np.mean(lengths)) if legs else 0.0) * 0.5 * (1 - np.cos(bob_rate * body))  # [F] ≥ 0
     swings = {}
     for limb, length in zip(legs, lengths):
         ph = (cycle + _tripod_or(offsets, roles, limb)) % 1.0
         stance = ph < duty
         s = np.clip((ph - duty) / (1 - duty), 0, 1)
-        ahead = np.where(stance, half * (1 - 2 * ph / duty), half * (2 * smoothstep(s) - 1))
-        lift = np.where(stance, 0.0, clearance * length * a * np.sin(np.pi * s))
+        ahead = np.where(
+            stance, half * (1 - 2 * ph / duty), half * (2 * smoothstep(s) - 1) - overreach * length * np.sin(2 * np.pi * s)
+        )
+        ahead = ahead + shift * {"front": 1.0, "hind": -1.0}.get(limb.position, 0.0)
+        peak = front_lift_peak if limb.position == "front" and front_lift_peak is not None else lift_peak
+        lift = np.where(stance, 0.0, clearance * length * a * np.sin(np.pi * s ** (np.log(0.5) / np.log(peak))))
         if is_sprawled(rig, roles, limb):
-            step_sprawled(p, limb, ahead, lift)
+            step_sprawled(p, limb, ahead, lift + dip)
         else:
-            place_foot(p, limb, ahead, lift + drop)
+            place_foot(p, limb, ahead, lift + drop + dip)
         swings[limb.side] = np.arcsin(np.clip(ahead / max(length, 1e-9), -1, 1))
     for limb in body_arms(p):
         bones = arm_bones(rig, limb, p.up)
@@ -328,7 +356,7 @@ def gait(
         p.aim(roles.tail[0], roles.tail, -p.forward + 0.4 * p.up, tail_lift)
     p.wave_chain(roles.tail, p.up, rad(12) * a, w)
     stride = 2 * half / duty
-    p.travel = np.outer(stride * cycles * v.speed * p.t, p.forward) - drop * p.up
+    p.travel = np.outer(stride * cycles * v.speed * p.t, p.forward) - np.outer(drop + dip, p.up)
     return p.clip(v.facing, grounded="floor")
 
 
