@@ -138,13 +138,18 @@ def extend_phrases(prior, path: Path) -> None:
     prior.encoder.table = PhraseTable(phrases, vectors)
 
 
-def distil_case(case: Case, artists: Path, prior, device: str, gt_count: int) -> tuple[dict, MotionClip]:
+def distil_case(
+    case: Case, artists: Path, prior, device: str, gt_count: int, search_steps: int | None = None
+) -> tuple[dict, MotionClip]:
     """Distil one case → (its figures that need no judge, the clip)."""
+    from dataclasses import replace
+
     rig, roles = load_case_rig(case, artists)
     t0 = time.time()
-    result = run_request(
-        JobRequest(rig, case.prompt, DistillConfig(seed=case.seed, device=device, allow_nearest=True)), prior=prior
-    )
+    config = DistillConfig(seed=case.seed, device=device, allow_nearest=True)
+    if search_steps is not None:
+        config = replace(config, search=replace(config.search, steps=search_steps))
+    result = run_request(JobRequest(rig, case.prompt, config), prior=prior)
     seconds = time.time() - t0
     clip = result.clip
     skeleton = Skeleton(rig)
@@ -236,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--embed", default=None, help="write the cases' prompt embeddings to this file and stop")
     ap.add_argument("--gt", type=int, default=6, help="ground-truth variations per case for fidelity")
     ap.add_argument("--device", default="auto")
+    ap.add_argument("--search-steps", type=int, default=None, help="DDIM steps of the teacher's drawing (default: the config's)")
     ap.add_argument("--model", default="tiny", help='the embedded teacher: "tiny" (image and text, default) or "tiny-text"')
     ap.add_argument("--bar", type=float, default=0.0, help="exit 1 when the recovered share is below this")
     ap.add_argument("--shard", default="0/1", help="K/N: run cases K, K+N, K+2N … only")
@@ -266,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     judge = load_judge(args)
     rows, clips = [], {}
     for case in cases:
-        row, clip = distil_case(case, artists, prior, device, args.gt)
+        row, clip = distil_case(case, artists, prior, device, args.gt, args.search_steps)
         clips[case.seed] = clip
         if judge is not None:
             row = judge_case(row, clip, artists, judge)

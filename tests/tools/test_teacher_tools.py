@@ -20,7 +20,7 @@ def _tools(*args: str) -> subprocess.CompletedProcess:
 
 def test_usage_names_the_commands():
     out = _tools()
-    assert out.returncode == 2 and "{embed,train}" in out.stderr
+    assert out.returncode == 2 and "{embed,embed-library,train,train-family}" in out.stderr
 
 
 def test_embed_writes_the_shipped_phrase_table(tmp_path):
