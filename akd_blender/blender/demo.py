@@ -3,7 +3,7 @@
 Builds the procedural biped and quadruped in Blender and saves them as ``OUT/<name>.blend``, then
 runs the batch CLI on each exactly as a user would (``run_akd.py --input OUT/biped.blend --prompt …
 --model tiny-text --out … --preview … --report …``) with the embedded text-only teacher, which was
-trained on these two characters and fits them in well under a minute each on a CPU, and plots the loss curves from the
+trained on these two characters, and plots the loss curves from the
 reports. Writes into OUT, per character: ``<name>.blend`` (the input), ``<name>_akd.blend`` (with the
 new action), ``<name>_akd.mp4`` (preview), ``<name>_akd.json`` (report) and ``<name>_loss_curve.png``.
 
@@ -27,8 +27,8 @@ from .build import armature_from_rig
 
 JOBS = {"biped": "a figure stretches both arms up to the sky", "quadruped": "a hound springs into the air"}
 MODEL = "tiny-text"
-"""The demo's prior: the embedded text-only teacher (the default ``tiny`` draws any character but its
-pose search takes minutes per job on a 2-core CPU; see docs/benchmarks.md)."""
+"""The demo's prior: the embedded text-only teacher (the default ``tiny`` draws any character, but its
+drawings do not yet show the prompted motion reliably; see docs/benchmarks.md)."""
 
 
 def write_character(name: str, path: str) -> None:
