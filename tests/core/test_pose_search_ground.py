@@ -1,0 +1,99 @@
+"""Pose search: grounded by default, travel only for motions that travel, progress and cancel (CPU)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+
+from akd_blender.core.errors import Cancelled
+from akd_blender.core.kinematics import Skeleton
+from akd_blender.core.pose_search import SearchConfig, SearchProgress, search_config_for, search_poses
+from akd_blender.core.procedural.characters import biped
+from akd_blender.core.procedural.motions import make_clip, neutral_clip
+from akd_blender.core.render import Renderer, make_cameras, root_path
+
+SIZE = 32
+SCALES = (2.4, 1.0, 0.3)
+
+
+@pytest.fixture(scope="module")
+def rig():
+    return biped()
+
+
+def _render(rig, clip) -> torch.Tensor:
+    renderer = Renderer(rig, SIZE, SIZE, backend="torch", device="cpu")
+    with torch.no_grad():
+        vertices = Skeleton(rig)(clip)
+        return renderer.render(vertices, make_cameras(rig, root_path(vertices), SIZE, SIZE))[:, :3]
+
+
+def _search(rig, target, start, config=None, **kwargs):
+    renderer = Renderer(rig, SIZE, SIZE, backend="torch", device="cpu")
+    cameras = lambda path: make_cameras(rig, path, SIZE, SIZE)  # noqa: E731
+    config = config or SearchConfig(scales=SCALES)
+    return search_poses(rig, target, *start.pose_channels(), renderer, cameras, config=config, **kwargs)
+
+
+def _white(rig):
+    """The same character in another look (white, as a textured glTF figure shows against the teacher's colours)."""
+    return replace(rig, vertex_colors=np.ones_like(rig.vertex_colors), uvs=None, texture=None)
+
+
+def test_a_character_that_looks_unlike_the_video_stays_on_the_ground(rig):
+    """The target is the biped walking in its own colours; the searched character is white. Leaving
+    the drawn silhouette (up or away) matched that video better than any pose; grounded, it stands."""
+    h = float(rig.height)
+    target = _render(rig, make_clip(rig, "biped", "walk", frames=6, fps=8.0))
+    white = _white(rig)
+    start = neutral_clip(white, 6)
+    free = _search(white, target, start, SearchConfig(scales=SCALES, ground_weight=0.0, anchor_start=False))
+    grounded = _search(white, target, start)
+    assert float(grounded.lift[0].norm()) == 0.0  # the first frame keeps the height it stood at
+    assert float(grounded.lift[:, 2].max()) / h < 0.05, grounded.lift[:, 2] / h
+    assert float(free.lift[:, 2].max()) / h > 2 * max(float(grounded.lift[:, 2].max()) / h, 0.02), free.lift[:, 2] / h
+
+
+def test_a_jump_still_leaves_the_ground(rig):
+    h = float(rig.height)
+    jump = make_clip(rig, "biped", "jump", frames=8, fps=8.0)
+    with torch.no_grad():
+        lowest = Skeleton(rig)(jump)[..., 2].amin(-1) - rig.ground_height
+    airborne = int(lowest.argmax())
+    assert float(lowest[airborne]) / h > 0.1  # the library's jump leaves the ground
+    result = _search(rig, _render(rig, jump), neutral_clip(rig, 8), SearchConfig(scales=(2.4, 1.0, 0.6, 0.3)))
+    assert float(result.lift[airborne, 2]) / h > 0.5 * float(lowest[airborne]) / h, result.lift[:, 2] / h
+    assert float(result.lift[0].norm()) == 0.0
+
+
+def test_progress_counts_to_the_total_and_changes_nothing(rig):
+    target = _render(rig, make_clip(rig, "biped", "raise_arms", frames=4, fps=8.0))
+    start = neutral_clip(rig, 4)
+    seen: list[SearchProgress] = []
+    quiet = _search(rig, target, start)
+    told = _search(rig, target, start, progress=seen.append, should_cancel=lambda: False)
+    assert (
+        torch.equal(quiet.rotvec, told.rotvec) and torch.equal(quiet.lift, told.lift) and torch.equal(quiet.errors, told.errors)
+    )
+    assert len(seen) > 20 and seen[-1].done == seen[-1].total and seen[-1].renders == told.renders
+    assert all(a.done <= b.done for a, b in zip(seen, seen[1:])) and {p.sweep for p in seen} == set(range(len(SCALES)))
+    assert {"travel", "height", "hips"} <= {p.stage for p in seen} and all(p.sweeps == len(SCALES) for p in seen)
+
+
+def test_cancel_stops_the_search_in_the_sweep_it_is_in(rig):
+    target = _render(rig, neutral_clip(rig, 4))
+    seen: list[SearchProgress] = []
+    with pytest.raises(Cancelled, match=r"sweep 2 of 3"):
+        _search(rig, target, neutral_clip(rig, 4), progress=seen.append, should_cancel=lambda: bool(seen) and seen[-1].sweep == 1)
+    assert seen[-1].done < seen[-1].total
+
+
+def test_travel_is_searched_only_for_motions_that_travel():
+    assert search_config_for("biped/walk").root_travel == SearchConfig().root_travel > 0
+    assert search_config_for("quadruped/run").root_travel > 0 and search_config_for(None).root_travel > 0
+    for motion in ("biped/wave", "biped/raise_arms", "quadruped/sit", "biped/jump", "quadruped/wag_tail"):
+        assert search_config_for(motion).root_travel == 0.0, motion
+    assert search_config_for("quadruped/sit", scales=(1.0,)).scales == (1.0,)
