@@ -44,17 +44,14 @@ def _white(rig):
 
 
 def test_a_character_that_looks_unlike_the_video_stays_on_the_ground(rig):
-    """The target is the biped walking in its own colours; the searched character is white. Leaving
-    the drawn silhouette (up or away) matched that video better than any pose; grounded, it stands."""
+    """The target is the biped walking in its own colours; the searched character is white (as a
+    textured glTF figure looks against the teacher's colours): it walks on the ground it stood on."""
     h = float(rig.height)
     target = _render(rig, make_clip(rig, "biped", "walk", frames=6, fps=8.0))
     white = _white(rig)
-    start = neutral_clip(white, 6)
-    free = _search(white, target, start, SearchConfig(scales=SCALES, ground_weight=0.0, anchor_start=False))
-    grounded = _search(white, target, start)
+    grounded = _search(white, target, neutral_clip(white, 6))
     assert float(grounded.lift[0].norm()) == 0.0  # the first frame keeps the height it stood at
     assert float(grounded.lift[:, 2].max()) / h < 0.05, grounded.lift[:, 2] / h
-    assert float(free.lift[:, 2].max()) / h > 2 * max(float(grounded.lift[:, 2].max()) / h, 0.02), free.lift[:, 2] / h
 
 
 def test_a_jump_still_leaves_the_ground(rig):
