@@ -24,7 +24,7 @@ demo: setup
 ## CI runs exactly this
 LEGACY_TESTS := tests/blender/test_keyframes.py tests/blender/test_mirror.py tests/blender/test_build.py
 test: setup .venv-4.2.23/.installed
-	$(PY) -m ruff check akd_blender tests scripts run_akd.py
+	$(PY) -m ruff check akd_blender tests tools scripts run_akd.py
 	$(PY) -m pytest -q -n 2 tests --ignore=tests/bench
 	.venv-4.2.23/bin/python -m pytest -q -n 2 -p no:cacheprovider $(LEGACY_TESTS)
 
@@ -33,13 +33,13 @@ test: setup .venv-4.2.23/.installed
 	.venv-$*/bin/python -m pip install --quiet -r requirements.txt bpy==$* pytest==9.2.0 pytest-xdist==3.8.0
 	touch $@
 
-## test-all: also every Blender-facing test on bpy 4.2.23 and 4.5.15 (own venvs)
-test-all: test .venv-4.5.15/.installed
+## test-all: also every Blender-facing test on bpy 4.2.23 and 4.5.15 (own venvs), and on 5.2.3 and 5.1.2 (test-py313)
+test-all: test .venv-4.5.15/.installed test-py313
 	for v in 4.2.23 4.5.15; do .venv-$$v/bin/python -m pytest -q -n 2 -p no:cacheprovider tests/blender || exit 1; done
 
 lint: setup
-	$(PY) -m ruff check akd_blender tests scripts run_akd.py
-	$(PY) -m ruff format --check akd_blender tests scripts run_akd.py
+	$(PY) -m ruff check akd_blender tests tools scripts run_akd.py
+	$(PY) -m ruff format --check akd_blender tests tools scripts run_akd.py
 
 ## bench: speed and memory figures (not part of make test); the GPU parts run where CUDA is available
 bench: setup bench-render bench-physics

@@ -20,8 +20,10 @@ def armature_from_rig(rig: RigAsset, name: str | None = None) -> bpy.types.Objec
 
     Bone rest matrices, hierarchy and flags, rotation modes, locks and Limit Rotation ranges come
     from the rig; the mesh holds the rig's vertices (armature space, parented to the armature),
-    faces, one vertex group per weighted bone and a point colour attribute from ``vertex_colors``
-    shown through its material. Returns the armature object (made active).
+    faces, one vertex group per weighted bone and a point colour attribute from ``vertex_colors``; its
+    material shows the colour attribute, or, when the rig has ``texture`` and ``uvs``, an 8-bit image
+    of the texture (packed into the .blend) through a UV map. Non-deforming bones get no vertex
+    group. Returns the armature object (made active).
     """
     name = name or rig.name
     scene = bpy.context.scene
@@ -58,6 +60,7 @@ def armature_from_rig(rig: RigAsset, name: str | None = None) -> bpy.types.Objec
                     setattr(con, f"min_{a}", float(limits[axis, 0]))
                     setattr(con, f"max_{a}", float(limits[axis, 1]))
     _add_mesh(rig, arm, f"{name}_mesh")
+    bpy.context.view_layer.update()  # world matrices of the new objects (read by extract) are current
     return arm
 
 
@@ -82,8 +85,35 @@ def _add_mesh(rig: RigAsset, arm: bpy.types.Object, name: str) -> bpy.types.Obje
     if material.node_tree is None:  # Blender < 5.0 creates materials without nodes
         material.use_nodes = True
     bsdf = next(n for n in material.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
-    attribute = material.node_tree.nodes.new("ShaderNodeVertexColor")
-    attribute.layer_name = colors.name
-    material.node_tree.links.new(attribute.outputs["Color"], bsdf.inputs["Base Color"])
+    if rig.texture is not None and rig.uvs is not None:
+        source = material.node_tree.nodes.new("ShaderNodeTexImage")
+        source.image = _texture_image(rig.texture, f"{name}_texture")
+        _add_uvs(mesh, rig.uvs)
+    else:
+        source = material.node_tree.nodes.new("ShaderNodeVertexColor")
+        source.layer_name = colors.name
+    material.node_tree.links.new(source.outputs["Color"], bsdf.inputs["Base Color"])
     mesh.materials.append(material)
     return obj
+
+
+def _texture_image(texture: np.ndarray, name: str) -> bpy.types.Image:
+    """An 8-bit sRGB image of ``texture`` [H,W,3] (row 0 at the top), packed so a saved .blend keeps it."""
+    h, w = texture.shape[:2]
+    image = bpy.data.images.new(name, w, h, alpha=False, float_buffer=False)
+    rgba = np.ones((h, w, 4), dtype=np.float32)
+    rgba[..., :3] = texture[::-1]  # Blender's pixel rows start at the bottom
+    image.pixels.foreach_set(rgba.ravel())
+    image.pack()
+    return image
+
+
+def _add_uvs(mesh: bpy.types.Mesh, uvs: np.ndarray) -> None:
+    """A UV map from per-triangle-corner UVs [T,3,2] (the mesh's polygons are the rig's triangles, in order)."""
+    layer = mesh.uv_layers.new(name="UVMap")
+    loops = np.empty(len(mesh.polygons), dtype=np.int32)
+    mesh.polygons.foreach_get("loop_start", loops)
+    per_loop = np.empty((len(mesh.loops), 2), dtype=np.float32)
+    per_loop[(loops[:, None] + np.arange(3)[None]).ravel()] = uvs.reshape(-1, 2)
+    layer.data.foreach_set("uv", per_loop.ravel())
+    mesh.uv_layers.active = layer

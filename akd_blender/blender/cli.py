@@ -5,9 +5,12 @@ and ``blender --command akd …`` (registered by the extension). One job:
 
 1. check the usage (prompt, frame count, output paths writable) before touching anything;
 2. open ``--input`` with Blender's own reader/importer, pick the armature, snapshot the rig;
-3. distil on this thread (the same :func:`akd_blender.blender.worker.run_job` the panel runs on its
-   worker thread), with a tqdm progress bar (step, ETA, loss) on stderr;
-4. write the new action(s) (the armature's previous action is kept), then ``--out`` (a copy of the
+3. build a :class:`~akd_blender.core.job.JobRequest` and run it on this thread (the same
+   :func:`akd_blender.core.worker.run_job` the panel runs on its worker thread), with a tqdm
+   progress bar (step, ETA, loss) on stderr;
+4. write the new action(s) (``--keys sparse``, the default: the fewest keys within an error bound;
+   ``dense``: every frame; the armature's previous action is kept; the scene's frame range is left
+   alone unless ``--set-scene-range``), then ``--out`` (a copy of the
    scene; the input file is never written), ``--preview`` (MP4 rendered by the project renderer),
    ``--export`` (Blender's FBX / BVH / glTF exporters) and ``--report`` (JSON, fields in
    :data:`REPORT_FIELDS`).
@@ -15,6 +18,9 @@ and ``blender --command akd …`` (registered by the extension). One job:
 ``--jobs FILE`` runs a JSON list of jobs (objects whose keys are the flag names, e.g.
 ``{"input": "a.glb", "prompt": "…", "out": "a.blend"}``; flags given on the command line are the
 defaults); a failing job is reported and the others still run; a summary ends the run.
+
+Each report warning (the rig's, and the motion's figures over ``core.metrics.motion_thresholds`` of
+the motion the model understood) is printed as ``akd: warning: …`` on stderr unless ``--quiet``.
 
 Exit codes: 0 done; 2 bad input or usage (one line ``akd: error: …`` naming the problem, nothing
 written); 3 model not available; 4 cancelled (Ctrl-C); 1 internal error. With ``--jobs``: 0 when
@@ -32,13 +38,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields, replace
 
+from ..core.config import CAMERA_MODES, DEVICES, KEY_MODES, KEYS_DEFAULT, START_MODES, DistillConfig, SettingError
 from ..core.errors import AkdError, Cancelled, InputError
 
 __all__ = ["CliJob", "REPORT_FIELDS", "EXPORT_FORMATS", "build_parser", "parse_jobs", "run_one", "main"]
 
 EXPORT_FORMATS = (".fbx", ".bvh", ".glb", ".gltf")
-CAMERA_MODES = ("follow", "fixed", "orbit")  # core.render.CAMERA_MODES (not imported: no torch at parse time)
-START_MODES = ("auto", "pose", "sample")  # core.distill.START_MODES (not imported: no torch at parse time)
 
 # Every report holds these keys (DESIGN §4 and a little more); tests check them.
 REPORT_FIELDS = (
@@ -68,13 +73,16 @@ REPORT_FIELDS = (
     "config",
     "distill",
     "outputs",
+    "keys",
     "warnings",
+    "scene_changes",
 )
 
 
 @dataclass
 class CliJob:
-    """One job's options (the CLI flags; None means "the default")."""
+    """One job's options (the CLI flags; None means "the default"). The distillation settings among
+    them become a :class:`DistillConfig` (:func:`distill_config`); the rest say what to read and write."""
 
     input: str | None = None
     armature: str | None = None
@@ -98,6 +106,8 @@ class CliJob:
     preview_size: int = 256
     report: str | None = None
     export: str | None = None
+    keys: str = KEYS_DEFAULT
+    set_scene_range: bool = False
 
 
 class _Parser(argparse.ArgumentParser):
@@ -119,7 +129,7 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
     p.add_argument("--fps", type=float, help="frames per second (default: the scene's)")
     p.add_argument("--steps", type=int, help="optimisation steps (default: 0 after a drawn video, 200 from the pose)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
+    p.add_argument("--device", default="auto", choices=DEVICES)
     p.add_argument("--height", type=int, help="render height the model sees (pixels)")
     p.add_argument("--width", type=int, help="render width the model sees (pixels)")
     p.add_argument("--camera", choices=CAMERA_MODES, help="distillation camera (default: follow)")
@@ -137,6 +147,17 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
     p.add_argument("--preview-size", type=int, default=256, help="preview width and height in pixels (even)")
     p.add_argument("--report", metavar="OUT.json", help="a JSON report of the job")
     p.add_argument("--export", metavar="OUT.fbx|.bvh|.glb", help="export the character and new action")
+    p.add_argument(
+        "--keys",
+        default=KEYS_DEFAULT,
+        choices=KEY_MODES,
+        help="sparse (default): the fewest keys within 0.5° and 0.2%% of the height of the motion; dense: a key on every frame",
+    )
+    p.add_argument(
+        "--set-scene-range",
+        action="store_true",
+        help="set the scene's frame range to the motion's (default: the scene's range is left as it is)",
+    )
     p.add_argument("--jobs", metavar="FILE", help="a JSON list of jobs (keys = flag names)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
@@ -176,15 +197,12 @@ def check_usage(job: CliJob) -> None:
         raise InputError("--input is required")
     if job.ground_action is None and not (job.prompt or "").strip():
         raise InputError("--prompt is empty: describe the motion, e.g. --prompt 'a fox trots forward'")
-    if job.frames is not None and job.frames < 2:
-        raise InputError(f"--frames must be at least 2 (got {job.frames})")
-    if job.steps is not None and (job.steps < 0 or (job.steps == 0 and job.start == "pose")):
-        raise InputError(f"--steps must be at least 1, or 0 with --start sample or auto (got {job.steps})")
-    if job.fps is not None and job.fps <= 0:
-        raise InputError(f"--fps must be positive (got {job.fps})")
-    for flag, value in (("--height", job.height), ("--width", job.width)):
-        if value is not None and value < 8:
-            raise InputError(f"{flag} must be at least 8 pixels (got {value})")
+    try:
+        distill_config(job, frame_start=1, fps=job.fps or 24.0).validate()
+    except SettingError as exc:
+        raise InputError(f"--{exc.field.replace('_', '-')} {exc.reason}") from None
+    if job.keys not in KEY_MODES:
+        raise InputError(f"--keys must be one of {', '.join(KEY_MODES)} (got '{job.keys}')")
     if job.preview and (job.preview_size < 16 or job.preview_size % 2):
         raise InputError(f"--preview-size must be an even number ≥ 16 (got {job.preview_size})")
     outputs = {"--out": (job.out, (".blend",)), "--preview": (job.preview, (".mp4",)), "--report": (job.report, (".json",))}
@@ -213,6 +231,29 @@ def _check_output(flag: str, path: str, exts: tuple[str, ...]) -> None:
         raise InputError(f"{flag}: output folder '{folder}' is not writable") from None
 
 
+def distill_config(job: CliJob, frame_start: int, fps: float) -> DistillConfig:
+    """The DistillConfig of ``job``'s flags (flags left out keep the config's defaults; no previews)."""
+    given = {
+        "frames": job.frames,
+        "steps": job.steps,
+        "height": job.height,
+        "width": job.width,
+        "camera": job.camera,
+        "start": job.start,
+    }
+    values = {k: v for k, v in given.items() if v is not None}
+    return DistillConfig(
+        frame_start=frame_start,
+        fps=fps,
+        seed=job.seed,
+        device=job.device,
+        negative_prompt=job.negative_prompt,
+        loop=job.loop,
+        preview_every=0,
+        **values,
+    )
+
+
 class _Bar:
     """A tqdm bar (step, ETA, loss) on stderr, created at the first progress message."""
 
@@ -220,9 +261,9 @@ class _Bar:
         self.enabled, self.desc, self.bar = enabled, desc, None
 
     def __call__(self, message) -> None:
-        from . import worker as wk
+        from ..core.worker import Progress
 
-        if not self.enabled or not isinstance(message, wk.Progress):
+        if not self.enabled or not isinstance(message, Progress):
             return
         if self.bar is None:
             from tqdm import tqdm
@@ -243,10 +284,10 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
     import bpy
 
     from .. import __version__
-    from . import worker as wk
+    from ..core import worker as wk
+    from ..core.job import JobRequest, action_name, plain_data
     from .extract import rig_from_armature
     from .io import find_armature, load_scene
-    from .operators import action_name
 
     t0 = time.perf_counter()
     check_usage(job)
@@ -257,38 +298,36 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
     fps = float(job.fps or scene.render.fps / scene.render.fps_base)
     ad = arm.animation_data
     previous = ad.action.name if ad is not None and ad.action is not None else None
-    from .keyframes import write_action  # torch: only once the input is known to be usable
+    from .keyframes import key_figures, key_summary, sparse_keys_for, write_action  # torch: once the input is usable
 
-    outcome, names, used, history = None, [], {}, []
+    sparse = sparse_keys_for(job.keys, rig.height)
+    names, changes = [], []
+
+    def write(motion, name: str):
+        action = write_action(arm, motion, name, sparse=sparse)
+        names.append(action.name)
+        changes.append(f"new action '{action.name}' on '{arm.name}'")
+        return action
+
     if job.ground_action is not None:
         clip, physics, timings = _ground_existing(arm, rig, job.ground_action, fps)
-        names.append(write_action(arm, clip, action_name(f"{job.ground_action} grounded")).name)
-        device, losses, steps, frames = "cpu", {}, 0, clip.num_frames
+        action = write(clip, action_name(f"{job.ground_action} grounded"))
+        part = {"device": "cpu", "frames": clip.num_frames, "steps": 0, "final_losses": {}, "loss_history": []}
+        part |= {"config": {}, "distill": {}, "physics": physics, "timings": timings}
     else:
         from .keyframes import current_pose
 
-        spec = wk.JobSpec(
+        request = JobRequest(
             rig=rig,
-            init_pose=current_pose(arm),  # the motion starts from the pose the file shows
             prompt=job.prompt.strip(),
+            config=distill_config(job, int(scene.frame_start), fps),
             model=job.model,
-            frames=job.frames,
-            frame_start=int(scene.frame_start),
-            fps=fps,
-            steps=job.steps,
-            seed=job.seed,
-            device=job.device,
-            height=job.height,
-            width=job.width,
-            negative_prompt=job.negative_prompt,
-            camera=job.camera,
-            start=job.start,
-            loop=job.loop,
+            init_pose=current_pose(arm),  # the motion starts from the pose the file shows
             physics=job.physics,
         )
         bar = _Bar(progress, desc=f"distill {arm.name}")
         try:
-            message = wk.run_job(spec, bar)
+            message = wk.run_job(request, bar)
         finally:
             bar.close()
         if isinstance(message, wk.Failed):
@@ -297,18 +336,23 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
             raise _error_for(message)
         if isinstance(message, wk.Stopped):
             raise Cancelled("cancelled")
-        outcome = message.outcome
-        clip, physics, timings = outcome.clip, outcome.physics, dict(outcome.timings)
+        result = message.result
+        clip = result.clip
         if job.physics:
-            names.append(write_action(arm, outcome.distilled, action_name(spec.prompt)).name)
-            names.append(write_action(arm, clip, action_name(f"{spec.prompt} grounded")).name)
+            write(result.distilled, action_name(request.prompt))
+            action = write(clip, action_name(f"{request.prompt} grounded"))
         else:
-            names.append(write_action(arm, clip, action_name(spec.prompt)).name)
-        device, losses, frames = outcome.device, outcome.final_losses, clip.num_frames
-        steps, used = int(outcome.config.get("steps", len(outcome.history))), outcome.config
-        history = [{k: float(v) for k, v in row.items() if isinstance(v, int | float)} for row in outcome.history]
-    scene.frame_start, scene.frame_end = clip.frame_start, clip.frame_end
-    scene.frame_set(clip.frame_start)
+            action = write(clip, action_name(request.prompt))
+        part = result.report()
+    timings = part["timings"]
+    changes[-1] = f"new action '{action.name}' active on '{arm.name}'"
+    if previous is not None:
+        changes.append(f"action '{previous}' kept with a fake user")
+    if job.set_scene_range:
+        scene.frame_start, scene.frame_end = clip.frame_start, clip.frame_end
+        changes.append(f"frame range {clip.frame_start}–{clip.frame_end}")
+    scene.frame_set(scene.frame_current)  # show the new action's pose
+    keys = key_summary(key_figures(arm, action, clip, rig.height), job.keys)
 
     outputs = {}
     if job.out:
@@ -326,7 +370,11 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
     if job.report:
         outputs["report"] = os.path.abspath(job.report)
 
+    from ..core.job import job_warnings
     from ..core.metrics import motion_metrics
+
+    metrics = motion_metrics(rig, clip)
+    warnings = job_warnings(rig, metrics, part["distill"])
 
     report = {
         "status": "done",
@@ -337,25 +385,27 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
         "prompt": None if job.ground_action is not None else job.prompt.strip(),
         "negative_prompt": job.negative_prompt,
         "model": None if job.ground_action is not None else job.model,
-        "device": device,
-        "frames": frames,
+        "device": part["device"],
+        "frames": part["frames"],
         "frame_start": clip.frame_start,
         "frame_end": clip.frame_end,
         "fps": fps,
-        "steps": steps,
+        "steps": part["steps"],
         "seed": job.seed,
         "seconds": time.perf_counter() - t0,
         "timings": timings,
         "action_names": names,
         "previous_action": previous,
-        "final_losses": losses,
-        "loss_history": history,
-        "motion_metrics": wk._plain(motion_metrics(rig, clip)),
-        "physics": physics,
-        "config": {k: v for k, v in used.items() if isinstance(v, str | int | float | bool | type(None))},
-        "distill": dict(outcome.facts) if outcome is not None else {},
+        "final_losses": part["final_losses"],
+        "loss_history": part["loss_history"],
+        "motion_metrics": plain_data(metrics),
+        "physics": part["physics"],
+        "config": part["config"],
+        "distill": part["distill"],
         "outputs": outputs,
-        "warnings": list(rig.warnings),
+        "keys": keys,
+        "warnings": warnings,
+        "scene_changes": changes,
     }
     if job.report:
         with open(job.report, "w", encoding="utf-8") as fh:
@@ -385,29 +435,29 @@ def _ground_existing(arm, rig, name: str, fps: float):
     t = time.perf_counter()
     clip = read_clip(arm, start, max(end, start + 1), action=action, fps=fps)
     result = ground_clip(rig, clip)
-    physics = {"before": _plain_metrics(result.metrics_before), "after": _plain_metrics(result.metrics_after)}
+    from ..core.job import plain_data
+
+    physics = {"before": plain_data(result.metrics_before), "after": plain_data(result.metrics_after)}
     return result.clip, physics, {"physics": time.perf_counter() - t}
-
-
-def _plain_metrics(metrics):
-    from .worker import _plain
-
-    return _plain(metrics)
 
 
 def write_preview(rig, clip, path: str, size: int = 256, camera: str | None = None) -> None:
     """Render ``clip`` with the project renderer (``core.render.render_clip``) to an H.264 MP4.
 
     The renderer's RGB (the character composited on the checkerboard ground; alpha is only the
-    character's mask) is written at the clip's fps.
+    character's mask) is written at the clip's fps; ``contain=True`` keeps every vertex of every
+    frame in the image.
     """
     import imageio_ffmpeg
     import numpy as np
 
     from ..core.render import render_clip
+    from .compat import ffmpeg_executable
+
+    ffmpeg_executable()  # an extension install leaves the bundled ffmpeg without its execute bit
 
     kwargs = {"camera": camera} if camera else {}
-    video = render_clip(rig, clip, size, size, **kwargs).detach().float().cpu().numpy()  # [F,4,H,W]
+    video = render_clip(rig, clip, size, size, contain=True, **kwargs).detach().float().cpu().numpy()  # [F,4,H,W]
     frames = video[:, :3].clip(0, 1).transpose(0, 2, 3, 1)  # [F,H,W,3]
     frames = (frames * 255 + 0.5).astype(np.uint8)
     writer = imageio_ffmpeg.write_frames(
@@ -433,17 +483,15 @@ def export(arm, clip, path: str) -> None:
     view_layer.objects.active = arm
     ext = os.path.splitext(path)[1].lower()
     path = os.path.abspath(path)
+    scene = bpy.context.scene
+    scene_range = scene.frame_start, scene.frame_end
     with bpy.context.temp_override(active_object=arm, object=arm, selected_objects=objs):
-        if ext == ".fbx":
-            result = bpy.ops.export_scene.fbx(
-                filepath=path,
-                use_selection=True,
-                object_types={"ARMATURE", "MESH"},
-                bake_anim=True,
-                bake_anim_use_all_actions=False,
-                bake_anim_use_nla_strips=False,
-                add_leaf_bones=False,
-            )
+        if ext == ".fbx":  # the FBX exporter bakes over the scene's range: the clip's, for the export only
+            scene.frame_start, scene.frame_end = clip.frame_start, max(clip.frame_end, clip.frame_start + 1)
+            try:
+                result = _export_fbx(path)
+            finally:
+                scene.frame_start, scene.frame_end = scene_range
         elif ext == ".bvh":
             result = bpy.ops.export_anim.bvh(filepath=path, frame_start=clip.frame_start, frame_end=clip.frame_end)
         else:
@@ -451,6 +499,20 @@ def export(arm, clip, path: str) -> None:
             result = bpy.ops.export_scene.gltf(filepath=path, export_format=fmt, use_selection=True, export_animations=True)
     if "FINISHED" not in result or not os.path.isfile(path):
         raise AkdError(f"--export: Blender's exporter did not write '{path}'")
+
+
+def _export_fbx(path: str) -> set[str]:
+    import bpy
+
+    return bpy.ops.export_scene.fbx(
+        filepath=path,
+        use_selection=True,
+        object_types={"ARMATURE", "MESH"},
+        bake_anim=True,
+        bake_anim_use_all_actions=False,
+        bake_anim_use_nla_strips=False,
+        add_leaf_bones=False,
+    )
 
 
 def _say(line: str) -> None:
@@ -474,6 +536,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 report = run_one(job, progress=not ns.quiet)
                 results.append((job, 0, "done"))
+                if not ns.quiet:
+                    for warning in report["warnings"]:
+                        _say(f"akd: {label}warning: {warning}")
                 print(f"akd: {label}done: {', '.join(report['action_names'])} ({report['seconds']:.1f} s)", flush=True)
             except AkdError as exc:
                 line = " ".join(str(exc).split()) or type(exc).__name__
@@ -490,7 +555,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say("akd: cancelled")
         return Cancelled.exit_code
     finally:
-        from .worker import free_gpu_memory
+        from ..core.priors_cache import free_gpu_memory
 
         free_gpu_memory()
     if ns.jobs:

@@ -27,11 +27,11 @@ import bpy
 import numpy as np
 
 from ..core.rig import RigAsset, RigError, transform_points
+from ..core.vertex_colors import GREY, corner_mean, sample_nearest
 from .io import skinned_meshes
 
 __all__ = ["rig_from_armature"]
 
-GREY = (0.6, 0.6, 0.6)
 _MIN_WEIGHT_SUM = 1e-4  # Blender's Armature modifier ignores vertices whose weight sum is ≤ this
 
 
@@ -232,7 +232,7 @@ def _read_colors(mesh, tri_verts: np.ndarray, tri_loops: np.ndarray):
         loop_uv = np.empty(len(mesh.loops) * 2, dtype=np.float32)
         uv_layer.data.foreach_get("uv", loop_uv)
         uvs = loop_uv.reshape(-1, 2)[tri_loops]
-        return uvs, texture, _average_per_vertex(n, tri_verts, _sample(texture, uvs))
+        return uvs, texture, corner_mean(n, tri_verts, sample_nearest(texture, uvs))
     attr = mesh.color_attributes.active_color if hasattr(mesh.color_attributes, "active_color") else None
     if attr is not None:
         data = np.empty(len(attr.data) * 4, dtype=np.float32)
@@ -240,32 +240,12 @@ def _read_colors(mesh, tri_verts: np.ndarray, tri_loops: np.ndarray):
         data = data.reshape(-1, 4)[:, :3]
         if attr.domain == "POINT":
             return None, None, data
-        return None, None, _average_per_vertex(n, tri_verts, data[tri_loops])
+        return None, None, corner_mean(n, tri_verts, data[tri_loops])
     tri_mat = np.empty(len(mesh.loop_triangles), dtype=np.int32)
     mesh.loop_triangles.foreach_get("material_index", tri_mat)
     palette = np.array([_material_color(m) for m in mesh.materials] or [GREY], dtype=np.float32)
     corner = np.repeat(palette[np.clip(tri_mat, 0, len(palette) - 1)][:, None], 3, axis=1)
-    return None, None, _average_per_vertex(n, tri_verts, corner)
-
-
-def _average_per_vertex(n: int, tri_verts: np.ndarray, corner_colors: np.ndarray) -> np.ndarray:
-    """Mean of corner colours [T,3,3] over each vertex's corners → [V,3] (grey if unused)."""
-    sums = np.zeros((n, 3))
-    counts = np.zeros(n)
-    np.add.at(sums, tri_verts.ravel(), corner_colors.reshape(-1, 3))
-    np.add.at(counts, tri_verts.ravel(), 1)
-    out = np.tile(np.array(GREY), (n, 1))
-    used = counts > 0
-    out[used] = sums[used] / counts[used, None]
-    return out
-
-
-def _sample(texture: np.ndarray, uvs: np.ndarray) -> np.ndarray:
-    """Nearest-texel lookup of UVs [...,2] (Blender's: v up) in a top-row-first texture [H,W,3]."""
-    h, w = texture.shape[:2]
-    x = np.clip((uvs[..., 0] % 1.0) * w, 0, w - 1).astype(int)
-    y = np.clip((1.0 - uvs[..., 1] % 1.0) * h, 0, h - 1).astype(int)
-    return texture[y, x]
+    return None, None, corner_mean(n, tri_verts, corner)
 
 
 def _principled(material):

@@ -1,9 +1,12 @@
-"""``python -m akd_blender.core.priors.tiny judge``: recognise the motion of an action with the judge.
+"""``python -m akd_blender.blender.judge_cli`` (also reached as ``python -m akd_blender.core.priors.tiny judge``,
+which runs this module in a subprocess): recognise the motion of an action with the judge.
 
 Opens ``--input`` (Blender's own readers), picks the armature and the action, evaluates the action's
-pose channels over its frame range, renders them with the project renderer (follow camera, the
-judge's size) and prints the recognised label and its probability (and the runners-up).
-Exit codes as the main CLI: 0 done, 2 bad input, 3 judge weights missing, 1 internal error.
+pose channels over its frame range, finds the rig's bone roles and lets the motion judge
+(:class:`~akd_blender.core.motion_judge.MotionJudge`, shipped in ``akd_blender/assets/motion_judge``)
+read the clip's body tracks in its 2-second window (a cyclic action is looped). Prints the runners-up,
+then the recognised label and its probability on the last line. Exit codes as the main CLI: 0 done,
+2 bad input, 3 judge weights missing, 1 internal error.
 """
 
 from __future__ import annotations
@@ -29,11 +32,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 def judge_action(path: str, armature: str | None, action: str, top: int = 3) -> dict:
-    """Load ``path``, judge ``action`` of ``armature``; returns {"label", "probability", "top": [(label, p)…], "frames"}."""
-    import torch
-
-    from ..core.priors.tiny import load_judge, load_teacher_config
-    from ..core.render import render_clip
+    """Load ``path``, judge ``action`` of ``armature``; returns {"label", "probability", "top": [(label, p)…],
+    "frames", "roles"}."""
+    from ..core.motion_judge import load_motion_judge
+    from ..core.roles import describe_roles, find_roles
 
     load_scene(path)
     obj = find_armature(armature)
@@ -46,27 +48,9 @@ def judge_action(path: str, armature: str | None, action: str, top: int = 3) -> 
         raise InputError(f"action '{action}' spans a single frame ({start}); nothing to judge")
     clip = read_clip(obj, start, end, action=act, fps=bpy.context.scene.render.fps)
     rig = rig_from_armature(obj)
-    judge = load_judge("cpu")
-    look = load_teacher_config()  # the judge was trained on renders in the teacher's look
-    with torch.no_grad():
-        video = render_clip(
-            rig,
-            clip,
-            judge.cfg.height,
-            judge.cfg.width,
-            camera="follow",
-            backend="torch",
-            style=look.scene_style(),
-            camera_options=look.camera_options(),
-        )[:, :3]
-    labels, probs = judge.classify(video[None])
-    order = probs[0].argsort(descending=True)[:top].tolist()
-    return {
-        "label": labels[0],
-        "probability": float(probs[0].max()),
-        "top": [(judge.cfg.labels[i], float(probs[0, i])) for i in order],
-        "frames": clip.num_frames,
-    }
+    roles = find_roles(rig)
+    verdict = load_motion_judge().judge(rig, roles, clip, top=top)
+    return {**verdict, "frames": clip.num_frames, "roles": describe_roles(roles, rig)}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -85,6 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         print(json.dumps(result))
     else:
-        print(f"{result['label']} {result['probability']:.3f}")
         print("  " + ", ".join(f"{lab} {p:.3f}" for lab, p in result["top"]))
+        print(f"{result['label']} {result['probability']:.3f}")
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -28,11 +28,22 @@ import bpy
 import numpy as np
 import torch
 
+from ..core.config import KEY_MODES
 from ..core.errors import InputError
 from ..core.motion import MotionClip
 from ..core.rotations import euler_to_quat, make_quat_continuous, quat_to_euler, quat_to_rotvec, rotvec_to_quat
 
-__all__ = ["SparseKeys", "write_action", "read_clip", "current_pose", "channel_values", "key_figures", "character_height"]
+__all__ = [
+    "SparseKeys",
+    "sparse_keys_for",
+    "key_summary",
+    "write_action",
+    "read_clip",
+    "current_pose",
+    "channel_values",
+    "key_figures",
+    "character_height",
+]
 
 _INTERPOLATION = {"CONSTANT": 0, "LINEAR": 1, "BEZIER": 2}
 
@@ -59,6 +70,22 @@ class SparseKeys:
     def location_units(self, height: float) -> float:
         """The location bound in Blender units for a character ``height`` units tall."""
         return self.location_fraction * max(float(self.height or height), 1e-9)
+
+
+def sparse_keys_for(mode: str, height: float | None = None) -> SparseKeys | None:
+    """The key reduction of a ``core.config.KEY_MODES`` choice: ``"sparse"`` → :class:`SparseKeys` with
+    its default bounds for a character ``height`` Blender units tall, ``"dense"`` → None (every frame keyed)."""
+    if mode not in KEY_MODES:
+        raise InputError(f"keys must be one of {', '.join(KEY_MODES)} (got '{mode}')")
+    return SparseKeys(height=height) if mode == "sparse" else None
+
+
+def key_summary(figures: dict, mode: str) -> dict:
+    """The report's "keys" field from :func:`key_figures`: ``mode`` ("sparse"/"dense"), ``channels``,
+    ``keys``, ``keys_per_channel``, ``flat_channels``, ``rotation_error_deg`` (degrees) and
+    ``location_error`` (a fraction of the character's height)."""
+    names = ("channels", "keys", "keys_per_channel", "flat_channels", "rotation_error_deg", "location_error")
+    return {"mode": mode} | {k: figures[k] for k in names}
 
 
 def channel_values(clip: MotionClip, bone: int, rotation_mode: str) -> dict[str, np.ndarray]:

@@ -2,15 +2,16 @@
 
 Distill Motion (``akd.distill``), DESIGN §5:
 
-1. main thread: :func:`snapshot` copies the armature into a bpy-free ``JobSpec`` (RigAsset + settings)
-   and remembers the pose (:class:`RunContext`);
-2. with a window: a :class:`~akd_blender.blender.worker.Worker` thread runs the job and a modal timer
+1. main thread: :func:`snapshot` copies the armature and the panel's settings into a bpy-free
+   :class:`~akd_blender.core.job.JobRequest` and remembers the pose (:class:`RunContext`);
+2. with a window: a :class:`~akd_blender.core.worker.Worker` thread runs the job and a modal timer
    drains its queue; in background mode (``blender -b``, the bpy module) the same job runs on this
    thread and its queue is drained once at the end;
 3. :func:`handle_messages` (a plain function; tests feed it messages by hand) applies progress to the
    panel, previews to the pose, and the result as a new action named after the prompt (the previous
-   action is kept with a fake user). Errors and cancellation restore the pose: the scene is left as
-   it was. The operator has the UNDO flag: one undo step removes the new action and its keys.
+   action is kept with a fake user; the panel's Keys choice, sparse by default; the job's warnings
+   reported and kept for the panel; the scene's frame range changed only with Set Scene Range).
+   Errors and cancellation restore the pose: the scene is left as it was. The operator has the UNDO flag: one undo step removes the new action and its keys.
 
 Needs: OBJECT or POSE mode, an active armature with a skinned mesh. torch is imported only when a
 job starts, never when registering or drawing.
@@ -20,13 +21,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import bpy
 
+from ..core import worker as wk
 from ..core.errors import AkdError
-from . import worker as wk
-from .properties import model_spec
+from ..core.job import JobRequest, JobResult, action_name
+from .properties import distill_config, model_spec
 
 __all__ = [
     "RunContext",
@@ -51,34 +53,34 @@ def ensure_main_thread() -> None:
         raise RuntimeError("akd_blender: Blender data touched from a worker thread")
 
 
-def action_name(prompt: str, limit: int = 63) -> str:
-    """The new action's name: the prompt, whitespace collapsed, cut to Blender's 63-byte limit."""
-    name = " ".join(prompt.split()) or "AKD motion"
-    while len(name.encode("utf-8")) > limit:
-        name = name[:-2] + "…"
-    return name
-
-
 @dataclass
 class RunContext:
     """One Distill Motion run as the main thread sees it.
 
     Attributes:
         armature: the armature object's name (looked up again on each use; never held across ticks).
-        spec: the job (plain data).
+        request: the job (plain data).
         saved_pose: each pose bone's ``matrix_basis`` before the run, restored on error/cancel.
         report: ``report(level_set, text)``, e.g. ``Operator.report``.
         worker: the thread runner (None until started).
         action: the new action's name once written.
+        keys: how the new action is keyed (``core.config.KEY_MODES``).
+        set_scene_range: set the scene's frame range to the new action's.
+        warnings: the finished job's warnings (``core.job.job_warnings``), one line each.
+        scene_changes: what the finished job changed in the scene, one line each.
     """
 
     armature: str
-    spec: wk.JobSpec
+    request: JobRequest
     saved_pose: list = field(default_factory=list)
     report: Callable[[set[str], str], None] = lambda level, text: print(f"{'/'.join(level)}: {text}")
     worker: wk.Worker | None = None
     action: str | None = None
-    outcome: wk.JobOutcome | None = None
+    result: JobResult | None = None
+    keys: str = "sparse"
+    set_scene_range: bool = False
+    warnings: list[str] = field(default_factory=list)
+    scene_changes: list[str] = field(default_factory=list)
 
 
 def frame_range(scene: bpy.types.Scene, settings) -> tuple[int, int]:
@@ -88,47 +90,44 @@ def frame_range(scene: bpy.types.Scene, settings) -> tuple[int, int]:
     return int(settings.frame_start), int(settings.frame_end)
 
 
+def check_request(request: JobRequest) -> None:
+    """:meth:`JobRequest.validate`, a bad setting named by its panel label (e.g. "Steps must be …")."""
+    from ..core.config import SettingError
+    from ..core.errors import InputError
+    from .properties import LABELS
+
+    try:
+        request.validate()
+    except SettingError as exc:
+        raise InputError(f"{LABELS.get(exc.field, exc.field)} {exc.reason}") from None
+
+
 def snapshot(context: bpy.types.Context, armature_obj: bpy.types.Object) -> RunContext:
     """Copy what the job needs out of Blender (main thread). Raises InputError/RigError naming the
-    problem: an empty prompt, fewer than 2 frames, an armature the mirror cannot read."""
+    problem: an empty prompt, a bad setting (fewer than 2 frames, …), an armature the mirror cannot read."""
     ensure_main_thread()
-    from ..core.errors import InputError
     from .extract import rig_from_armature
     from .keyframes import current_pose
 
     settings = context.scene.akd
-    prompt = settings.prompt.strip()
-    if not prompt:
-        raise InputError("the prompt is empty: describe the motion, e.g. 'a fox trots forward'")
     first, last = frame_range(context.scene, settings)
-    if last - first + 1 < 2:
-        raise InputError(f"the frame range {first}–{last} has fewer than 2 frames")
-    steps = None if settings.auto_steps else int(settings.steps)
-    if steps == 0 and settings.start == "pose":
-        raise InputError("Steps 0 keeps a fitted drawing as it is: set Start to 'Drawn video', or Steps to 1 or more")
     scene_fps = context.scene.render.fps / context.scene.render.fps_base
-    spec = wk.JobSpec(
-        init_pose=current_pose(armature_obj),  # the motion starts from the pose the user sees
-        rig=rig_from_armature(armature_obj),
-        prompt=prompt,
+    fps = float(scene_fps if settings.use_scene_fps else settings.fps)
+    request = JobRequest(
+        rig=None,
+        prompt=settings.prompt.strip(),
+        config=distill_config(settings, first, last - first + 1, fps),
         model=model_spec(settings),
-        frames=last - first + 1,
-        frame_start=first,
-        fps=float(scene_fps if settings.use_scene_fps else settings.fps),
-        steps=steps,
-        seed=int(settings.seed),
-        device=settings.device,
-        height=int(settings.resolution),
-        width=int(settings.resolution),
-        negative_prompt=settings.negative_prompt,
-        camera=settings.camera,
-        start=settings.start,
-        loop=bool(settings.loop),
         physics=bool(settings.physics),
-        preview_every=int(settings.preview_every),
+    )
+    check_request(request)
+    request = replace(
+        request,
+        rig=rig_from_armature(armature_obj),
+        init_pose=current_pose(armature_obj),  # the motion starts from the pose the user sees
     )
     saved = [pb.matrix_basis.copy() for pb in armature_obj.pose.bones]
-    return RunContext(armature_obj.name, spec, saved)
+    return RunContext(armature_obj.name, request, saved, keys=settings.keys, set_scene_range=bool(settings.set_scene_range))
 
 
 def active_run() -> RunContext | None:
@@ -204,7 +203,7 @@ def handle_messages(context: bpy.types.Context, run: RunContext, messages: list)
             if obj is not None:
                 apply_preview(obj, message.clip, context.scene.frame_current)
         elif isinstance(message, wk.Done):
-            return _finish(context, run, message.outcome)
+            return _finish(context, run, message.result)
         elif isinstance(message, wk.Failed):
             restore_pose(run)
             _set_state(context, running=False, status=message.message)
@@ -220,25 +219,39 @@ def handle_messages(context: bpy.types.Context, run: RunContext, messages: list)
     return None
 
 
-def _finish(context, run: RunContext, outcome: wk.JobOutcome) -> str:
-    from .keyframes import write_action
+def _finish(context, run: RunContext, result: JobResult) -> str:
+    from ..core.job import job_warnings
+    from ..core.metrics import motion_metrics
+    from .keyframes import sparse_keys_for, write_action
 
     obj = bpy.data.objects.get(run.armature)
     if obj is None:
         run.report({"ERROR"}, f"armature '{run.armature}' was deleted while the job ran")
         _set_state(context, running=False, status="Armature deleted")
         return "CANCELLED"
+    previous = obj.animation_data.action.name if obj.animation_data is not None and obj.animation_data.action else None
     try:
-        action = write_action(obj, outcome.clip, action_name(run.spec.prompt))
+        sparse = sparse_keys_for(run.keys, run.request.rig.height)
+        action = write_action(obj, result.clip, action_name(run.request.prompt), sparse=sparse)
     except AkdError as exc:
         restore_pose(run)
         run.report({"ERROR"}, str(exc))
         _set_state(context, running=False, status=str(exc))
         return "CANCELLED"
-    run.action, run.outcome = action.name, outcome
-    context.scene.frame_set(context.scene.frame_current)  # show the new action's pose
-    text = f"New action '{action.name}': {outcome.clip.num_frames} frames in {outcome.seconds:.1f} s on {outcome.device}"
-    _set_state(context, running=False, progress=1.0, status=text)
+    run.action, run.result = action.name, result
+    run.scene_changes = [f"new action '{action.name}' active on '{obj.name}'"]
+    if previous is not None:
+        run.scene_changes.append(f"action '{previous}' kept with a fake user")
+    scene = context.scene
+    if run.set_scene_range:
+        scene.frame_start, scene.frame_end = result.clip.frame_start, result.clip.frame_end
+        run.scene_changes.append(f"frame range {result.clip.frame_start}–{result.clip.frame_end}")
+    scene.frame_set(scene.frame_current)  # show the new action's pose
+    run.warnings = job_warnings(run.request.rig, motion_metrics(run.request.rig, result.clip), result.facts)
+    text = f"New action '{action.name}': {result.clip.num_frames} frames in {result.seconds:.1f} s on {result.device}"
+    _set_state(context, running=False, progress=1.0, status=text, warnings="\n".join(run.warnings))
+    for line in run.warnings:
+        run.report({"WARNING"}, line)
     run.report({"INFO"}, text)
     return "FINISHED"
 
@@ -273,16 +286,17 @@ class AKD_OT_distill(bpy.types.Operator):
             self.report({"ERROR"}, str(exc))
             return None
         run.report = self.report
-        run.worker = wk.Worker(run.spec)
+        run.worker = wk.Worker(run.request)
         _set_state(
             context,
             running=True,
             armature=run.armature,
             step=0,
-            total=run.spec.steps or 0,
+            total=run.request.config.steps or 0,
             progress=0.0,
             eta=-1.0,
             status="Starting…",
+            warnings="",
         )
         return run
 
@@ -362,7 +376,9 @@ class AKD_OT_free_gpu(bpy.types.Operator):
         return active_run() is None
 
     def execute(self, context):
-        count = wk.free_gpu_memory()
+        from ..core.priors_cache import free_gpu_memory
+
+        count = free_gpu_memory()
         self.report({"INFO"}, f"Freed {count} loaded model(s)" if count else "No model was loaded")
         return {"FINISHED"}
 
@@ -397,17 +413,20 @@ class AKD_OT_ground_action(bpy.types.Operator):
 
 def ground_active_action(context, obj, action=None) -> str:
     """Ground ``action`` (default: the active one) of ``obj`` with ``core.physics.ground_clip``
-    and write the result as a new action ``"<name> grounded"`` (made active). Returns its name."""
+    and write the result as a new action ``"<name> grounded"`` (made active), keyed as the panel's Keys
+    setting says (``scene.akd.keys``). Returns its name."""
     ensure_main_thread()
     from ..core.physics import ground_clip
     from .extract import rig_from_armature
-    from .keyframes import read_clip, write_action
+    from .keyframes import read_clip, sparse_keys_for, write_action
 
     action = action or obj.animation_data.action
     start, end = (int(round(v)) for v in action.frame_range)
     clip = read_clip(obj, start, max(end, start + 1), action=action)
-    result = ground_clip(rig_from_armature(obj), clip)
-    return write_action(obj, result.clip, action_name(f"{action.name} grounded")).name
+    rig = rig_from_armature(obj)
+    result = ground_clip(rig, clip)
+    sparse = sparse_keys_for(context.scene.akd.keys, rig.height)
+    return write_action(obj, result.clip, action_name(f"{action.name} grounded"), sparse=sparse).name
 
 
 CLASSES = (AKD_OT_distill, AKD_OT_cancel, AKD_OT_free_gpu, AKD_OT_ground_action)

@@ -66,6 +66,8 @@ class VIEW3D_PT_akd(_AKDPanel, bpy.types.Panel):
         col.prop(settings, "loop")
         col.prop(settings, "physics")
         col.prop(settings, "device")
+        col.prop(settings, "keys")
+        col.prop(settings, "set_scene_range")
 
         running = active_run() is not None and state.running
         if running:
@@ -78,6 +80,8 @@ class VIEW3D_PT_akd(_AKDPanel, bpy.types.Panel):
             row.operator("akd.distill", icon="ARMATURE_DATA")
             if state.status:
                 layout.label(text=state.status, icon="INFO")
+            for line in state.warnings.splitlines():
+                layout.label(text=line, icon="ERROR")
         row = layout.row(align=True)
         row.operator("akd.ground_action", icon="PHYSICS")
         row.operator("akd.free_gpu", icon="TRASH")

@@ -10,7 +10,47 @@ from __future__ import annotations
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
-__all__ = ["AKD_Settings", "AKD_RunState", "MODELS", "model_spec", "CLASSES"]
+from ..core.config import CAMERA_MODES, DEVICES, KEY_MODES, KEYS_DEFAULT, START_MODES, DistillConfig
+
+__all__ = ["AKD_Settings", "AKD_RunState", "MODELS", "CHOICES", "LABELS", "model_spec", "distill_config", "CLASSES"]
+
+# (label, description) of each choice of the core's lists (core.config); a test checks they match
+CHOICES = {
+    "camera": {
+        "follow": ("Follow", "The camera tracks the character's root"),
+        "fixed": ("Fixed", "A still camera framing the whole motion"),
+        "orbit": ("Orbit", "The camera follows and turns around the character"),
+    },
+    "start": {
+        "auto": ("Automatic", "A drawn video when the model can draw (the embedded one), else the current pose"),
+        "pose": ("Current pose", "Hold the pose the armature has now and let the model move it (SDS)"),
+        "sample": ("Drawn video", "The model draws a video, a pose search fits the rig to it, SDS steps (if any) refine"),
+    },
+    "device": {"auto": ("Auto", "CUDA GPU when available, else CPU"), "cpu": ("CPU", "CPU"), "cuda": ("CUDA", "NVIDIA GPU")},
+    "keys": {
+        "sparse": ("Sparse", "The fewest keys that stay within 0.5° and 0.2% of the character's height of the motion"),
+        "dense": ("Every Frame", "A key on every frame of every channel"),
+    },
+}
+_LISTS = {"camera": CAMERA_MODES, "start": START_MODES, "device": DEVICES, "keys": KEY_MODES}
+
+# DistillConfig field → the panel's label for it (errors name the setting as the user sees it)
+LABELS = {
+    "steps": "Steps",
+    "frames": "Frames",
+    "fps": "FPS",
+    "height": "Resolution",
+    "width": "Resolution",
+    "seed": "Seed",
+    "device": "Device",
+    "camera": "Camera",
+    "start": "Start",
+}
+
+
+def _items(name: str) -> list[tuple[str, str, str]]:
+    return [(ident, *CHOICES[name][ident]) for ident in _LISTS[name]]
+
 
 # identifier, label, description, spec passed to core.priors.load_prior (None: the folder field)
 MODELS = (
@@ -38,6 +78,25 @@ def model_spec(settings: AKD_Settings) -> str:
         if ident == settings.model:
             return spec if spec is not None else bpy.path.abspath(settings.model_folder).rstrip("/\\")
     return "tiny"
+
+
+def distill_config(settings: AKD_Settings, frame_start: int, frames: int, fps: float) -> DistillConfig:
+    """The DistillConfig of the panel's settings for a motion of ``frames`` frames from ``frame_start``."""
+    return DistillConfig(
+        steps=None if settings.auto_steps else int(settings.steps),
+        frames=frames,
+        fps=fps,
+        frame_start=frame_start,
+        height=int(settings.resolution),
+        width=int(settings.resolution),
+        seed=int(settings.seed),
+        device=settings.device,
+        start=settings.start,
+        camera=settings.camera,
+        negative_prompt=settings.negative_prompt,
+        loop=bool(settings.loop),
+        preview_every=int(settings.preview_every),
+    )
 
 
 class AKD_Settings(bpy.types.PropertyGroup):
@@ -76,30 +135,28 @@ class AKD_Settings(bpy.types.PropertyGroup):
     camera: EnumProperty(
         name="Camera",
         description="How the distillation camera films the character",
-        items=[
-            ("follow", "Follow", "The camera tracks the character's root"),
-            ("fixed", "Fixed", "A still camera framing the whole motion"),
-            ("orbit", "Orbit", "The camera follows and turns around the character"),
-        ],
-        default="follow",
+        items=_items("camera"),
+        default=DistillConfig.camera,
     )
     start: EnumProperty(
         name="Start",
         description="How the motion is first decided",
-        items=[
-            ("auto", "Automatic", "A drawn video when the model can draw (the embedded one), else the current pose"),
-            ("pose", "Current pose", "Hold the pose the armature has now and let the model move it (SDS)"),
-            ("sample", "Drawn video", "The model draws a video, a pose search fits the rig to it, SDS steps (if any) refine"),
-        ],
-        default="auto",
+        items=_items("start"),
+        default=DistillConfig.start,
     )
     loop: BoolProperty(name="Loop", description="Make the last frame flow into the first (cyclic motion)", default=False)
     physics: BoolProperty(name="Physics", description="Ground the distilled motion with MuJoCo (gravity, contact)", default=False)
     device: EnumProperty(
         name="Device",
         description="Where the model runs",
-        items=[("auto", "Auto", "CUDA GPU when available, else CPU"), ("cpu", "CPU", "CPU"), ("cuda", "CUDA", "NVIDIA GPU")],
-        default="auto",
+        items=_items("device"),
+        default=DistillConfig.device,
+    )
+    keys: EnumProperty(name="Keys", description="How the new action is keyed", items=_items("keys"), default=KEYS_DEFAULT)
+    set_scene_range: BoolProperty(
+        name="Set Scene Range",
+        description="Set the scene's frame range to the new action's (off: the scene's range is left as it is)",
+        default=False,
     )
     preview_every: IntProperty(name="Preview Every", description="Update the pose every N steps (0: off)", default=10, min=0)
 
@@ -115,6 +172,7 @@ class AKD_RunState(bpy.types.PropertyGroup):
     eta: FloatProperty(default=-1.0)
     loss: FloatProperty(default=0.0)
     status: StringProperty(default="")
+    warnings: StringProperty(default="", description="The last job's warnings, one a line")
 
 
 CLASSES = (AKD_Settings, AKD_RunState)

@@ -181,7 +181,11 @@ class Skeleton(torch.nn.Module):
 
     def deform(self, rotations: torch.Tensor, locations: torch.Tensor, space: str = "world") -> torch.Tensor:
         """Pose channels [...,J,4], [...,J,3] → vertices [...,V,3] in ``"world"`` or ``"armature"`` space."""
-        pose = self.pose_matrices(rotations, locations)
+        return self.skin(self.pose_matrices(rotations, locations), space)
+
+    def skin(self, pose: torch.Tensor, space: str = "world") -> torch.Tensor:
+        """Pose matrices [...,J,4,4] (armature space, from :meth:`pose_matrices`) → vertices [...,V,3]
+        in ``"world"`` or ``"armature"`` space (linear blend skinning; no second FK pass)."""
         skin = skinning_matrices(pose[..., self.deform_bones, :, :], self.rest_inverse[self.deform_bones])
         verts = linear_blend_skinning(self.vertices, self.weights, skin)
         if space == "armature":

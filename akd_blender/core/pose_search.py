@@ -25,9 +25,9 @@ import numpy as np
 import torch
 
 from .errors import Cancelled
+from .image_losses import multiscale_errors
 from .kinematics import Skeleton
 from .motion import interpolation_basis
-from .priors.base import multiscale_errors
 from .render import Cameras, Renderer, concat_cameras, root_path
 from .rig import RigAsset
 from .rotations import quat_multiply, quat_to_matrix, quat_to_rotvec, rotvec_to_quat

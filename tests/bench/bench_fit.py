@@ -30,16 +30,17 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from akd_blender.core import render as render_module  # noqa: E402
-from akd_blender.core.distill import DistillConfig, distill  # noqa: E402
+from akd_blender.core.distill import DistillConfig  # noqa: E402
+from akd_blender.core.image_losses import multiscale_mse  # noqa: E402
+from akd_blender.core.job import JobRequest, run_request  # noqa: E402
 from akd_blender.core.kinematics import Skeleton  # noqa: E402
 from akd_blender.core.motion import MotionClip  # noqa: E402
-from akd_blender.core.priors.base import multiscale_mse  # noqa: E402
 from akd_blender.core.priors.tiny import load_judge, load_teacher_config  # noqa: E402
 from akd_blender.core.procedural.characters import CHARACTERS  # noqa: E402
-from akd_blender.core.procedural.dataset import render_clips  # noqa: E402
 from akd_blender.core.procedural.motions import MOTIONS, make_clip, neutral_clip, sample_variations  # noqa: E402
 from akd_blender.core.render import Renderer, make_cameras, root_path  # noqa: E402
 from tests.bench.bench_quality import VIEW, joint_distance, joints_rel  # noqa: E402
+from tools.teacher.dataset import render_clips  # noqa: E402
 
 
 class GroundTruthPrior:
@@ -106,7 +107,8 @@ def fit_one(rig, character: str, label: str, args, look, judge, device: str) -> 
             keys=frames,  # the product's 48 frames at 24 fps carry 24 keys over these 16 frames' span
         )
         t0 = time.time()
-        result = distill(rig, "(ground truth)", config, GroundTruthPrior(target, look.fps, look, args.views), init_pose=start)
+        request = JobRequest(rig, "(ground truth)", config, model="ground-truth", init_pose=start)
+        result = run_request(request, prior=GroundTruthPrior(target, look.fps, look, args.views))
         seconds = time.time() - t0
     finally:
         render_module.root_path = restore
@@ -124,7 +126,7 @@ def fit_one(rig, character: str, label: str, args, look, judge, device: str) -> 
         "loss_first": result.history[0]["sds"] if result.history else float("nan"),  # steps 0: the search alone
         "loss_last": result.history[-1]["sds"] if result.history else float("nan"),
         "seconds": round(seconds, 1),
-        "search_seconds": round(result.timings.get("sample_and_search", 0.0), 1),
+        "search_seconds": round(result.timings.get("distill.sample_and_search", 0.0), 1),
     }
 
 

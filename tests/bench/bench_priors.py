@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from akd_blender.core.priors.base import MemoryOptions, SDSSettings, character_region, crop_video
+from akd_blender.core.image_losses import character_region, crop_video
+from akd_blender.core.priors.base import MemoryOptions, SDSSettings
 
 COGVIDEOX_TRANSFORMER = dict(  # THUDM/CogVideoX-5b transformer/config.json
     num_attention_heads=48,
@@ -169,7 +170,7 @@ def sds_step(prior, video: torch.Tensor, text, step: int = 0, region=None) -> di
 
 def cheap_step(video: torch.Tensor, target: torch.Tensor) -> float:
     """A reused-target step's prior-side cost: multi-scale image loss + backward (render excluded)."""
-    from akd_blender.core.priors.base import multiscale_mse
+    from akd_blender.core.image_losses import multiscale_mse
 
     _sync()
     start = time.perf_counter()
@@ -238,7 +239,8 @@ def bench_model(name: str, modes: list[str], distill_steps: int, log, rig_path: 
     prior.set_memory(MemoryOptions())
     prior.settings = SDSSettings()
     if distill_steps:
-        from akd_blender.core.distill import DistillConfig, distill
+        from akd_blender.core.distill import DistillConfig
+        from akd_blender.core.job import JobRequest, run_request
         from akd_blender.core.procedural.characters import biped
         from akd_blender.core.rig import load_rig
 
@@ -254,7 +256,7 @@ def bench_model(name: str, modes: list[str], distill_steps: int, log, rig_path: 
             render_backend="torch",
             preview_every=0,
         )
-        result = distill(rig, "a person walks forward", config, prior=prior)
+        result = run_request(JobRequest(rig, "a person walks forward", config, model=name), prior=prior)
         log(
             {
                 "model": name,

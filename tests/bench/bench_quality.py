@@ -25,14 +25,15 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from akd_blender.core.distill import START_MODES, DistillConfig, distill  # noqa: E402
+from akd_blender.core.distill import START_MODES, DistillConfig, SearchSettings  # noqa: E402
+from akd_blender.core.job import JobRequest, run_request  # noqa: E402
 from akd_blender.core.kinematics import Skeleton  # noqa: E402
 from akd_blender.core.motion import MotionParams  # noqa: E402
 from akd_blender.core.priors.tiny import load_judge, load_tiny_prior  # noqa: E402
 from akd_blender.core.procedural.characters import CHARACTERS  # noqa: E402
-from akd_blender.core.procedural.dataset import render_clips  # noqa: E402
 from akd_blender.core.procedural.motions import MOTIONS, make_clip, neutral_clip, rest_clip, sample_variations  # noqa: E402
 from akd_blender.core.render import DEFAULT_VIEW  # noqa: E402
+from tools.teacher.dataset import render_clips  # noqa: E402
 
 VIEW = DEFAULT_VIEW  # the distillation's follow camera (azimuth, elevation)
 
@@ -72,10 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--root-lr", type=float, default=DistillConfig.root_lr)
     ap.add_argument("--w-smooth", type=float, default=DistillConfig.w_smooth)
     ap.add_argument("--w-skate", type=float, default=DistillConfig.w_skate)
-    ap.add_argument("--sample-guidance", type=float, default=DistillConfig.sample_guidance, help="CFG of the teacher's draw")
-    ap.add_argument(
-        "--search-smooth", type=float, default=DistillConfig.search_smooth, help="smoothing of the fitted poses, frames"
-    )
+    ap.add_argument("--sample-guidance", type=float, default=SearchSettings.guidance, help="CFG of the teacher's draw")
+    ap.add_argument("--search-smooth", type=float, default=SearchSettings.smooth, help="smoothing of the fitted poses, frames")
     ap.add_argument("--out", default="bench_out/quality.json")
     args = ap.parse_args(argv)
     device = "cuda" if args.device == "auto" and torch.cuda.is_available() else ("cpu" if args.device == "auto" else args.device)
@@ -132,10 +131,10 @@ def main(argv: list[str] | None = None) -> int:
                     root_lr=args.root_lr,
                     w_smooth=args.w_smooth,
                     w_skate=args.w_skate,
-                    sample_guidance=args.sample_guidance,
-                    search_smooth=args.search_smooth,
+                    search=SearchSettings(guidance=args.sample_guidance, smooth=args.search_smooth),
                 )
-                result = distill(rig, phrasing, cfg, prior, init_pose=neutral_clip(rig))  # the library's standing pose
+                request = JobRequest(rig, phrasing, cfg, init_pose=neutral_clip(rig))  # the library's standing pose
+                result = run_request(request, prior=prior)
                 seconds = time.time() - t0
                 clip = result.clip
                 video = render_clips(rig, [clip], [VIEW], size, size, device, **look)[0]
@@ -148,8 +147,8 @@ def main(argv: list[str] | None = None) -> int:
                     "character": character,
                     "motion": spec.label,
                     "phrasing": phrasing,
-                    "understood_as": result.extra.get("understood_as"),
-                    "understood_motion": result.extra.get("motion"),
+                    "understood_as": result.facts.get("understood_as"),
+                    "understood_motion": result.facts.get("motion"),
                     "judged": label[0],
                     "p": float(probs[0, judge.cfg.labels.index(spec.label)]),
                     "joint_dist": joint_distance(joints_rel(skeleton, clip, h), gt_joints),

@@ -17,8 +17,11 @@ import pytest
 
 import akd_blender
 from akd_blender.blender import operators, registration
-from akd_blender.blender import worker as wk
+from akd_blender.core import worker as wk
+from akd_blender.core.config import DistillConfig
+from akd_blender.core.job import JobRequest, JobResult
 from akd_blender.core.motion import MotionClip
+from akd_blender.core.priors_cache import cached_priors
 from akd_blender.core.procedural.characters import biped
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
@@ -103,9 +106,10 @@ def test_registration_imports_no_torch():
     assert out.returncode == 0 and "ok" in out.stdout, out.stderr
 
 
-def test_worker_module_is_bpy_free():
+def test_worker_and_job_modules_need_neither_bpy_nor_torch():
     code = (
-        "import sys; sys.modules['bpy'] = None; sys.modules['mathutils'] = None\nimport akd_blender.blender.worker\nprint('ok')"
+        "import sys; sys.modules['bpy'] = None; sys.modules['mathutils'] = None; sys.modules['torch'] = None\n"
+        "import akd_blender.core.worker, akd_blender.core.job, akd_blender.core.config\nprint('ok')"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and "ok" in out.stdout, out.stderr
@@ -132,11 +136,11 @@ def test_operator_reports_bad_input_and_changes_nothing(addon):
     with pytest.raises(RuntimeError, match="prompt is empty"):
         bpy.ops.akd.distill()
     _settings(frames=(5, 5))
-    with pytest.raises(RuntimeError, match="fewer than 2 frames"):
+    with pytest.raises(RuntimeError, match="Frames must be at least 2"):
         bpy.ops.akd.distill()
     settings = _settings()
     settings.steps, settings.start = 0, "pose"  # 0 steps only keeps a fitted drawing: from the pose it does nothing
-    with pytest.raises(RuntimeError, match="Steps 0 keeps a fitted drawing"):
+    with pytest.raises(RuntimeError, match="Steps must be at least 1, or 0 with start 'sample'"):
         bpy.ops.akd.distill()
     assert np.allclose(_basis(arm), before[0]) and len(bpy.data.actions) == before[1]
 
@@ -145,10 +149,73 @@ def test_snapshot_carries_the_panel_settings(addon):
     arm = _character()
     settings = _settings()
     settings.camera, settings.start = "orbit", "sample"
-    spec = operators.snapshot(bpy.context, arm).spec
-    assert (spec.camera, spec.start, spec.steps, spec.height, spec.frames) == ("orbit", "sample", 2, 16, 4)
-    assert spec.prompt == "a person walks forward" and spec.rig.num_bones == len(arm.data.bones)
+    request = operators.snapshot(bpy.context, arm).request
+    config = request.config
+    assert (config.camera, config.start, config.steps, config.height, config.frames) == ("orbit", "sample", 2, 16, 4)
+    assert request.prompt == "a person walks forward" and request.rig.num_bones == len(arm.data.bones)
+    assert request.init_pose is not None and request.init_pose.matches(request.rig)
     settings.camera, settings.start = "follow", "pose"
+
+
+def _finish_with(clip, facts=None, **settings_values):
+    """Run handle_messages' Done path for ``clip`` with these panel settings; (run, reports)."""
+    arm = _character()
+    settings = _settings(prompt="a person drifts")
+    for key, value in settings_values.items():
+        setattr(settings, key, value)
+    run = operators.snapshot(bpy.context, arm)
+    reports = []
+    run.report = lambda level, text: reports.append((level, text))
+    result = JobResult(clip, clip, [], 1.0, {}, "cpu", DistillConfig(), facts=dict(facts or {}))
+    assert operators.handle_messages(bpy.context, run, [wk.Done(result)]) == "FINISHED"
+    return run, reports
+
+
+def _fcurve_keys(action) -> list[int]:
+    from akd_blender.blender.keyframes import _action_fcurves
+
+    return [len(fc.keyframe_points) for fc in _action_fcurves(action)]
+
+
+def test_finish_keys_sparse_by_default_dense_on_request(addon):
+    arm = _character()
+    clip = _clip(arm, frames=8)  # one bone turns, the others hold still
+    run, _ = _finish_with(clip)
+    sparse = _fcurve_keys(bpy.data.actions[run.action])
+    assert run.keys == "sparse" and 0 < sum(sparse) < 8 * len(sparse) and max(sparse) < 8
+    run, _ = _finish_with(clip, keys="dense")
+    dense = _fcurve_keys(bpy.data.actions[run.action])
+    assert run.keys == "dense" and set(dense) == {8} and len(dense) == len(clip.bone_names) * 7
+
+
+def test_finish_leaves_the_scene_range_unless_asked(addon):
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, 250
+    arm = _character()
+    run, _ = _finish_with(_clip(arm, frame_start=3))
+    assert (scene.frame_start, scene.frame_end) == (1, 250)
+    assert tuple(round(v) for v in bpy.data.actions[run.action].frame_range) == (3, 6)
+    assert run.scene_changes[0] == f"new action '{run.action}' active on '{run.armature}'"
+    assert not any(line.startswith("frame range") for line in run.scene_changes)
+    run, _ = _finish_with(_clip(arm, frame_start=3), set_scene_range=True)
+    assert (scene.frame_start, scene.frame_end) == (3, 6) and run.scene_changes[-1] == "frame range 3–6"
+    scene.frame_start, scene.frame_end = 1, 250
+
+
+def test_finish_reports_the_motion_warnings(addon):
+    arm = _character()
+    clip = _clip(arm, frames=6)
+    from akd_blender.blender.extract import rig_from_armature
+
+    height = rig_from_armature(arm).height
+    clip.locations[:, 0, :] = np.linspace(0.0, 3.0 * height, 6)[:, None]  # the root drifts 3+ heights
+    run, reports = _finish_with(clip)
+    drift = [line for line in run.warnings if "drifts" in line]
+    assert drift and ({"WARNING"}, drift[0]) in reports and reports[-1][0] == {"INFO"}
+    assert bpy.context.window_manager.akd_run.warnings.splitlines() == run.warnings
+    run, reports = _finish_with(clip, facts={"motion": "walk"})  # a travelling motion may travel
+    assert not any("drifts" in line for line in run.warnings)
+    assert not any("drifts" in text for level, text in reports if level == {"WARNING"})
 
 
 # --- the drain logic, fed by hand --------------------------------------------------------------
@@ -185,8 +252,8 @@ def test_handle_messages_progress_preview_result(addon):
     assert not np.allclose(_basis(arm)[2], rest[2])  # the pose shows the preview
     assert arm.animation_data.action.name == "OldAction"  # nothing keyed yet
 
-    outcome = wk.JobOutcome(clip=clip, distilled=clip, seconds=1.0, device="cpu")
-    assert operators.handle_messages(bpy.context, run, [wk.Done(outcome)]) == "FINISHED"
+    result = JobResult(clip=clip, distilled=clip, history=[], seconds=1.0, timings={}, device="cpu", config=DistillConfig())
+    assert operators.handle_messages(bpy.context, run, [wk.Done(result)]) == "FINISHED"
     action = arm.animation_data.action
     assert action.name == "a person waves"
     assert bpy.data.actions["OldAction"].use_fake_user  # the previous action is kept
@@ -237,7 +304,8 @@ def test_main_thread_guard(addon):
 
 
 def test_worker_thread_reports_a_missing_model_and_cancel():
-    spec = wk.JobSpec(rig=biped(), prompt="a person walks", model="/nonexistent/model", frames=4, steps=2, device="cpu")
+    config = DistillConfig(frames=4, steps=2, device="cpu")
+    spec = JobRequest(rig=biped(), prompt="a person walks", model="/nonexistent/model", config=config)
     worker = wk.Worker(spec)
     worker.start()
     worker.join(120)
@@ -281,20 +349,36 @@ def test_ground_action_operator(addon):
     action = arm.animation_data.action
     assert action.name == "OldAction grounded" and tuple(round(v) for v in action.frame_range) == (1, 6)
     assert bpy.data.actions["OldAction"].use_fake_user
+    keys = _fcurve_keys(action)  # the panel's Keys (sparse by default): fewer keys than frames
+    assert keys and sum(keys) < 6 * len(keys)
 
 
 def test_worker_thread_cancel_mid_run_frees_the_model(tiny_model):
-    spec = wk.JobSpec(
-        rig=biped(), prompt="a person walks", model=tiny_model, frames=4, steps=500, device="cpu", height=16, width=16
-    )
+    config = DistillConfig(frames=4, steps=500, device="cpu", height=16, width=16)
+    spec = JobRequest(rig=biped(), prompt="a person walks", model=tiny_model, config=config)
     worker = wk.Worker(spec)
     worker.start()
     first = worker.queue.get(timeout=120)  # the worker is running: progress arrives from its thread
     assert isinstance(first, wk.Progress) and first.total == 500
-    assert wk.cached_priors() == [(tiny_model, "cpu")]
+    assert cached_priors() == [(tiny_model, "cpu")]
     worker.cancel()
     worker.join(60)
     assert not worker.alive
     messages = wk.drain(worker.queue)
     assert isinstance(messages[-1], wk.Stopped) and not any(isinstance(m, wk.Done) for m in messages)
-    assert wk.cached_priors() == []  # cancelling released the model
+    assert cached_priors() == []  # cancelling released the model
+
+
+def test_panel_choices_and_defaults_are_the_cores(addon):
+    from dataclasses import fields
+
+    from akd_blender.blender import properties
+    from akd_blender.core import config as core
+
+    rna = bpy.context.scene.akd.bl_rna.properties
+    for name, choices in (("camera", core.CAMERA_MODES), ("start", core.START_MODES), ("device", core.DEVICES)):
+        assert [item.identifier for item in rna[name].enum_items] == list(choices), name
+        assert rna[name].default == getattr(core.DistillConfig, name), name
+    assert [item.identifier for item in rna["keys"].enum_items] == list(core.KEY_MODES)
+    assert rna["keys"].default == core.KEYS_DEFAULT == "sparse" and rna["set_scene_range"].default is False
+    assert set(properties.LABELS) <= {f.name for f in fields(core.DistillConfig)}

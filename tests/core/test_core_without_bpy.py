@@ -47,3 +47,51 @@ def test_the_blocker_really_blocks():
         [sys.executable, "-c", BLOCKER, "akd_blender.blender.io"], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     assert result.returncode != 0 and "bpy is blocked" in result.stderr
+
+
+FORBIDDEN = ("bpy", "mathutils", "bmesh", "addon_utils", "bpy_extras", "akd_blender.blender")
+
+
+def imported_names(path: Path, package: str) -> list[tuple[int, str]]:
+    """(line, absolute module name) of every import statement in ``path``, at any depth (inside
+    functions too), relative imports resolved against ``package``."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            found.append((node.lineno, module))
+            found += [(node.lineno, f"{module}.{alias.name}") for alias in node.names]
+    return found
+
+
+def core_imports_of_blender() -> list[str]:
+    """``file:line module`` for each import in akd_blender/core of Blender or of akd_blender.blender."""
+    core = ROOT / "akd_blender" / "core"
+    bad = []
+    for path in sorted(core.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        package = ".".join(parts if path.name == "__init__.py" else parts[:-1])
+        package = package.removesuffix(".__init__")
+        for line, module in imported_names(path, package):
+            if any(module == f or module.startswith(f + ".") for f in FORBIDDEN):
+                bad.append(f"{path.relative_to(ROOT)}:{line} {module}")
+    return bad
+
+
+def test_no_core_source_imports_blender_at_any_depth():
+    assert core_imports_of_blender() == []
+
+
+def test_the_source_scan_finds_imports_inside_functions(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("def f():\n    from ...blender.judge_cli import main\n    import bpy\n")
+    names = [m for _, m in imported_names(sample, "akd_blender.core.priors")]
+    assert "akd_blender.blender.judge_cli" in names and "bpy" in names

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.core.distill import DistillCallbacks, DistillConfig, NumericalError, distill
+from akd_blender.core.distill import DistillCallbacks, DistillConfig, NumericalError, SDSSettings, distill
 from akd_blender.core.errors import Cancelled, InputError
 from akd_blender.core.kinematics import Skeleton
 from akd_blender.core.motion import MotionClip, MotionParams
@@ -63,7 +63,7 @@ def test_distill_changes_motion_and_reports(rig, prior):
 
 @pytest.mark.parametrize("space", ["latent", "pixel"])
 def test_target_reuse_queries_the_prior_every_n_steps(rig, prior, space):
-    config = DistillConfig(**{**CONFIG, "steps": 3}, target_space=space, target_reuse=2)
+    config = DistillConfig(**{**CONFIG, "steps": 3}, sds=SDSSettings(target_space=space), target_reuse=2)
     history = distill(rig, PROMPT, config, prior=prior).history
     queried = ["sds_t" in h for h in history]
     assert queried == ([True, False, True] if space == "pixel" else [True, True, True])  # latent: no decoded target
@@ -74,8 +74,8 @@ def test_the_prior_gets_the_character_box_and_reuse_steps_stay_in_it(rig, prior,
     seen = []
     query = prior.sds_loss
 
-    def spy(video, text, step, total, generator=None, region=None):
-        out = query(video, text, step, total, generator, region=region)
+    def spy(video, text, step, total, generator=None, region=None, settings=None):
+        out = query(video, text, step, total, generator, region=region, settings=settings)
         seen.append((tuple(video.shape[-2:]), region, out["target_box"].tolist(), tuple(out["target_video"].shape)))
         return out
 
@@ -110,13 +110,13 @@ def test_nan_guard(rig):
     with torch.no_grad():
         poisoned.vae.encoder.conv_in.conv.weight[0] = float("nan")  # e.g. overflowed weights
     with pytest.raises(NumericalError, match="diverged at step 0: loss 'sds'") as err:
-        distill(rig, PROMPT, DistillConfig(**CONFIG, target_space="latent"), prior=poisoned)
+        distill(rig, PROMPT, DistillConfig(**CONFIG, sds=SDSSettings(target_space="latent")), prior=poisoned)
     assert err.value.exit_code == 1
 
 
 def test_bad_config(rig, prior):
-    with pytest.raises(InputError, match="sds_mode"):
-        distill(rig, PROMPT, DistillConfig(**CONFIG, sds_mode="fancy"), prior=prior)
+    with pytest.raises(InputError, match="sds.mode"):
+        distill(rig, PROMPT, DistillConfig(**CONFIG, sds=SDSSettings(mode="fancy")), prior=prior)
     with pytest.raises(InputError, match="prompt"):
         distill(rig, " ", DistillConfig(**CONFIG), prior=prior)
 
@@ -150,3 +150,22 @@ def test_sizes_default_to_the_prior(prior):
     assert big.frames == prior.frames and big.supersample == (4 if max(prior.height, prior.width) <= 64 else 1)
     explicit = resolve_sizes(DistillConfig(frames=5, height=40, width=48, supersample=2), Teacher())
     assert (explicit.frames, explicit.height, explicit.width, explicit.supersample) == (5, 40, 48, 2)
+
+
+def test_the_prior_gets_the_settings_per_query_and_is_never_changed(rig, prior, monkeypatch):
+    prior.configure(cfg_scale=1.0, target_space="latent")
+    before = prior.settings
+    seen = []
+    query = prior.sds_loss
+
+    def spy(video, text, step, total, generator=None, region=None, settings=None):
+        seen.append(settings)
+        return query(video, text, step, total, generator, region=region, settings=settings)
+
+    monkeypatch.setattr(prior, "sds_loss", spy)
+    wanted = SDSSettings(cfg_scale=3.5, target_space="pixel", t_max_end=None)
+    distill(rig, PROMPT, DistillConfig(**CONFIG, sds=wanted, target_reuse=1), prior=prior)
+    assert seen == [wanted, wanted] and prior.settings is before  # the caller's own settings stay
+    pixel = distill(rig, PROMPT, DistillConfig(**CONFIG, sds=wanted, target_reuse=1), prior=prior).clip
+    latent = distill(rig, PROMPT, DistillConfig(**CONFIG, sds=before, target_reuse=1), prior=prior).clip
+    assert np.abs(pixel.rotations - latent.rotations).max() > 1e-5  # the settings passed are the ones used

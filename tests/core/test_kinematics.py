@@ -166,3 +166,14 @@ def test_rig_save_and_load_round_trip(tmp_path):
     (tmp_path / "bad.npz").write_bytes(b"not a zip")
     with pytest.raises(RigError, match="is not a saved RigAsset"):
         load_rig(str(tmp_path / "bad.npz"))
+
+
+def test_skin_of_one_fk_pass_equals_deform(rig):
+    skeleton = Skeleton(rig)
+    params = MotionParams(rig, 3, keys=2)
+    with torch.no_grad():
+        params.rotvec.normal_(0.0, 0.3)
+    rotations, locations = params.pose_channels()
+    pose = skeleton.pose_matrices(rotations, locations)
+    assert torch.equal(skeleton.skin(pose), skeleton.deform(rotations, locations))
+    assert torch.equal(skeleton.skin(pose, "armature"), skeleton.deform(rotations, locations, "armature"))

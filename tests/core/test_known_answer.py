@@ -8,9 +8,9 @@ import torch
 from akd_blender.core.distill import DistillConfig, distill
 from akd_blender.core.priors.tiny import load_judge, load_tiny_prior
 from akd_blender.core.procedural import quadruped
-from akd_blender.core.procedural.dataset import render_clips
 from akd_blender.core.procedural.motions import neutral_clip
 from akd_blender.core.render import DEFAULT_VIEW
+from tools.teacher.dataset import render_clips
 
 
 def test_the_default_start_draws_and_fits_a_jump():

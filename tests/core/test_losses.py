@@ -74,7 +74,7 @@ def test_foot_joints_named(build):
 
 
 def test_multiscale_mse_levels_reach_two_pixels():
-    from akd_blender.core.priors.base import multiscale_mse
+    from akd_blender.core.image_losses import multiscale_mse
 
     a, b = torch.zeros(2, 3, 32, 32), torch.zeros(2, 3, 32, 32)
     b[..., 0, 0] = 1.0  # one pixel differs: full resolution alone sees 1/1024 of it per channel

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 import torch
 
-from akd_blender.core.distill import DistillConfig, distill, resolve_start
+from akd_blender.core.distill import DistillConfig, SearchSettings, distill, resolve_start
 from akd_blender.core.errors import InputError
+from akd_blender.core.image_losses import multiscale_mse
 from akd_blender.core.kinematics import Skeleton
 from akd_blender.core.motion import MotionClip
 from akd_blender.core.pose_search import (
@@ -22,7 +24,6 @@ from akd_blender.core.pose_search import (
     searched_bones,
     smooth_frames,
 )
-from akd_blender.core.priors.base import multiscale_mse
 from akd_blender.core.priors.tiny_model.model import TeacherConfig
 from akd_blender.core.procedural.characters import biped
 from akd_blender.core.procedural.motions import neutral_clip
@@ -237,15 +238,13 @@ def test_distill_starts_from_the_fitted_sample(rig):
         device="cpu",
         supersample=2,
         start="sample",
-        search_scales=(2.4, 1.6, 1.0, 0.6),
+        search=SearchSettings(scales=(2.4, 1.6, 1.0, 0.6)),
     )
     result = distill(rig, "raise the right arm", config, prior, init_pose=neutral_clip(rig))
     assert prior.drawn == 1 and result.extra["sample_frames"] == FRAMES
     assert result.extra["search_error"] < 0.35 * result.extra["search_error_start"]
     assert "sample_and_search" in result.timings
-    held = distill(
-        rig, "raise the right arm", DistillConfig(**{**config.as_dict(), "start": "pose"}), prior, init_pose=neutral_clip(rig)
-    )
+    held = distill(rig, "raise the right arm", replace(config, start="pose"), prior, init_pose=neutral_clip(rig))
     assert prior.drawn == 1 and held.extra == {}  # "pose" never draws
     assert result.history[0]["sds"] < 0.5 * held.history[0]["sds"]
 
@@ -253,11 +252,11 @@ def test_distill_starts_from_the_fitted_sample(rig):
         name = "cannot-draw"
 
     with pytest.raises(InputError, match="start 'sample' needs a prior that can draw"):
-        distill(rig, "raise the right arm", DistillConfig(**{**config.as_dict(), "start": "sample"}), CannotDraw())
+        distill(rig, "raise the right arm", replace(config, start="sample"), CannotDraw())
     with pytest.raises(InputError, match="start must be"):
         DistillConfig(start="guess").validate()
     assert np.isfinite(result.clip.rotations).all()
-    with pytest.raises(InputError, match="steps 0 needs start 'sample'"):
+    with pytest.raises(InputError, match="steps must be at least 1, or 0 with start 'sample'"):
         DistillConfig(steps=0, start="pose").validate()
     # The default start: a drawn video when the prior can draw (then no steps), else the pose (200 steps).
     assert (resolve_start(DistillConfig(), prior).start, resolve_start(DistillConfig(), prior).steps) == ("sample", 0)
@@ -268,9 +267,7 @@ def test_distill_starts_from_the_fitted_sample(rig):
     with pytest.raises(InputError, match="steps 0 needs start 'sample'; 'cannot-draw' cannot draw"):
         resolve_start(DistillConfig(steps=0), CannotDraw())
     # Steps 0: the fitted drawing as it is (no optimiser step shakes it), the same fit as above.
-    fitted = distill(
-        rig, "raise the right arm", DistillConfig(**{**config.as_dict(), "steps": 0}), prior, init_pose=neutral_clip(rig)
-    )
+    fitted = distill(rig, "raise the right arm", replace(config, steps=0), prior, init_pose=neutral_clip(rig))
     assert fitted.history == [] and prior.drawn == 2
     assert np.abs(fitted.clip.rotations - result.clip.rotations).max() < 1e-3
 
@@ -285,7 +282,14 @@ def test_distill_keeps_the_drawn_travel_in_its_keys(rig):
     prior = _DrawsOneVideo(_render(rig, renderer, _travelled(rig, start, (0.0, -speed, 0.0))))
     prior.render_style = style
     config = DistillConfig(
-        frames=10, fps=8.0, keys=10, steps=0, device="cpu", supersample=1, start="sample", search_scales=(2.4, 1.0, 0.3)
+        frames=10,
+        fps=8.0,
+        keys=10,
+        steps=0,
+        device="cpu",
+        supersample=1,
+        start="sample",
+        search=SearchSettings(scales=(2.4, 1.0, 0.3)),
     )
     clip = distill(rig, "walk forward", config, prior, init_pose=neutral_clip(rig)).clip
     path = clip.locations[:, int(rig.root_indices[0])] @ np.linalg.inv(_root_axes(rig))  # armature space

@@ -8,8 +8,9 @@ import pytest
 import torch
 
 from akd_blender.core.errors import InputError, ModelNotAvailable
+from akd_blender.core.image_losses import character_region
 from akd_blender.core.priors import ALIASES, SDSSettings, VideoPrior, load_prior
-from akd_blender.core.priors.base import cfg_combine, character_region, decode_crop, fit_video, sds_target_loss
+from akd_blender.core.priors.base import cfg_combine, decode_crop, fit_video, sds_target_loss
 from akd_blender.core.priors.cogvideox import CogVideoXPrior
 from akd_blender.core.priors.registry import resolve_spec
 from akd_blender.core.priors.wan import WanPrior

@@ -9,9 +9,10 @@ import pytest
 import torch
 
 from akd_blender.core.errors import InputError
+from akd_blender.core.kinematics import Skeleton
 from akd_blender.core.motion import MotionClip
 from akd_blender.core.procedural import biped, quadruped
-from akd_blender.core.render import Cameras, Renderer, SceneStyle, make_cameras, render_clip
+from akd_blender.core.render import Cameras, Renderer, SceneStyle, make_cameras, render_clip, root_path
 from akd_blender.core.render.camera import look_at, perspective
 from akd_blender.core.render.raster_torch import TorchRasterizer, opposite_vertices
 from akd_blender.core.render.scene import ground_layer
@@ -209,3 +210,16 @@ def test_auto_framing_is_scale_invariant_and_follow_tracks_the_root():
     dirs = torch.nn.functional.normalize((orbit.eye - orbit.target)[:3, :2], dim=1)
     angles = sorted(math.degrees(math.acos(float(dirs[i] @ dirs[(i + 1) % 3]))) for i in range(3))
     assert angles == pytest.approx([120.0] * 3, abs=1e-3)
+
+
+def test_a_resized_renderer_draws_what_a_new_one_of_that_size_draws():
+    rig = quadruped()
+    vertices = Skeleton(rig)(MotionClip.rest(rig, 2))
+    big = Renderer(rig, 48, 64, backend="torch", device="cpu")
+    small = big.resized(24, 32)
+    assert big.resized(48, 64) is big and (big.height, big.width) == (48, 64) and small.raster is big.raster
+    cams = make_cameras(rig, root_path(vertices), 24, 32)
+    fresh = Renderer(rig, 24, 32, backend="torch", device="cpu").render(vertices, cams)
+    assert torch.equal(small.render(vertices, cams), fresh)
+    with pytest.raises(InputError, match="renderer is 48x64"):
+        big.render(vertices, cams)

@@ -17,9 +17,9 @@ from akd_blender.core.priors.tiny import ASSET_DIR, TinyPrior, load_judge, load_
 from akd_blender.core.priors.tiny_model.model import TeacherConfig, build_unet
 from akd_blender.core.priors.tiny_model.text import PhraseTable, TextEncoder
 from akd_blender.core.procedural.characters import biped
-from akd_blender.core.procedural.dataset import ClipItem, make_items, render_items
 from akd_blender.core.procedural.motions import LABELS, Variation, sample_variations
 from akd_blender.core.render import DEFAULT_VIEW, Renderer, make_cameras, root_path
+from tools.teacher.dataset import ClipItem, make_items, render_items
 
 
 @pytest.fixture(scope="module")

@@ -59,7 +59,16 @@ def old_action(arm, name):
     arm.animation_data.action.name = name
 
 fresh(); arm = armature_from_rig(biped()); old_action(arm, "OldWalk")
+for mod in (m for o in bpy.data.objects if o.type == "MESH" for m in o.modifiers if m.type == "ARMATURE"):
+    mod.use_deform_preserve_volume = True  # a feature the mirror warns about (the report's warnings)
 extra = bpy.data.actions.new("OldSpare"); extra.use_fake_user = True
+root = arm.pose.bones[0]; old = arm.animation_data.action  # "OldDrift": the root slides 2 m away
+arm.animation_data.action = None
+for frame, x in ((1, 0.0), (10, 2.0)):
+    root.location = (x, x, 0.0)
+    root.keyframe_insert("location", frame=frame)
+arm.animation_data.action.name = "OldDrift"; arm.animation_data.action.use_fake_user = True
+arm.animation_data.action = old; root.location = (0.0, 0.0, 0.0)
 bpy.ops.wm.save_as_mainfile(filepath=f"{folder}/biped.blend")
 fresh(); armature_from_rig(biped(), "A"); armature_from_rig(quadruped(), "B")
 bpy.ops.wm.save_as_mainfile(filepath=f"{folder}/two_armatures.blend")
@@ -75,7 +84,8 @@ print("made")
 
 
 def make_blends(folder: Path) -> dict[str, Path]:
-    """Input files: biped (old actions 'OldWalk' active + 'OldSpare'), two_armatures, no_armature, no_skin."""
+    """Input files: biped (old actions 'OldWalk' active, 'OldSpare' and 'OldDrift' (the root slides 2 m); Preserve Volume skinning, a rig
+    warning), two_armatures, no_armature, no_skin."""
     out = subprocess.run(
         [sys.executable, "-c", _MAKE_BLENDS, str(folder)], cwd=ROOT, env=env(), capture_output=True, text=True, timeout=120
     )
@@ -100,12 +110,14 @@ for a in bpy.data.actions:
     actions[a.name] = {"fcurves": len(curves), "frames": frames, "fake_user": a.use_fake_user, "users": a.users}
 arms = {o.name: (o.animation_data.action.name if o.animation_data and o.animation_data.action else None)
         for o in bpy.data.objects if o.type == "ARMATURE"}
-print("SUMMARY" + json.dumps({"actions": actions, "armatures": arms}))
+scene = [bpy.context.scene.frame_start, bpy.context.scene.frame_end]
+print("SUMMARY" + json.dumps({"actions": actions, "armatures": arms, "scene_range": scene}))
 """
 
 
 def blend_summary(path: Path) -> dict:
-    """{"actions": {name: {fcurves, frames, fake_user, users}}, "armatures": {name: active action}}."""
+    """{"actions": {name: {fcurves, frames, fake_user, users}}, "armatures": {name: active action},
+    "scene_range": [frame_start, frame_end]}."""
     out = subprocess.run(
         [sys.executable, "-c", _SUMMARY, str(path)], cwd=ROOT, env=env(), capture_output=True, text=True, timeout=120
     )

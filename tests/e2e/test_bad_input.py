@@ -29,7 +29,7 @@ CASES = [
     ("no-skinned-mesh", "no_skin", [], 2, ["no skinned mesh"]),
     ("empty-prompt", "biped", ["--prompt", "  "], 2, ["--prompt", "empty"]),
     ("one-frame", "biped", ["--frames", "1"], 2, ["--frames", "at least 2"]),
-    ("zero-steps-from-pose", "biped", ["--start", "pose", "--steps", "0"], 2, ["--steps", "0 with --start sample or auto"]),
+    ("zero-steps-from-pose", "biped", ["--start", "pose", "--steps", "0"], 2, ["--steps", "0 with start 'sample' or 'auto'"]),
     ("missing-input", "missing", [], 2, ["missing.blend", "does not exist"]),
     ("unreadable-blend", "garbage_blend", [], 2, ["garbage.blend", "could not be read"]),
     ("unreadable-gltf", "garbage_gltf", [], 2, ["garbage.gltf"]),

@@ -15,6 +15,7 @@ import pytest
 
 from akd_blender import __version__
 from akd_blender.blender.cli import REPORT_FIELDS
+from akd_blender.core.errors import InputError
 from tests.conftest import ASSET_FILES
 from tests.e2e.akd_cli import blend_summary, make_blends, run_cli, sha256, tiny_model
 
@@ -30,12 +31,13 @@ def batch(tmp_path_factory):
     fox = ASSET_FILES["Fox"]
     jobs = [
         {"input": str(fox), "prompt": PROMPT_FOX, "out": str(tmp / "fox.blend"), "report": str(tmp / "fox.json")}
-        | {"preview": str(tmp / "fox.mp4"), "preview-size": 32, "export": str(tmp / "fox.glb")},
+        | {"preview": str(tmp / "fox.mp4"), "preview-size": 32, "export": str(tmp / "fox.glb"), "keys": "dense"},
         {"input": str(tmp / "missing.glb"), "prompt": "a fox jumps", "out": str(tmp / "never.blend")},
         {"input": str(blends["biped"]), "prompt": PROMPT_BIPED, "frames": 6, "out": str(tmp / "biped_out.blend")}
         | {"report": str(tmp / "biped.json"), "export": str(tmp / "biped.fbx"), "physics": True},
         {"input": str(blends["biped"]), "ground-action": "OldWalk", "out": str(tmp / "grounded.blend")}
-        | {"report": str(tmp / "grounded.json")},
+        | {"report": str(tmp / "grounded.json"), "set-scene-range": True},
+        {"input": str(blends["biped"]), "ground-action": "OldDrift", "report": str(tmp / "drift.json")},
     ]
     (tmp / "jobs.json").write_text(json.dumps(jobs))
     hashes = {p: sha256(p) for p in (fox, blends["biped"])}
@@ -47,9 +49,10 @@ def batch(tmp_path_factory):
 def test_jobs_run_reports_the_failure_and_goes_on(batch):
     result, tmp = batch["result"], batch["tmp"]
     assert result.returncode == 2, result.stderr[-3000:]  # the failing job's exit code
-    assert "summary: 3 of 4 jobs done, 1 failed" in result.stdout
+    assert "summary: 4 of 5 jobs done, 1 failed" in result.stdout
     assert "job 2 [exit 2]" in result.stdout and "missing.glb" in result.stdout
-    errors = [ln for ln in result.stderr.splitlines() if ln.startswith("akd:")]
+    lines = [ln for ln in result.stderr.splitlines() if ln.startswith("akd:")]
+    errors = [ln for ln in lines if ": warning: " not in ln]  # warning lines: test_report_warnings_…
     assert len(errors) == 1 and "missing.glb" in errors[0] and "does not exist" in errors[0]
     assert not (tmp / "never.blend").exists()
     assert (tmp / "fox.blend").is_file() and (tmp / "biped_out.blend").is_file()
@@ -81,6 +84,29 @@ def test_fox_report_has_every_field(batch):
     assert {"foot_skate", "penetration", "jitter"} <= set(report["motion_metrics"])
     assert report["seconds"] > 0 and report["previous_action"]
     assert set(report["outputs"]) == {"out", "report", "preview", "export"}
+    keys = report["keys"]  # --keys dense: every channel keyed on every frame, exactly
+    assert keys["mode"] == "dense" and keys["keys_per_channel"] == 4.0 and keys["keys"] == 4 * keys["channels"]
+    assert keys["rotation_error_deg"] < 1e-3 and keys["location_error"] < 1e-6
+    assert report["scene_changes"][0] == f"new action '{PROMPT_FOX}' active on '{report['armature']}'"
+    assert not any(c.startswith("frame range") for c in report["scene_changes"])
+
+
+def test_report_warnings_are_the_motion_warnings_and_printed(batch):
+    """Every job's motion_warnings (its own metrics, thresholds of the motion the model understood) are in
+    its report and each report warning is one ``akd: … warning:`` line on stderr."""
+    from akd_blender.core.metrics import motion_thresholds, motion_warnings
+
+    stderr = batch["result"].stderr
+    for n, name in ((1, "fox"), (3, "biped"), (4, "grounded"), (5, "drift")):
+        report = json.loads((batch["tmp"] / f"{name}.json").read_text())
+        expected = motion_warnings(report["motion_metrics"], motion_thresholds(report["distill"].get("motion")))
+        assert report["warnings"][len(report["warnings"]) - len(expected) :] == expected, name
+        for line in report["warnings"]:
+            assert f"akd: job {n}/5: warning: {line}" in stderr, (name, line)
+        if name != "fox":  # the biped's Preserve Volume skinning: a rig warning, printed
+            assert any("Preserve Volume" in line for line in report["warnings"]), report["warnings"]
+        if name == "drift":  # the root slides 2 m (more than a height): a motion warning, printed
+            assert any("drifts" in line for line in expected), report["warnings"]
 
 
 def test_fox_preview_mp4_has_every_frame(batch):
@@ -101,9 +127,10 @@ def test_exports_written(batch):
 def test_blend_input_new_action_over_frame_range_old_actions_kept(batch):
     summary = blend_summary(batch["tmp"] / "biped_out.blend")
     actions = summary["actions"]
-    assert actions[PROMPT_BIPED]["frames"] == [1, 2, 3, 4, 5, 6] and actions[PROMPT_BIPED]["fcurves"] >= 19 * 4
     grounded = f"{PROMPT_BIPED} grounded"  # --physics: the distilled action and the grounded one
-    assert actions[grounded]["frames"] == [1, 2, 3, 4, 5, 6]
+    for name in (PROMPT_BIPED, grounded):  # sparse keys (the default): within the frames, first and last keyed
+        frames = actions[name]["frames"]
+        assert set(frames) <= set(range(1, 7)) and frames[0] == 1 and frames[-1] == 6 and actions[name]["fcurves"] > 0
     assert summary["armatures"] == {"Biped": grounded}
     assert actions["OldWalk"]["fake_user"] and actions["OldWalk"]["frames"] == [1, 10]
     assert "OldSpare" in actions
@@ -111,22 +138,63 @@ def test_blend_input_new_action_over_frame_range_old_actions_kept(batch):
     assert report["previous_action"] == "OldWalk" and report["frames"] == 6
     assert report["action_names"] == [PROMPT_BIPED, grounded]
     assert {"foot_skate", "penetration"} <= set(report["physics"]["before"]) and report["physics"]["after"]
+    keys = report["keys"]  # the grounded action's keys, within SparseKeys' default bounds (0.5°, 0.2 % of the height)
+    assert keys["mode"] == "sparse" and 0 < keys["keys_per_channel"] <= 6
+    assert keys["rotation_error_deg"] <= 0.5 + 1e-3 and keys["location_error"] <= 0.002 + 1e-5
+    # the scene's frame range is the input's (no --set-scene-range); the changes name both actions
+    assert summary["scene_range"] == blend_summary(batch["blends"]["biped"])["scene_range"] != [1, 6]
+    assert report["scene_changes"] == [
+        f"new action '{PROMPT_BIPED}' on 'Biped'",
+        f"new action '{grounded}' active on 'Biped'",
+        "action 'OldWalk' kept with a fake user",
+    ]
 
 
 def test_ground_existing_action(batch):
     summary = blend_summary(batch["tmp"] / "grounded.blend")
     assert summary["armatures"] == {"Biped": "OldWalk grounded"}
-    assert summary["actions"]["OldWalk grounded"]["frames"] == list(range(1, 11))
+    frames = summary["actions"]["OldWalk grounded"]["frames"]  # sparse keys: fewer than one a frame
+    assert set(frames) <= set(range(1, 11)) and frames[0] == 1 and frames[-1] == 10
+    assert summary["scene_range"] == [1, 10]  # --set-scene-range
     assert summary["actions"]["OldWalk"]["frames"] == [1, 10]
     report = json.loads((batch["tmp"] / "grounded.json").read_text())
     assert set(REPORT_FIELDS) <= set(report) and report["prompt"] is None and report["steps"] == 0
     assert report["physics"]["after"]["penetration"] <= report["physics"]["before"]["penetration"] + 1e-3
+    assert report["keys"]["mode"] == "sparse" and report["keys"]["keys_per_channel"] < 10
+    assert report["scene_changes"][-1] == "frame range 1–10"
 
 
-def test_cli_choices_mirror_the_core():
-    """The CLI spells the camera and start modes without importing torch at parse time: they must match."""
+def test_cli_flags_are_derived_from_the_core_settings():
+    """Each distillation flag's choices are the core's lists and a left-out flag keeps DistillConfig's default."""
+    from dataclasses import fields
+
     from akd_blender.blender import cli
-    from akd_blender.core.distill import START_MODES
+    from akd_blender.core import config as core
     from akd_blender.core.render import CAMERA_MODES
 
-    assert cli.START_MODES == START_MODES and cli.CAMERA_MODES == CAMERA_MODES
+    actions = {a.dest: a for a in cli.build_parser()._actions}
+    assert actions["camera"].choices == core.CAMERA_MODES == CAMERA_MODES
+    assert actions["start"].choices == core.START_MODES and actions["device"].choices == core.DEVICES
+    assert actions["keys"].choices == core.KEY_MODES and actions["keys"].default == core.KEYS_DEFAULT == "sparse"
+    assert cli.CliJob().keys == core.KEYS_DEFAULT and actions["set_scene_range"].default is False
+    with pytest.raises(InputError, match="--keys must be one of sparse, dense"):  # a --jobs file's "keys"
+        cli.check_usage(cli.CliJob(input="x.blend", prompt="p", report="r.json", keys="every"))
+    with pytest.raises(InputError, match="--keys"):
+        cli.parse_jobs(["--input", "x.blend", "--keys", "every"])
+    config = cli.distill_config(cli.CliJob(input="x.blend", prompt="p"), frame_start=1, fps=24.0)
+    assert config == core.DistillConfig(preview_every=0)  # every other field at the core's default
+    names = {f.name for f in fields(core.DistillConfig)}
+    for flag in ("frames", "steps", "seed", "device", "height", "width", "camera", "start", "loop", "negative_prompt", "fps"):
+        assert flag in names and flag in actions, flag
+    job = cli.CliJob(input="x.blend", prompt="p", frames=7, steps=3, height=40, width=48, camera="orbit", start="pose")
+    got = cli.distill_config(job, frame_start=5, fps=30.0)
+    assert (got.frames, got.steps, got.height, got.width, got.camera, got.start, got.frame_start, got.fps) == (
+        7,
+        3,
+        40,
+        48,
+        "orbit",
+        "pose",
+        5,
+        30.0,
+    )

@@ -1,4 +1,4 @@
-"""The VideoPrior protocol, SDS settings, and the SDS step shared by every diffusers adapter.
+"""The VideoPrior protocol and the SDS step shared by every diffusers adapter.
 
 Units and shapes used throughout:
     video: float [F,3,H,W], RGB in [0, 1], differentiable (the renderer's output).
@@ -31,6 +31,9 @@ from typing import Protocol, runtime_checkable
 import torch
 import torch.nn.functional as F
 
+from ..config import SDSSettings
+from ..image_losses import crop_video, multiscale_mse
+
 __all__ = [
     "TextEmbedding",
     "SDSSettings",
@@ -38,9 +41,7 @@ __all__ = [
     "VideoPrior",
     "SDSPrior",
     "cfg_combine",
-    "multiscale_errors",
     "sds_target_loss",
-    "multiscale_mse",
     "sample_timestep",
 ]
 
@@ -61,46 +62,6 @@ class TextEmbedding:
     cond: torch.Tensor
     uncond: torch.Tensor | None = None
     extra: dict = field(default_factory=dict)
-
-
-@dataclass
-class SDSSettings:
-    """How a prior turns a video into an SDS loss (set by the distillation loop).
-
-    Attributes:
-        cfg_scale: classifier-free guidance scale; 1 → no unconditional pass. The spike found the
-            target form at ≈2 most faithful; ≥20 exaggerates or changes the motion.
-        mode: "score" (classic SDS gradient w(t)(eps_hat - eps)) or "target" (regress the latents
-            onto the model's detached predicted clean sample).
-        t_min, t_max: timestep range as fractions of the schedule at the start of the run.
-        t_max_end: upper bound at the end of the run (linear annealing from t_max); None = no annealing.
-        grad_clip: elementwise clip of the latent gradient (None = off).
-        target_space: "pixel" (default; target mode only: multi-scale image loss against the decoded
-            target video, VAE encoder run without gradient, the target decoded only around the
-            character when the caller gives its box — CogVideoX-5B 49×480×720 on an H200 with the
-            Fox: 3.34 s / 20 GB per teacher query vs 3.59 s / 137 GB for the latent form without
-            checkpointing, and the decoded target can be reused for cheap steps) or "latent" (loss on
-            the latents, gradient through the VAE encoder; with checkpointing 5.2 s / 39 GB).
-        weighting: "sds" (w(t) = the noise variance of the forward process) or "uniform" (w = 1);
-            score mode only.
-    """
-
-    cfg_scale: float = 2.0
-    mode: str = "target"
-    t_min: float = 0.02
-    t_max: float = 0.98
-    t_max_end: float | None = 0.5
-    grad_clip: float | None = 1.0
-    target_space: str = "pixel"
-    weighting: str = "sds"
-
-    def __post_init__(self) -> None:
-        if self.mode not in ("score", "target"):
-            raise ValueError(f"SDS mode must be 'score' or 'target', not {self.mode!r}")
-        if self.target_space not in ("latent", "pixel"):
-            raise ValueError(f"target_space must be 'latent' or 'pixel', not {self.target_space!r}")
-        if not 0.0 <= self.t_min < self.t_max <= 1.0:
-            raise ValueError(f"timestep range must satisfy 0 <= t_min < t_max <= 1, got {self.t_min}, {self.t_max}")
 
 
 @dataclass
@@ -158,11 +119,13 @@ class VideoPrior(Protocol):
         total_steps: int,
         generator: torch.Generator | None = None,
         region: tuple[int, int, int, int] | None = None,
+        settings: SDSSettings | None = None,
     ) -> dict[str, torch.Tensor]:
         """video [F,3,H,W] in [0,1] (differentiable) → {"loss": scalar whose gradient is the SDS
         gradient, plus detached diagnostics such as "t" and "grad_norm"}. ``region``: optional
         (top, left, bottom, right) pixel box of ``video`` holding the character in every frame
-        (bottom/right exclusive); a prior may restrict costly work (the target decode) to it."""
+        (bottom/right exclusive); a prior may restrict costly work (the target decode) to it.
+        ``settings``: the SDS settings of this query (None: the prior's own ``settings``)."""
         ...
 
     def free(self) -> None:
@@ -203,36 +166,6 @@ def sds_target_loss(latents: torch.Tensor, grad: torch.Tensor, clip: float | Non
     return 0.5 * F.mse_loss(latents.float(), target, reduction="mean")
 
 
-def _pyramid(video: torch.Tensor, target: torch.Tensor, scales: int | None):
-    """(video, target) at 1, 1/2, 1/4 … resolution: ``scales`` levels (None: down to 2 pixels)."""
-    if scales is None:
-        scales = max(1, int(math.log2(max(min(video.shape[-2:]), 2))))
-    for s in range(scales):
-        if s:
-            if min(video.shape[-2:]) < 2:
-                break
-            video, target = F.avg_pool2d(video, 2), F.avg_pool2d(target, 2)
-        yield video, target
-
-
-def multiscale_errors(video: torch.Tensor, target: torch.Tensor, scales: int | None = None) -> torch.Tensor:
-    """Per-image multi-scale MSE [N] between ``video`` and ``target`` [N,3,H,W] (see :func:`multiscale_mse`)."""
-    levels = [(v - t).pow(2).flatten(1).mean(1) for v, t in _pyramid(video, target, scales)]
-    return torch.stack(levels).mean(0)
-
-
-def multiscale_mse(video: torch.Tensor, target: torch.Tensor, scales: int | None = None) -> torch.Tensor:
-    """Mean of MSEs between ``video`` and ``target`` [F,3,H,W] at 1, 1/2, 1/4 … resolution.
-
-    ``scales`` levels (None: down to 2 pixels on the smaller side). The coarse levels make the loss
-    smooth in the joint angles: at full resolution alone a limb that does not overlap its target
-    gets no useful gradient, and small images are dominated by pixel aliasing. (Its own reduction,
-    not ``multiscale_errors(...).mean()``: that one's backward is not bitwise repeatable on the CPU.)
-    """
-    levels = [F.mse_loss(v, t) for v, t in _pyramid(video, target, scales)]
-    return torch.stack(levels).mean()
-
-
 class SDSPrior(ABC):
     """The SDS step for priors built from a VAE + a denoiser; adapters fill in the model hooks.
 
@@ -250,6 +183,7 @@ class SDSPrior(ABC):
     frames: int = 49
     height: int = 480
     width: int = 720
+    #: the default SDS settings (used when a query passes none; the distillation loop always passes its own)
     settings: SDSSettings
     #: latent cells per pixel side (the VAE's spatial factor); with ``crop_context`` set, a pixel-space
     #: target is decoded only around the caller's ``region`` (the decode dominates a query at full size).
@@ -287,7 +221,7 @@ class SDSPrior(ABC):
         return video
 
     def configure(self, **changes) -> None:
-        """Change SDS settings (``cfg_scale``, ``mode``, ...) in place."""
+        """Change the default SDS settings (``cfg_scale``, ``mode``, ...) of queries that pass none."""
         self.settings = replace(self.settings, **changes)
 
     def sds_loss(
@@ -298,6 +232,7 @@ class SDSPrior(ABC):
         total_steps: int,
         generator: torch.Generator | None = None,
         region: tuple[int, int, int, int] | None = None,
+        settings: SDSSettings | None = None,
     ) -> dict[str, torch.Tensor]:
         """See :class:`VideoPrior`. Diagnostics: "t" (fraction), "grad_norm" (RMS of the latent gradient);
         in pixel target space also "target_video" [F,3,h,w] (the detached decoded target at the input
@@ -305,7 +240,7 @@ class SDSPrior(ABC):
         the whole frame unless the decode was cropped to ``region``)."""
         if video.ndim != 4 or video.shape[1] != 3:
             raise ValueError(f"sds_loss expects video [F,3,H,W], got {tuple(video.shape)}")
-        s = self.settings
+        s = settings if settings is not None else self.settings
         pixel = s.mode == "target" and s.target_space == "pixel"
         original, video = video, self._prepare_video(video)
         # 1. Latents of the rendered video (no encoder graph needed when the loss is in pixel space).
@@ -354,12 +289,6 @@ class SDSPrior(ABC):
         return out
 
 
-def crop_video(video: torch.Tensor, box) -> torch.Tensor:
-    """``video[..., top:bottom, left:right]`` for a (top, left, bottom, right) box."""
-    top, left, bottom, right = (int(v) for v in box)
-    return video[..., top:bottom, left:right]
-
-
 def decode_crop(
     region: tuple[int, int, int, int],
     size: tuple[int, int],
@@ -400,16 +329,6 @@ def decode_crop(
         min(round(keep[3] * spatial / sx), width),
     )
     return dec, inner, box
-
-
-def character_region(alpha: torch.Tensor, threshold: float = 0.02) -> tuple[int, int, int, int] | None:
-    """The (top, left, bottom, right) pixel box holding every pixel of alpha [F,H,W] above
-    ``threshold`` in any frame (bottom/right exclusive); None if the character is not visible."""
-    seen = (alpha.detach() > threshold).any(0)
-    rows, cols = torch.nonzero(seen.any(1)).flatten(), torch.nonzero(seen.any(0)).flatten()
-    if rows.numel() == 0:
-        return None
-    return int(rows[0]), int(cols[0]), int(rows[-1]) + 1, int(cols[-1]) + 1
 
 
 def round_to(value: int, multiple: int) -> int:

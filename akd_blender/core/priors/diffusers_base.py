@@ -38,7 +38,7 @@ class DiffusersPrior(SDSPrior):
     max_sequence_length = 226
     #: pixel targets are decoded only around the character: 2 latent cells (16 px) kept around its box,
     #: 4 more (32 px) decoded for context and dropped. CogVideoX-5B, 49×480×720 on an H200: the full
-    #: decode takes 2.09 s, a 48×48-cell crop 0.90 s, 40×32 cells 0.52 s.
+    #: decode takes 2.09 s, a 48×48-cell crop 0.90 s, 40×32 cells 0.52 s (``make bench-priors``, docs/benchmarks.md).
     crop_context = (2, 4)
 
     def __init__(

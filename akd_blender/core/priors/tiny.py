@@ -19,10 +19,13 @@ somewhere between motions.
 
 Command line::
 
-    python -m akd_blender.core.priors.tiny embed  --out phrases.npz          # here (needs the encoder)
-    python -m akd_blender.core.priors.tiny train  --out DIR --phrases phrases.npz [--seconds 240]
-    python -m akd_blender.core.priors.tiny judge  --input FILE.blend --armature NAME --action NAME
+    python -m akd_blender.core.priors.tiny judge  --input FILE.blend --action NAME [--armature NAME] [--json]
     python -m akd_blender.core.priors.tiny sample --prompt TEXT --out sample.mp4
+
+``judge`` runs the Blender-side :mod:`akd_blender.blender.judge_cli` in a subprocess of the same
+Python (``sys.executable -m akd_blender.blender.judge_cli``, which needs the bpy module) and passes
+its output and exit code through: the recognised label and its probability, then the runners-up.
+The teacher and the judge are trained by ``python -m tools.teacher`` (not shipped).
 """
 
 from __future__ import annotations
@@ -71,7 +74,7 @@ class TinyPrior(SDSPrior):
     Args:
         unet: the trained denoiser; cfg: its :class:`TeacherConfig`.
         encoder: text encoder (``TextEncoder``); device, dtype: where/how the UNet runs.
-        settings: SDS settings (default: target mode, CFG 2, the spike's most faithful setting).
+        settings: default SDS settings of queries that pass none (target mode, CFG 2).
         vocabulary: what prompts are matched against: (wording, motion, trained) triples (default:
             the motion library's :func:`~akd_blender.core.procedural.motions.prompt_vocabulary`);
             prompts condition the model with trained wordings only; empty → the prompt's own embedding.
@@ -176,8 +179,8 @@ def _require(folder: Path, name: str) -> Path:
     path = folder / name
     if not path.is_file():
         raise ModelNotAvailable(
-            f"the embedded teacher file {path} is missing; retrain it with "
-            f"`python -m akd_blender.core.priors.tiny train --out {folder}` (see {folder}/README.md)"
+            f"the embedded teacher file {path} is missing; reinstall the extension or retrain it with "
+            f"`python -m tools.teacher train --out {folder}` from the source tree (see {folder}/README.md)"
         )
     return path
 
@@ -217,21 +220,6 @@ def load_judge(device: torch.device | str = "cpu", folder: str | Path | None = N
     return Judge.load(folder, device)
 
 
-def _embed(argv: list[str]) -> int:
-    import argparse
-
-    from ..procedural.motions import all_phrasings
-
-    ap = argparse.ArgumentParser(prog="python -m akd_blender.core.priors.tiny embed")
-    ap.add_argument("--out", required=True, help="where to write the phrase table (.npz)")
-    args = ap.parse_args(argv)
-    phrases = all_phrasings("all")
-    vectors = TextEncoder().encode(phrases).numpy()
-    PhraseTable(phrases, vectors).save(args.out)
-    print(f"{len(phrases)} phrases → {args.out}")
-    return 0
-
-
 def _sample(argv: list[str]) -> int:
     import argparse
 
@@ -254,25 +242,28 @@ def _sample(argv: list[str]) -> int:
     return 0
 
 
+def _judge(argv: list[str]) -> int:
+    """``python -m akd_blender.blender.judge_cli`` in a subprocess (the judge's Blender side needs bpy)."""
+    import os
+    import subprocess
+
+    root = str(Path(__file__).resolve().parents[3])  # the folder holding the akd_blender package
+    env = dict(os.environ)
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return subprocess.run([sys.executable, "-m", "akd_blender.blender.judge_cli", *argv], env=env).returncode
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m akd_blender.core.priors.tiny {train,embed,judge,sample} …``."""
+    """``python -m akd_blender.core.priors.tiny {judge,sample} …``; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    commands = ("train", "embed", "judge", "sample")
+    commands = ("judge", "sample")
     if not argv or argv[0] not in commands:
         print(f"usage: python -m akd_blender.core.priors.tiny {{{','.join(commands)}}} [options] (-h for help)", file=sys.stderr)
         return 2
     command, rest = argv[0], argv[1:]
-    if command == "train":
-        from .tiny_model.train import main as train_main
-
-        return train_main(rest)
-    if command == "embed":
-        return _embed(rest)
     if command == "sample":
         return _sample(rest)
-    from ...blender.judge_cli import main as judge_main  # needs bpy
-
-    return judge_main(rest)
+    return _judge(rest)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,18 @@ import numpy as np
 
 from ..rig import RigAsset
 
-__all__ = ["BoneSpec", "build_character", "biped", "quadruped", "CHARACTERS"]
+__all__ = [
+    "BoneSpec",
+    "build_character",
+    "biped",
+    "quadruped",
+    "CHARACTERS",
+    "rest_matrix",
+    "capsule_mesh",
+    "segment_distance",
+    "skin_weights",
+    "depth_first",
+]
 
 TORSO, HEAD = (0.62, 0.62, 0.60), (0.95, 0.85, 0.55)
 LEFT, LEFT_END = (0.85, 0.25, 0.20), (0.95, 0.55, 0.15)
@@ -36,21 +47,29 @@ class BoneSpec:
     connect: bool = False
 
 
-def rest_matrix(head: np.ndarray, tail: np.ndarray) -> np.ndarray:
-    """A rest matrix [4,4] with Y along head→tail (Blender's bone axis) and the origin at head."""
+def rest_matrix(head: np.ndarray, tail: np.ndarray, roll: float = 0.0) -> np.ndarray:
+    """A rest matrix [4,4] with Y along head→tail (Blender's bone axis) and the origin at head.
+
+    With ``roll == 0`` X is horizontal (perpendicular to Y and world Z; for a near-vertical bone,
+    perpendicular to Y and -Y world); ``roll`` (radians) turns X and Z about the bone's Y axis."""
     y = tail - head
     y = y / np.linalg.norm(y)
     ref = np.array([0.0, 0.0, 1.0]) if abs(y[2]) < 0.9 else np.array([0.0, -1.0, 0.0])
     x = np.cross(y, ref)
     x /= np.linalg.norm(x)
     z = np.cross(x, y)
+    if roll:
+        c, s = np.cos(roll), np.sin(roll)
+        x, z = c * x - s * z, s * x + c * z
     m = np.eye(4)
     m[:3, 0], m[:3, 1], m[:3, 2], m[:3, 3] = x, y, z, head
     return m
 
 
-def _capsule(head: np.ndarray, tail: np.ndarray, radius: float, segments: int = 10, rings: int = 6):
-    """Vertices [N,3] and triangles [T,3] of a closed capsule around head→tail."""
+def capsule_mesh(head: np.ndarray, tail: np.ndarray, radius: float, segments: int = 10, rings: int = 6):
+    """Vertices float64 [N,3] and triangles int64 [T,3] of a closed capsule around head→tail
+    (``rings`` circles of ``segments`` vertices along the bone, a narrower circle and a pole beyond
+    each end), N = (rings + 2) · segments + 2."""
     m = rest_matrix(head, tail)
     length = float(np.linalg.norm(tail - head))
     angles = np.linspace(0, 2 * np.pi, segments, endpoint=False)
@@ -75,7 +94,7 @@ def _capsule(head: np.ndarray, tail: np.ndarray, radius: float, segments: int = 
     return verts, np.array(tris, dtype=np.int64)
 
 
-def _segment_distance(points: np.ndarray, heads: np.ndarray, tails: np.ndarray) -> np.ndarray:
+def segment_distance(points: np.ndarray, heads: np.ndarray, tails: np.ndarray) -> np.ndarray:
     """Distances [N,J] from points [N,3] to bone segments [J,3]→[J,3]."""
     seg = tails - heads
     t = np.clip(((points[:, None] - heads[None]) * seg[None]).sum(-1) / (seg * seg).sum(-1)[None], 0, 1)
@@ -87,7 +106,7 @@ def build_character(name: str, specs: list[BoneSpec], falloff: float = 0.35) -> 
     """Build a RigAsset from bone specs: one capsule per deform bone, smooth weights (up to 3
     bones per vertex, the bone's own capsule dominant), per-vertex colours from the bone colours.
     Bones are put in Blender's order (depth-first, children in spec order)."""
-    specs = _depth_first(specs)
+    specs = depth_first(specs)
     names = tuple(s.name for s in specs)
     index = {n: i for i, n in enumerate(names)}
     parents = np.array([index[s.parent] if s.parent else -1 for s in specs], dtype=np.int64)
@@ -99,21 +118,13 @@ def build_character(name: str, specs: list[BoneSpec], falloff: float = 0.35) -> 
     for b, spec in enumerate(specs):
         if not spec.deform:
             continue
-        v, f = _capsule(heads[b], tails[b], spec.radius)
+        v, f = capsule_mesh(heads[b], tails[b], spec.radius)
         faces.append(f + sum(len(x) for x in verts))
         verts.append(v)
         owner.append(np.full(len(v), b))
     vertices, faces, owner = np.concatenate(verts), np.concatenate(faces), np.concatenate(owner)
     radii = np.array([s.radius for s in specs])
-    dist = _segment_distance(vertices, heads, tails) / (radii[None] + 1e-6)
-    logits = -dist / falloff
-    logits[:, ~deform] = -np.inf
-    related = (parents[owner][:, None] == np.arange(len(specs))[None]) | (parents[None, :] == owner[:, None])
-    logits[~(related | (np.arange(len(specs))[None] == owner[:, None]))] = -np.inf
-    logits[np.arange(len(owner)), owner] += 1.0  # the capsule's own bone dominates
-    weights = np.exp(logits - logits.max(1, keepdims=True))
-    weights[weights < np.sort(weights, axis=1)[:, -3:-2]] = 0.0  # keep the 3 largest
-    weights /= weights.sum(1, keepdims=True)
+    weights = skin_weights(vertices, owner, heads, tails, radii, parents, deform, falloff)
     colors = np.array([s.color for s in specs], dtype=np.float32)[owner]
     z = vertices[:, 2]
     return RigAsset(
@@ -136,14 +147,43 @@ def build_character(name: str, specs: list[BoneSpec], falloff: float = 0.35) -> 
         mesh_offsets=np.array([0, len(vertices)], dtype=np.int64),
         vertices=vertices,
         faces=faces,
-        weights=weights.astype(np.float32),
+        weights=weights,
         vertex_colors=colors,
         ground_height=float(z.min()),
         height=float(np.ptp(z)),
     )
 
 
-def _depth_first(specs: list[BoneSpec]) -> list[BoneSpec]:
+def skin_weights(
+    vertices: np.ndarray,
+    owner: np.ndarray,
+    heads: np.ndarray,
+    tails: np.ndarray,
+    radii: np.ndarray,
+    parents: np.ndarray,
+    deform: np.ndarray,
+    falloff: float = 0.35,
+) -> np.ndarray:
+    """Smooth skin weights float32 [V,J] for vertices [V,3] each made for bone ``owner`` [V].
+
+    A vertex is weighted among its owner, the owner's parent and the owner's children (deform bones
+    only) by ``exp(-distance / radius / falloff)`` to each bone's segment, the owner boosted by e¹;
+    the 3 largest are kept and the row normalised to 1. ``radii`` [J] are the bones' mesh radii."""
+    n = len(heads)
+    dist = segment_distance(vertices, heads, tails) / (radii[None] + 1e-6)
+    logits = -dist / falloff
+    logits[:, ~deform] = -np.inf
+    related = (parents[owner][:, None] == np.arange(n)[None]) | (parents[None, :] == owner[:, None])
+    logits[~(related | (np.arange(n)[None] == owner[:, None]))] = -np.inf
+    logits[np.arange(len(owner)), owner] += 1.0  # the capsule's own bone dominates
+    weights = np.exp(logits - logits.max(1, keepdims=True))
+    weights[weights < np.sort(weights, axis=1)[:, -3:-2]] = 0.0  # keep the 3 largest
+    weights /= weights.sum(1, keepdims=True)
+    return weights.astype(np.float32)
+
+
+def depth_first(specs: list[BoneSpec]) -> list[BoneSpec]:
+    """Specs in Blender's bone order: depth-first from the roots, children in the given order."""
     children: dict[str | None, list[BoneSpec]] = {}
     for spec in specs:
         children.setdefault(spec.parent, []).append(spec)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import torch
 
+from ..config import CAMERA_MODES
 from ..errors import InputError
 from ..rig import RigAsset
 
@@ -36,7 +37,6 @@ __all__ = [
     "frame_extent",
 ]
 
-CAMERA_MODES = ("follow", "fixed", "orbit")
 DEFAULT_VIEW: tuple[float, float] = (50.0, 15.0)
 """(azimuth, elevation) in degrees of :func:`make_cameras` by default: the distillation's camera."""
 

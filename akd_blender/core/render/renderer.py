@@ -16,6 +16,7 @@ ground under the sky), A is the character's (antialiased) coverage.
 
 from __future__ import annotations
 
+import copy
 import logging
 
 import torch
@@ -111,6 +112,16 @@ class Renderer:
         if self.style.contact_shadow:
             self.shadow = ContactShadow(self.ground_z, self.size, self.style)
             self.shadow.calibrate(torch.as_tensor(rig.world_vertices(), dtype=torch.float32, device=dev))
+
+    def resized(self, height: int, width: int) -> Renderer:
+        """This renderer at another image size, sharing its meshes, textures and backend context."""
+        if height < 1 or width < 1:
+            raise InputError(f"render size must be positive, got {height}x{width}")
+        if (height, width) == (self.height, self.width):
+            return self
+        other = copy.copy(self)
+        other.height, other.width = height, width
+        return other
 
     def _colors(self, rast: torch.Tensor, n: int) -> torch.Tensor:
         """Base colour per pixel [N,H,W,3]."""

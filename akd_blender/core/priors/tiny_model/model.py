@@ -47,7 +47,7 @@ class TeacherConfig:
         fill: fraction of the image height the character fills (the follow camera's framing).
         views: the training clips' views — ``"varied"`` (azimuth 50° ± 45°, elevation 8–28°,
             facing ± 60°) or ``"canonical"`` (the distillation's default camera, azimuth 50° and
-            elevation 15°, the character facing -Y; see :func:`~akd_blender.core.procedural.dataset.make_items`).
+            elevation 15°, the character facing -Y; see ``tools.teacher.dataset.make_items``).
     The distillation renders with the same ground and framing (:meth:`scene_style`,
     :meth:`camera_options`), so the teacher is asked about videos like the ones it learnt.
     """

@@ -1,4 +1,4 @@
-"""Training of the embedded teacher and the judge (run on a GPU: ``python -m akd_blender.core.priors.tiny train``).
+"""Training of the embedded teacher and the judge (run on a GPU: ``python -m tools.teacher train``).
 
 One run: render the library (train split: GT clips + low-amplitude / rest negatives for the judge;
 held-out split: other variations and views), train the teacher for a time budget (v-prediction,
@@ -21,11 +21,20 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ...procedural.dataset import MOTION_KEYS, VIEWS, build_dataset
-from ...procedural.motions import LABELS, NONE_LABEL, motion_spec, prompt_vocabulary
-from .judge import Judge, JudgeConfig, JudgeNet, hard_negatives
-from .model import TeacherConfig, build_scheduler, build_unet, pack, sample_videos, save_weights, text_condition
-from .text import PhraseTable, PromptMatcher
+from akd_blender.core.priors.tiny_model.judge import Judge, JudgeConfig, JudgeNet, hard_negatives
+from akd_blender.core.priors.tiny_model.model import (
+    TeacherConfig,
+    build_scheduler,
+    build_unet,
+    pack,
+    sample_videos,
+    save_weights,
+    text_condition,
+)
+from akd_blender.core.priors.tiny_model.text import PhraseTable, PromptMatcher
+from akd_blender.core.procedural.motions import LABELS, NONE_LABEL, motion_spec, prompt_vocabulary
+
+from .dataset import MOTION_KEYS, VIEWS, build_dataset
 
 __all__ = ["train_teacher", "train_judge", "main", "phrase_indices"]
 
@@ -236,7 +245,7 @@ def evaluate(
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m akd_blender.core.priors.tiny train", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m tools.teacher train", description=__doc__)
     ap.add_argument("--out", required=True, help="output folder for weights, configs and metrics")
     ap.add_argument("--phrases", required=True, help="phrase embedding table (.npz from `tiny embed`)")
     ap.add_argument("--seconds", type=float, default=240, help="teacher training time budget")
@@ -311,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
             "render_seconds": round(t1 - t0, 1),
         },
         "weights": shards,
-        "command": "python -m akd_blender.core.priors.tiny train " + " ".join(argv or []),
+        "command": "python -m tools.teacher train " + " ".join(argv or []),
     }
     (out / "teacher.json").write_text(json.dumps(record, indent=1))
     judge.net.cpu()

@@ -1,6 +1,6 @@
 """Teacher and judge data: the motion library rendered with the project's renderer.
 
-Each item is (character, motion label, :class:`~.motions.Variation`, camera azimuth/elevation).
+Each item is (character, motion label, :class:`~akd_blender.core.procedural.motions.Variation`, camera azimuth/elevation).
 Videos are rendered exactly as the distillation sees its character — :class:`Skeleton` (FK + LBS),
 :func:`make_cameras` in ``"follow"`` mode, :class:`Renderer` (checkerboard ground) — many clips per
 renderer call, and stored as uint8 [N,F,3,H,W] RGB.
@@ -19,11 +19,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from ..kinematics import Skeleton
-from ..motion import MotionClip
-from ..render import DEFAULT_VIEW, Renderer, SceneStyle, concat_cameras, make_cameras, root_path
-from .characters import CHARACTERS
-from .motions import LABELS, MOTIONS, NONE_LABEL, Variation, make_clip, rest_clip, sample_variations
+from akd_blender.core.kinematics import Skeleton
+from akd_blender.core.motion import MotionClip
+from akd_blender.core.procedural.characters import CHARACTERS
+from akd_blender.core.procedural.motions import LABELS, MOTIONS, NONE_LABEL, Variation, make_clip, rest_clip, sample_variations
+from akd_blender.core.render import DEFAULT_VIEW, Renderer, SceneStyle, concat_cameras, make_cameras, root_path
 
 __all__ = [
     "ClipItem",

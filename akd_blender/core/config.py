@@ -1,0 +1,249 @@
+"""The settings of one distillation as plain dataclasses, their choices and their validation.
+
+Imports no torch (nor bpy): the command line parses its flags and the panel lists its choices from
+here before torch is loaded. :class:`DistillConfig` nests :class:`SDSSettings` (how a prior turns a
+video into an SDS loss; handed to the prior with every query) and :class:`SearchSettings` (the
+sample-then-fit start). :meth:`DistillConfig.validate` is the one place a setting is checked.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields, replace
+
+from .errors import InputError
+
+__all__ = [
+    "CAMERA_MODES",
+    "START_MODES",
+    "DEVICES",
+    "SDS_MODES",
+    "TARGET_SPACES",
+    "INTERPOLATIONS",
+    "KEY_MODES",
+    "KEYS_DEFAULT",
+    "SettingError",
+    "SDSSettings",
+    "SearchSettings",
+    "DistillConfig",
+    "config_from_dict",
+]
+
+CAMERA_MODES: tuple[str, ...] = ("follow", "fixed", "orbit")
+START_MODES: tuple[str, ...] = ("auto", "pose", "sample")
+DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
+SDS_MODES: tuple[str, ...] = ("target", "score")
+TARGET_SPACES: tuple[str, ...] = ("pixel", "latent")
+INTERPOLATIONS: tuple[str, ...] = ("cubic", "linear")
+# How a job keys its new action: "sparse" (key reduction within an error bound) or "dense" (every frame)
+KEY_MODES: tuple[str, ...] = ("sparse", "dense")
+KEYS_DEFAULT: str = "sparse"
+
+
+class SettingError(InputError):
+    """A setting that cannot be used (exit 2). ``field``: its name in :class:`DistillConfig` (nested
+    ones as ``"sds.cfg_scale"``); ``reason``: what is wrong, e.g. ``"must be at least 2 (got 1)"``.
+    Front ends name the field their own way (``--frames``, the panel's label) before the reason."""
+
+    def __init__(self, field_name: str, reason: str) -> None:
+        super().__init__(f"distill: {field_name} {reason}")
+        self.field, self.reason = field_name, reason
+
+
+def _one_of(name: str, value, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise SettingError(name, f"must be one of {', '.join(choices)} (got {value!r})")
+
+
+@dataclass(frozen=True)
+class SDSSettings:
+    """How a prior turns a video into an SDS loss; the loop passes them with every query.
+
+    Attributes:
+        cfg_scale: classifier-free guidance scale; 1 → no unconditional pass (2.0).
+        mode: "target" (regress the latents onto the model's detached predicted clean sample) or
+            "score" (classic SDS gradient w(t)(eps_hat - eps)).
+        t_min, t_max: timestep range as fractions of the schedule at the start of the run.
+        t_max_end: upper bound at the end of the run (linear annealing from t_max); None = no annealing.
+        grad_clip: elementwise clip of the latent gradient (None = off).
+        target_space: "pixel" (target mode only: multi-scale image loss against the decoded target
+            video, the VAE encoder run without gradient, the target decoded only around the
+            character when the caller gives its box; the decoded target can be reused for render-only
+            steps) or "latent" (loss on the latents, gradient through the VAE encoder).
+        weighting: "sds" (w(t) = the noise variance of the forward process) or "uniform" (w = 1);
+            score mode only.
+    Raises ValueError on construction when mode, target space or timestep range are invalid.
+    """
+
+    cfg_scale: float = 2.0
+    mode: str = "target"
+    t_min: float = 0.02
+    t_max: float = 0.98
+    t_max_end: float | None = 0.5
+    grad_clip: float | None = 1.0
+    target_space: str = "pixel"
+    weighting: str = "sds"
+
+    def __post_init__(self) -> None:
+        if self.mode not in SDS_MODES:
+            raise SettingError("sds.mode", f"must be 'score' or 'target', not {self.mode!r}")
+        if self.target_space not in TARGET_SPACES:
+            raise SettingError("sds.target_space", f"must be 'latent' or 'pixel', not {self.target_space!r}")
+        if not 0.0 <= self.t_min < self.t_max <= 1.0:
+            raise SettingError(
+                "sds.t_min", f"timestep range must satisfy 0 <= t_min < t_max <= 1, got {self.t_min}, {self.t_max}"
+            )
+        if self.weighting not in ("sds", "uniform"):
+            raise SettingError("sds.weighting", f"must be 'sds' or 'uniform', not {self.weighting!r}")
+        if not (self.cfg_scale > 0 and math.isfinite(self.cfg_scale)):
+            raise SettingError("sds.cfg_scale", f"must be a positive number (got {self.cfg_scale})")
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """The sample-then-fit start: the prior draws a video, the pose search fits each of its frames.
+
+    Attributes:
+        guidance: CFG scale of the drawing (3.0); steps: its DDIM steps (30).
+        scales: the search's candidate angles per sweep, radians, coarse to fine.
+        supersample: supersampling of the search's renders (2; capped at the loop's own).
+        smooth: Gaussian smoothing of the searched poses over the drawn video's frames, in frames
+            (0.75; 0 = none): calms the frame-to-frame jitter of the search's discrete choices.
+    """
+
+    guidance: float = 3.0
+    steps: int = 30
+    scales: tuple[float, ...] = (2.4, 1.6, 1.0, 0.6, 0.3, 0.15)
+    supersample: int = 2
+    smooth: float = 0.75
+
+
+@dataclass
+class DistillConfig:
+    """Settings of one distillation (defaults suit the embedded teacher on a CPU).
+
+    Video and schedule:
+        steps: optimiser steps (None → 0 after a drawn video, i.e. the fitted drawing as it is, and 200
+            from a pose; 0 needs start "sample" or "auto" with a prior that can draw).
+        frames: clip length in frames (None → the prior's clip duration at ``fps``: the embedded
+            teacher's 16 frames at 8 fps become 48 frames at 24 fps; a prior that states no fps gives
+            its own frame count); fps: frames per second (24.0); frame_start: first Blender frame (1).
+        height, width: render size in pixels (None → the prior's own size: 32 × 32 for the embedded
+            teacher, 480 × 720 for CogVideoX, 480 × 832 for Wan; priors pad/round what they get).
+        seed: random seed (0). device: "auto" (CUDA when available), "cpu", "cuda" or "cuda:N".
+    Start (how the motion is first decided):
+        start: "auto" ("sample" when the prior can draw, i.e. has ``sample`` like the embedded
+            teacher, else "pose"), "pose" (hold the starting pose and let SDS move it) or "sample"
+            (the prior draws a video for the prompt, the pose search fits the rig's pose to each of its
+            frames without gradients, and SDS steps, if any, refine from there).
+        search: :class:`SearchSettings` of that start.
+    Motion parameters:
+        keys: temporal keys interpolated over the frames (None → every other frame, at least 2);
+            fewer keys = smoother, lower-dimensional motion. interpolation: "cubic" or "linear".
+        lr: Adam learning rate of the rotation offsets, radians (0.03).
+        root_lr: Adam learning rate of the root path, in character heights (0.01).
+    SDS:
+        sds: :class:`SDSSettings`, handed to the prior with every query (the prior is never changed).
+        negative_prompt: text for the unconditional branch ("").
+        target_reuse: with mode "target" and target space "pixel", query the prior every N steps
+            and regress the render onto the same decoded target video in between (1 = every step; 4;
+            priors that return no decoded target are queried every step).
+    Rendering:
+        camera: "follow" (default), "fixed" or "orbit"; views: cameras per frame (1);
+        render_backend: "auto", "torch" or "nvdiffrast".
+        supersample: render at this multiple of height × width and area-downsample what the prior
+            sees (None → 4 for videos of at most 64 pixels, else 1). Small renders alias: without it
+            the image loss is so rough in the joint angles that a step along its gradient raises it.
+    Regulariser weights (lengths in character heights, angles in radians; 0 disables):
+        w_sds (1.0), w_smooth (1.0, joint acceleration), w_ground (10.0, penetration depth²),
+        w_skate (1.0, planted-foot sliding), w_limits (1.0, Limit Rotation excess²),
+        loop (False) with w_loop (1.0): first frame = last frame.
+    Reporting:
+        preview_every: call the preview callback every N steps (25; 0 = never) and at the end.
+    """
+
+    steps: int | None = None
+    frames: int | None = None
+    fps: float = 24.0
+    frame_start: int = 1
+    height: int | None = None
+    width: int | None = None
+    seed: int = 0
+    device: str = "auto"
+    start: str = "auto"
+    search: SearchSettings = field(default_factory=SearchSettings)
+    keys: int | None = None
+    interpolation: str = "cubic"
+    lr: float = 0.03
+    root_lr: float = 0.01
+    sds: SDSSettings = field(default_factory=SDSSettings)
+    negative_prompt: str = ""
+    target_reuse: int = 4
+    camera: str = "follow"
+    views: int = 1
+    render_backend: str = "auto"
+    supersample: int | None = None
+    w_sds: float = 1.0
+    w_smooth: float = 1.0
+    w_ground: float = 10.0
+    w_skate: float = 1.0
+    w_limits: float = 1.0
+    loop: bool = False
+    w_loop: float = 1.0
+    preview_every: int = 25
+
+    def validate(self) -> None:
+        """Raise :class:`SettingError` naming the first bad field (the CUDA check imports torch)."""
+        if self.steps is not None and self.steps < 0:
+            raise SettingError("steps", f"must be at least 0 (got {self.steps})")
+        if self.steps == 0 and self.start == "pose":
+            raise SettingError(
+                "steps", "must be at least 1, or 0 with start 'sample' or 'auto' (from a pose only the steps move it)"
+            )
+        if self.frames is not None and self.frames < 2:
+            raise SettingError("frames", f"must be at least 2 (got {self.frames})")
+        if not (self.fps > 0 and math.isfinite(self.fps)):
+            raise SettingError("fps", f"must be positive (got {self.fps})")
+        for name in ("height", "width"):
+            value = getattr(self, name)
+            if value is not None and value < 8:
+                raise SettingError(name, f"must be at least 8 pixels (got {value})")
+        if self.device not in DEVICES and not self.device.startswith("cuda:"):
+            raise SettingError("device", f"must be auto, cpu or cuda (got {self.device!r})")
+        _one_of("start", self.start, START_MODES)
+        _one_of("camera", self.camera, CAMERA_MODES)
+        _one_of("interpolation", self.interpolation, INTERPOLATIONS)
+        if not (self.lr > 0 and math.isfinite(self.lr)):
+            raise SettingError("lr", f"must be a positive number (got {self.lr})")
+        if self.device.startswith("cuda"):
+            import torch
+
+            if not torch.cuda.is_available():
+                raise SettingError("device", "'cuda' requested but no CUDA device is available")
+
+    def resolved_device(self):
+        """The torch.device this config runs on ("auto" → CUDA when available)."""
+        import torch
+
+        if self.device == "auto":
+            return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        return torch.device(self.device)
+
+    def as_dict(self) -> dict:
+        """Plain data (nested settings as dicts, tuples as lists-or-tuples): JSON-ready."""
+        return asdict(self)
+
+
+def config_from_dict(data: dict) -> DistillConfig:
+    """A DistillConfig from :meth:`DistillConfig.as_dict` output (e.g. a report's "config"); unknown
+    keys are ignored, ``"sds"`` and ``"search"`` may be dicts."""
+    names = {f.name for f in fields(DistillConfig)}
+    values = {k: v for k, v in data.items() if k in names}
+    for key, cls in (("sds", SDSSettings), ("search", SearchSettings)):
+        if isinstance(values.get(key), dict):
+            known = {f.name for f in fields(cls)}
+            nested = {k: v for k, v in values[key].items() if k in known}
+            if "scales" in nested:
+                nested["scales"] = tuple(nested["scales"])
+            values[key] = cls(**nested)
+    return replace(DistillConfig(), **values)

@@ -1,0 +1,206 @@
+"""Bone roles from a rig's topology, rest geometry and skin weights (bone names are never read).
+
+Method, in armature space with the world's up (:class:`.body.BodyGeometry`, :class:`.plan.BodyPlan`):
+1. Mirror plane: the vertical plane that best maps joints onto joints and the mesh onto itself; its
+   normal is the left-right axis (:func:`.frame.mirror_axis`).
+2. Feet: bones whose own mesh reaches the feet's level (the lowest point of mesh lying to one side of
+   the plane). The root is the lowest common ancestor of them and of every bone with 0.5 % of the skin
+   weight (the topmost body bone when no legs are found). Contacts whose common ancestor is a contact or
+   lies low share a foot; a leg runs from the highest bone carrying only that foot (below the root or a
+   trunk bone) down through the foot's single or dominant children, and lies to one side of the plane.
+3. Trunk: from the root, central children (mesh on the plane) with the most skin weight. Upper-body
+   limbs are lateral chains off the trunk reaching 20 % of the height; arms, or wings (flat and broad,
+   or spread sideways on a body that is not upright or spanning more than it is tall). The chest is the
+   last trunk bone carrying legs or upper-body limbs; the head is the last bone after it that is not a
+   thin appendage (jaw, beak); the bones between are the neck.
+4. Tail: the central chain without legs reaching furthest from the root or from a rear hub (a central
+   non-trunk child of the root carrying legs), when it does not go forward.
+5. Forward: perpendicular to up and the mirror normal, signed by the feet (footprint centre in front of
+   the hip), the head (face in front of the head joint and of the root) and the tail (behind the root);
+   left = cross(up, forward). Kind from the number of legs (and wings).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rig import RigAsset
+from .frame import fallback_forward
+from .plan import GROUND_BAND, BodyPlan
+from .types import BodyFrame, BoneRoles, Limb
+
+__all__ = ["find_roles"]
+
+
+def find_roles(rig: RigAsset) -> BoneRoles:
+    """Bone roles of ``rig`` from its topology, rest geometry and skin weights (never from bone names).
+
+    Deterministic; the same roles for any renaming of the bones, any uniform scale and any placement of
+    the armature in the world. Raises RigError when no bone carries skin weight.
+    """
+    return _Finder(rig).roles()
+
+
+class _Finder(BodyPlan):
+    """The steps of :func:`find_roles` over the geometry of one rig."""
+
+    def roles(self) -> BoneRoles:
+        t = self.tree
+        contacts = self._contacts()
+        root = self._root(contacts)
+        leg_chains, central_contacts = self._legs(contacts, root)
+        if not leg_chains:  # no legs meet at a hub (a snake, a bust): the topmost body bone carries it all
+            root, central_contacts = t.top, []
+        leg_tops = {c[0] for c in leg_chains}
+        trunk, limb_tops, other_central = self._trunk(root, leg_tops, central_contacts)
+        chest, upper = self._chest(root, trunk, limb_tops, leg_tops, many_legs=len(leg_chains) > 2)
+        head = self._head(trunk[chest + 1 :])
+
+        def carries_legs(c: int) -> bool:
+            return any(t.is_ancestor(c, top) for top in leg_tops)
+
+        # central chains of the root, or of a rear hub (a central child of the root carrying legs)
+        hubs = [c for c in other_central if carries_legs(c)]
+        pool = other_central + central_contacts + [k for h in hubs for k in t.body_children[h] if k not in leg_tops]
+        tail_candidates = [c for c in pool if not carries_legs(c) and not self._lateral(c) and self._reach(c) >= 0.15 * self.size]
+        tail_top = max(tail_candidates, key=lambda c: (self._reach(c), -c)) if tail_candidates else None
+
+        forward = self._facing(leg_chains, head, root, tail_top)
+        left = np.cross(self.up, forward)
+        if self.normal @ left < 0:
+            self.normal, self.offset = -self.normal, -self.offset
+        self.forward0 = forward
+
+        tail: list[int] = []
+        if tail_top is not None:
+            direction = self._region(tail_top).mean(0) - t.heads[root]
+            if direction @ forward < 0.25 * np.linalg.norm(direction):
+                tail = [tail_top] + t.continue_chain(tail_top)
+
+        wings = [c for c in upper if self._is_wing(c, root, two_legs=len(leg_chains) == 2)]
+        arms = [c for c in upper if c not in wings]
+        legs = self._limbs(leg_chains, many=len(leg_chains) > 2, forward=forward)
+        arm_limbs = self._limbs([[c] + t.continue_chain(c) for c in arms], many=False, forward=forward)
+        wing_limbs = self._limbs([[c] + t.continue_chain(c) for c in wings], many=False, forward=forward)
+
+        kind = self._kind(len(legs), bool(wing_limbs), len(trunk))
+        if head is not None:
+            spine, neck = trunk[: chest + 1], trunk[chest + 1 : trunk.index(head)]
+            if chest < 0 and not (upper or len(leg_chains) > 2):  # nothing hangs from the root but legs: no chest
+                spine, neck = self._split_neck(neck) if not leg_chains else (neck, [])
+        else:
+            spine, neck = trunk, []
+        if kind == "other" and not (legs or arm_limbs or wing_limbs):
+            spine, neck, head = trunk, [], None
+        frame = self._frame(forward)
+        used = {root, *spine, *neck, *tail, *(b for limb in legs + arm_limbs + wing_limbs for b in limb.bones)}
+        if head is not None:
+            used.add(head)
+        return BoneRoles(
+            kind=kind,
+            frame=frame,
+            root=int(root),
+            spine=tuple(int(b) for b in spine),
+            neck=tuple(int(b) for b in neck),
+            head=None if head is None else int(head),
+            tail=tuple(int(b) for b in tail),
+            legs=tuple(legs),
+            arms=tuple(arm_limbs),
+            wings=tuple(wing_limbs),
+            extras=self._extras(used),
+        )
+
+    def _split_neck(self, before_head: list[int]) -> tuple[list[int], list[int]]:
+        """A legless trunk before its head as (spine, neck): the neck is the run of bones just behind the
+        head that are slimmer than 95 % of the trunk's median fatness."""
+        fats = [self._fatness(b) for b in before_head]
+        if len(before_head) < 3:
+            return before_head, []
+        limit = 0.95 * float(np.median(fats))
+        cut = len(before_head)
+        while cut > 1 and 0.0 < fats[cut - 1] < limit:
+            cut -= 1
+        return before_head[:cut], before_head[cut:]
+
+    def _facing(self, legs: list[list[int]], head: int | None, root: int, tail_top: int | None) -> np.ndarray:
+        """Forward [3]: the mirror plane's in-plane horizontal axis, signed by toes, head and tail (the
+        world's -Y when no mirror plane stands out)."""
+        t, f0 = self.tree, self.forward0
+        if not self.bilateral:  # no mirror plane: from the root towards the head, else the world's -Y
+            fallback = fallback_forward(self.rig.armature_world, self.up)
+            if head is None or not self.symmetric or not len(t.own_vertices(head)):
+                return fallback
+            v = t.own_vertices(head).mean(0) - t.heads[root]
+            v = v - (v @ self.up) * self.up
+            return v / np.linalg.norm(v) if np.linalg.norm(v) > 0.05 * self.size else fallback
+        band = GROUND_BAND * self.height
+        score = 0.0
+        for chain in legs:  # the footprint's middle lies in front of the hip (toes are longer than heels)
+            region = self._region(chain[0])
+            sole = (region[(region @ self.up) <= self.ground + band] - t.heads[chain[0]]) @ f0
+            if len(sole):
+                score += 0.5 * float(sole.max() + sole.min())
+        if head is not None and len(t.own_vertices(head)):
+            face = t.own_vertices(head).mean(0)
+            score += float((face - t.heads[head]) @ f0) + float((face - t.heads[root]) @ f0)
+        if tail_top is not None:
+            score -= float((self._region(tail_top).mean(0) - t.heads[root]) @ f0)
+        if abs(score) < 1e-3 * self.height:
+            score = float(fallback_forward(self.rig.armature_world, self.up) @ f0)
+        return f0 if score >= 0 else -f0
+
+    def _limbs(self, chains: list[list[int]], many: bool, forward: np.ndarray) -> list[Limb]:
+        placed = []
+        for chain in chains:
+            x = float(self._region(chain[0]).mean(0) @ self.normal) - self.offset  # the normal points left by now
+            side = "center" if abs(x) < 0.02 * self.breadth else ("left" if x > 0 else "right")
+            along = float(self.tree.heads[chain[0]] @ forward)
+            placed.append((side, along, chain))
+        out = []
+        for side in ("left", "right", "center"):
+            group = sorted((p for p in placed if p[0] == side), key=lambda p: (-p[1], p[2][0]))
+            for rank, (_, _, chain) in enumerate(group):
+                position = ""
+                if many and len(group) > 1:
+                    position = "front" if rank == 0 else ("hind" if rank == len(group) - 1 else "middle")
+                out.append(Limb(side=side, position=position, bones=tuple(int(b) for b in chain)))
+        return out
+
+    def _kind(self, legs: int, wings: bool, trunk: int) -> str:
+        if legs == 2:
+            return "bird" if wings else "biped"
+        if legs == 4:
+            return "quadruped"
+        if legs == 6:
+            return "hexapod"
+        if legs == 0 and trunk >= 3 and self.size >= 3.0 * self.height:  # legless, long and low
+            return "serpent"
+        return "other"
+
+    def _frame(self, forward: np.ndarray) -> BodyFrame:
+        along = self.tree.skinned_vertices @ forward
+        return BodyFrame(
+            up=self.up.copy(),
+            forward=forward.copy(),
+            left=np.cross(self.up, forward),
+            height=float(np.ptp(self.tree.skinned_vertices @ self.up)),
+            length=float(np.ptp(along)),
+            ground=self.ground,
+        )
+
+    def _extras(self, used: set[int]) -> tuple[tuple[int, ...], ...]:
+        t = self.tree
+        seen, chains = set(used), []
+        for b in map(int, np.flatnonzero(t.body)):
+            if b in seen:
+                continue
+            chain = [b]
+            seen.add(b)
+            while True:
+                kids = [c for c in t.body_children[chain[-1]] if c not in seen]
+                if len(kids) != 1:
+                    break
+                chain.append(kids[0])
+                seen.add(kids[0])
+            chains.append(tuple(chain))
+        return tuple(chains)

@@ -1,0 +1,100 @@
+"""How a distillation starts: the settings a prior decides (start mode, steps, sizes), the held
+starting pose, and the sample-then-fit start (the prior draws, the pose search fits each frame)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import torch
+
+from .config import DistillConfig
+from .errors import InputError
+from .motion import MotionClip, MotionParams
+from .rig import RigAsset
+
+__all__ = ["resolve_start", "resolve_sizes", "held_pose", "start_from_sample"]
+
+
+def _name(prior) -> str:
+    return str(getattr(prior, "name", prior))
+
+
+def resolve_start(config: DistillConfig, prior) -> DistillConfig:
+    """``config`` with ``start`` ("auto" → "sample" if ``prior`` can draw, else "pose") and ``steps``
+    (None → 0 after a drawn video, 200 from a pose) decided. InputError: "sample" with a prior that
+    cannot draw, or 0 steps from a pose."""
+    can_draw = callable(getattr(prior, "sample", None))
+    start = ("sample" if can_draw else "pose") if config.start == "auto" else config.start
+    if start == "sample" and not can_draw:
+        raise InputError(f"distill: start 'sample' needs a prior that can draw videos; '{_name(prior)}' cannot")
+    steps = (0 if start == "sample" else 200) if config.steps is None else config.steps
+    if steps == 0 and start == "pose":
+        raise InputError(f"distill: steps 0 needs start 'sample'; '{_name(prior)}' cannot draw")
+    return replace(config, start=start, steps=steps)
+
+
+def resolve_sizes(config: DistillConfig, prior) -> DistillConfig:
+    """``config`` with ``frames``, ``height``, ``width`` and ``supersample`` filled in from the prior
+    where None (see :class:`DistillConfig`)."""
+    frames = config.frames
+    if frames is None:
+        native = int(getattr(prior, "frames", 16) or 16)
+        prior_fps = getattr(prior, "fps", None)
+        frames = max(2, round(native * config.fps / prior_fps)) if prior_fps else native
+    height = config.height or int(getattr(prior, "height", 64) or 64)
+    width = config.width or int(getattr(prior, "width", 64) or 64)
+    supersample = config.supersample or (4 if max(height, width) <= 64 else 1)
+    return replace(config, frames=frames, height=height, width=width, supersample=supersample)
+
+
+def held_pose(rig: RigAsset, pose: MotionClip, config: DistillConfig) -> MotionClip:
+    """The first frame of ``pose`` held for ``config.frames`` frames (InputError if it is another rig's)."""
+    if not pose.matches(rig):
+        raise InputError(f"distill: the starting pose is for other bones than armature '{rig.name}'")
+    rotations = np.repeat(pose.rotations[:1], config.frames, axis=0)
+    locations = np.repeat(pose.locations[:1], config.frames, axis=0)
+    return MotionClip(rig.bone_names, config.fps, config.frame_start, rotations, locations)
+
+
+@torch.no_grad()
+def start_from_sample(
+    rig: RigAsset, prior, text, generator, config: DistillConfig, params: MotionParams, renderer, camera_options: dict
+) -> dict:
+    """Sample-then-fit start: the prior draws a video for the prompt, the pose search fits each of its
+    frames (rendering with ``renderer`` resized to the search's size), and the fitted per-frame offsets
+    become ``params``' keys (in place). Returns figures for the report: image error per frame before /
+    after (``search_error_start``, ``search_error``), ``search_renders``, ``sample_frames``."""
+    from .pose_search import SearchConfig, keys_from_frames, search_poses, smooth_frames
+    from .render import make_cameras
+
+    search = config.search
+    device = params.rotvec.device
+    video = prior.sample(text, generator=generator, guidance=search.guidance, steps=search.steps)
+    video = video.to(device, torch.float32)  # [Fp,3,h,w] in [0,1]
+    if video.shape[-2:] != (config.height, config.width):
+        video = torch.nn.functional.interpolate(video, size=(config.height, config.width), mode="area")
+    frames = video.shape[0]
+    ss = max(1, min(search.supersample, config.supersample))
+    size = (config.height * ss, config.width * ss)
+    result = search_poses(
+        rig,
+        video,
+        params.base_rotations[:1].expand(frames, -1, -1),
+        params.base_locations[:1].expand(frames, -1, -1),
+        renderer.resized(*size),
+        lambda path: make_cameras(rig, path, *size, mode=config.camera, **camera_options),
+        ss,
+        SearchConfig(scales=tuple(search.scales)),
+    )
+    keys = params.rotvec.shape[0]
+    rotvec = smooth_frames(result.rotvec, search.smooth)
+    root = smooth_frames(result.lift, search.smooth) + result.travel  # the steady travel is kept as is
+    params.rotvec.copy_(keys_from_frames(rotvec, keys, config.interpolation) * params.axis_mask)
+    params.root_offset.copy_(keys_from_frames(root, keys, config.interpolation))
+    return {
+        "sample_frames": frames,
+        "search_error_start": float(result.start_errors.mean()),
+        "search_error": float(result.errors.mean()),
+        "search_renders": result.renders,
+    }

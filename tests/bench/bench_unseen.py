@@ -1,0 +1,314 @@
+"""Quality on rigs no model saw (``make bench-quality``): distil from the standing pose, judge, measure fidelity.
+
+Cases: held-out family members of every kind (seeds from 10500 on: neither the teacher nor the
+judge saw them; bone roles as drawn) and the artist rigs of ``--artists`` (written by
+``tests/bench/artist_fixtures.py``; roles found by :func:`~akd_blender.core.roles.find_roles`).
+Case ``i`` has seed ``i``, its own member and one of its kind's motions with a held-out phrasing, so
+cases are independent draws. Each case is distilled with the defaults of
+:class:`~akd_blender.core.distill.DistillConfig` from the rest pose, rendered with the distillation's
+judged by the motion judge (:class:`~akd_blender.core.motion_judge.MotionJudge`: the clip's body
+tracks in the judge's window). A case is **recovered** when it is judged as its motion *and* its joint distance to
+the nearest ground truth (the library motion on the same rig, several variations) is below the rest
+pose's. Joint distance: root-relative joint positions in character heights, best yaw about the up
+axis and best time shift within ±3 frames. Prints a markdown table, writes JSON and exits 1 when the
+recovered share is below ``--bar``.
+
+    python tests/bench/bench_unseen.py [--per-kind 12] [--per-artist 8] [--bar 0.0] [--out FILE]
+    python tests/bench/bench_unseen.py --embed FILE   # only write the cases' prompt embeddings (needs the text encoder)
+    python tests/bench/bench_unseen.py --shard 0/4 --out s0.json …   # every 4th case, from case 0
+    python tests/bench/bench_unseen.py --merge s0.json s1.json … --out all.json   # judge shards' saved clips, one table
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "bench"))
+
+from akd_blender.core.distill import DistillConfig  # noqa: E402
+from akd_blender.core.job import JobRequest, run_request  # noqa: E402
+from akd_blender.core.kinematics import Skeleton  # noqa: E402
+from akd_blender.core.motion import MotionClip  # noqa: E402
+from akd_blender.core.procedural.family import HELDOUT_SEEDS, make_member  # noqa: E402
+from akd_blender.core.procedural.family.truth import truth_roles  # noqa: E402
+from akd_blender.core.procedural.library import make_role_clip, motions_for, sample_variations  # noqa: E402
+from akd_blender.core.rig import RigAsset, load_rig  # noqa: E402
+from akd_blender.core.roles import BoneRoles, find_roles  # noqa: E402
+
+FAMILY_KINDS = ("biped", "quadruped", "bird", "hexapod")
+FIRST_MEMBER = 10500  # held-out members the judge's evaluation (10000 on) does not use
+DEFAULT_ARTISTS = ("Fox", "CesiumMan")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One benchmark case: where the rig comes from (``"family"`` or an artist model's name), its
+    kind, the member's seed (family only), the motion label, the prompt and the distillation seed."""
+
+    source: str
+    kind: str
+    member: int
+    label: str
+    prompt: str
+    seed: int
+
+
+def load_case_rig(case: Case, artists: Path) -> tuple[RigAsset, BoneRoles]:
+    """The case's rig and its roles (drawn roles for family members, found roles for artist rigs)."""
+    if case.source == "family":
+        member = make_member(case.kind, case.member)
+        return member.rig, truth_roles(member)
+    rig = load_rig(str(artists / f"{case.source}.npz"))
+    return rig, find_roles(rig)
+
+
+def make_cases(per_kind: int, per_artist: int, artists: Path, names: tuple[str, ...]) -> list[Case]:
+    """``per_kind`` cases per family kind and ``per_artist`` per artist rig, seeds 0, 1, 2 … in order."""
+    plan: list[tuple[str, str, int]] = []
+    for kind in FAMILY_KINDS:
+        plan += [("family", kind, FIRST_MEMBER + i) for i in range(per_kind)]
+    for name in names:
+        if (artists / f"{name}.npz").is_file():
+            kind = find_roles(load_rig(str(artists / f"{name}.npz"))).kind
+            plan += [(name, kind, -1)] * per_artist
+    cases, counters = [], {}
+    for seed, (source, kind, member) in enumerate(plan):
+        specs = motions_for(kind)
+        k = counters.get(source + kind, 0)
+        counters[source + kind] = k + 1
+        spec = specs[k % len(specs)]
+        prompt = spec.heldout_phrasings[(k // len(specs)) % len(spec.heldout_phrasings)]
+        cases.append(Case(source, kind, member if member >= 0 else -1, spec.label, prompt, seed))
+    assert all(m in HELDOUT_SEEDS for c in cases if c.source == "family" for m in [c.member])
+    return cases
+
+
+def joints_rel(skeleton: Skeleton, clip: MotionClip, height: float) -> np.ndarray:
+    """World joint positions relative to the first frame's root joint [F,J,3], in character heights
+    (``height`` in world units)."""
+    j = skeleton.joint_positions(*clip.pose_channels(torch.float64)).numpy()
+    return (j - j[:1, :1]) / height
+
+
+def _yawed(j: np.ndarray, angle: float) -> np.ndarray:
+    c, s = np.cos(angle), np.sin(angle)
+    return j @ np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]).T
+
+
+def joint_distance(a: np.ndarray, refs: list[np.ndarray], max_shift: int = 3, yaws: int = 24) -> float:
+    """Min over references, yaws of ``a`` about world Z and time shifts (|s| ≤ max_shift) of the mean
+    joint distance (same units as the inputs)."""
+    best = np.inf
+    for angle in np.linspace(0, 2 * np.pi, yaws, endpoint=False):
+        x0 = _yawed(a, angle)
+        for r in refs:
+            for s in range(-max_shift, max_shift + 1):
+                x, y = (x0[s:], r[: len(r) - s]) if s >= 0 else (x0[:s], r[-s:])
+                best = min(best, float(np.linalg.norm(x - y, axis=-1).mean()))
+    return best
+
+
+def ground_truths(rig: RigAsset, roles: BoneRoles, label: str, frames: int, fps: float, count: int) -> list[MotionClip]:
+    """``count`` library variations of ``label`` on the rig (train and held-out streams), facing 0."""
+    from dataclasses import replace
+
+    half = max(1, count // 2)
+    vs = sample_variations(label, "train", half, 0) + sample_variations(label, "heldout", count - half, 0)
+    return [make_role_clip(rig, roles, label, replace(v, facing=0.0), frames, fps) for v in vs]
+
+
+def extend_phrases(prior, path: Path) -> None:
+    """Add the precomputed prompt embeddings in ``path`` (a PhraseTable file) to the teacher's table."""
+    from akd_blender.core.priors.tiny_model.text import PhraseTable
+
+    extra = PhraseTable.load(path)
+    table = prior.encoder.table
+    phrases = table.phrases + [p for p in extra.phrases if p not in table]
+    vectors = np.concatenate([table.vectors, extra.vectors[[extra.index[p] for p in extra.phrases if p not in table]]])
+    prior.encoder.table = PhraseTable(phrases, vectors)
+
+
+def distil_case(case: Case, artists: Path, prior, device: str, gt_count: int) -> tuple[dict, MotionClip]:
+    """Distil one case → (its figures that need no judge, the clip)."""
+    rig, roles = load_case_rig(case, artists)
+    t0 = time.time()
+    result = run_request(JobRequest(rig, case.prompt, DistillConfig(seed=case.seed, device=device)), prior=prior)
+    seconds = time.time() - t0
+    clip = result.clip
+    skeleton = Skeleton(rig)
+    height = rig.height  # world units
+    refs = [joints_rel(skeleton, g, height) for g in ground_truths(rig, roles, case.label, clip.num_frames, clip.fps, gt_count)]
+    rest = MotionClip.rest(rig, clip.num_frames, clip.fps)
+    row = {
+        **asdict(case),
+        "joint_distance": round(joint_distance(joints_rel(skeleton, clip, height), refs), 4),
+        "rest_distance": round(joint_distance(joints_rel(skeleton, rest, height), refs), 4),
+        "understood_as": result.facts.get("understood_as"),
+        "understood_motion": result.facts.get("motion"),
+        "seconds": round(seconds, 2),
+    }
+    return row, clip
+
+
+def judge_case(row: dict, clip: MotionClip, artists: Path, judge) -> dict:
+    """The row with the judges' verdicts on the distilled clip and on one ground truth, and "recovered"."""
+    case = Case(**{k: row[k] for k in Case.__dataclass_fields__})
+    rig, roles = load_case_rig(case, artists)
+    verdict = judge.judge(rig, roles, clip)
+    gt = ground_truths(rig, roles, case.label, clip.num_frames, clip.fps, 1)[0]
+    right = verdict["label"] == case.label
+    out = {
+        **row,
+        "judged": verdict["label"],
+        "p": round(verdict["probability"], 3),
+        "right": right,
+        "recovered": bool(right and row["joint_distance"] < row["rest_distance"]),
+        "gt_judged": judge.judge(rig, roles, gt)["label"],
+    }
+    return out
+
+
+def save_clips(clips: dict[int, MotionClip], path: Path) -> None:
+    """The distilled clips by case seed in one ``.npz`` (``rot_<seed>``, ``loc_<seed>``, fps, frame start)."""
+    arrays = {}
+    for seed, c in clips.items():
+        arrays[f"rot_{seed}"], arrays[f"loc_{seed}"] = c.rotations, c.locations
+        arrays[f"meta_{seed}"] = np.array([c.fps, c.frame_start])
+    np.savez_compressed(path, **arrays)
+
+
+def load_clips(path: Path, rows: list[dict], artists: Path) -> dict[int, MotionClip]:
+    """Clips written by :func:`save_clips` for ``rows`` (bone names from each case's rig)."""
+    out = {}
+    with np.load(path) as data:
+        for r in rows:
+            case = Case(**{k: r[k] for k in Case.__dataclass_fields__})
+            rig, _ = load_case_rig(case, artists)
+            fps, start = data[f"meta_{case.seed}"]
+            out[case.seed] = MotionClip(
+                rig.bone_names, float(fps), int(start), data[f"rot_{case.seed}"], data[f"loc_{case.seed}"]
+            )
+    return out
+
+
+def table(rows: list[dict]) -> str:
+    """Markdown: per group (family kind, artist rig) and overall."""
+    groups: dict[str, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(r["kind"] if r["source"] == "family" else r["source"], []).append(r)
+    groups["all"] = rows
+    lines = [
+        "| group | cases | judged right | recovered (right and closer than rest) | joint dist. / rest | GT judged right | s per case |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, rs in groups.items():
+        n = len(rs)
+        lines.append(
+            f"| {name} | {n} | {sum(r['right'] for r in rs) / n:.0%} | {sum(r['recovered'] for r in rs) / n:.0%} | "
+            f"{np.mean([r['joint_distance'] for r in rs]):.3f} / {np.mean([r['rest_distance'] for r in rs]):.3f} | "
+            f"{sum(r['gt_judged'] == r['label'] for r in rs) / n:.0%} | "
+            f"{np.mean([r['seconds'] for r in rs]):.1f} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--per-kind", type=int, default=12, help="cases per family kind")
+    ap.add_argument("--per-artist", type=int, default=8, help="cases per artist rig")
+    ap.add_argument("--artists", default=str(ROOT / "bench_out" / "artists"), help="folder from artist_fixtures.py")
+    ap.add_argument("--artist-names", default=",".join(DEFAULT_ARTISTS))
+    ap.add_argument("--judge", default=None, help="motion judge folder (default: the shipped one)")
+    ap.add_argument("--phrases", default=None, help="precomputed prompt embeddings (--embed) for a machine without the encoder")
+    ap.add_argument("--embed", default=None, help="write the cases' prompt embeddings to this file and stop")
+    ap.add_argument("--gt", type=int, default=6, help="ground-truth variations per case for fidelity")
+    ap.add_argument("--device", default="auto")
+    ap.add_argument("--bar", type=float, default=0.0, help="exit 1 when the recovered share is below this")
+    ap.add_argument("--shard", default="0/1", help="K/N: run cases K, K+N, K+2N … only")
+    ap.add_argument("--merge", nargs="+", help="shard JSON files: judge their saved clips into one table (no distillation)")
+    ap.add_argument("--no-judge", action="store_true", help="distil and save the clips only (judge later with --merge)")
+    ap.add_argument("--out", default=str(ROOT / "bench_out" / "unseen.json"))
+    args = ap.parse_args(argv)
+    artists = Path(args.artists)
+    if args.merge:
+        return rejudge(args, artists)
+    cases = make_cases(args.per_kind, args.per_artist, artists, tuple(n for n in args.artist_names.split(",") if n))
+    k, n = (int(x) for x in args.shard.split("/"))
+    cases = cases[k::n]
+    if args.embed:
+        from akd_blender.core.priors.tiny_model.text import PhraseTable, TextEncoder
+
+        prompts = sorted({c.prompt for c in cases})
+        PhraseTable(prompts, TextEncoder().encode(prompts).numpy()).save(args.embed)
+        print(f"{len(prompts)} prompts → {args.embed}")
+        return 0
+    from akd_blender.core.priors.tiny import load_tiny_prior
+
+    device = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
+    prior = load_tiny_prior(device)
+    if args.phrases:
+        extend_phrases(prior, Path(args.phrases))
+    judge = load_judge(args)
+    rows, clips = [], {}
+    for case in cases:
+        row, clip = distil_case(case, artists, prior, device, args.gt)
+        clips[case.seed] = clip
+        if judge is not None:
+            row = judge_case(row, clip, artists, judge)
+        rows.append(row)
+        print(
+            f"{case.seed:3d} {case.source}/{case.kind} {case.label:12s} '{case.prompt}' → {row.get('judged')}, "
+            f"dist {row['joint_distance']:.3f} vs rest {row['rest_distance']:.3f}, recovered {row.get('recovered')}",
+            flush=True,
+        )
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save_clips(clips, out.with_suffix(".clips.npz"))
+    if judge is None:
+        out.write_text(json.dumps({"cases": rows}, indent=1))
+        print(f"{len(rows)} distilled cases (not judged) → {out}")
+        return 0
+    return report(rows, args.bar, Path(args.out))
+
+
+def load_judge(args):
+    """The motion judge of ``--judge`` (default: the shipped one), or None with ``--no-judge``."""
+    from akd_blender.core.motion_judge import load_motion_judge
+
+    return None if args.no_judge else load_motion_judge(args.judge)
+
+
+def rejudge(args, artists: Path) -> int:
+    """Judge the saved clips of shard files (``--merge``) and write one table."""
+    judge = load_judge(args)
+    rows = []
+    for f in args.merge:
+        shard = json.loads(Path(f).read_text())["cases"]
+        clips = load_clips(Path(f).with_suffix(".clips.npz"), shard, artists)
+        rows += [judge_case(r, clips[r["seed"]], artists, judge) for r in shard]
+    return report(sorted(rows, key=lambda r: r["seed"]), args.bar, Path(args.out))
+
+
+def report(rows: list[dict], bar: float, out: Path) -> int:
+    """Print the table, write the JSON; 1 when the recovered share is below ``bar``."""
+    summary = table(rows)
+    print(summary)
+    recovered = sum(r["recovered"] for r in rows) / len(rows)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"recovered": recovered, "bar": bar, "cases": rows, "table": summary}, indent=1))
+    print(f"recovered {recovered:.1%} of {len(rows)} cases (bar {bar:.0%}) → {out}")
+    return 0 if recovered >= bar else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

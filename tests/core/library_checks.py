@@ -1,0 +1,234 @@
+"""Observable effects of the role-based library's motions, measured on the skinned mesh (shared by
+the core tests on procedural characters and the Blender tests on artist rigs)."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import torch
+
+from akd_blender.core.kinematics import Skeleton
+from akd_blender.core.motion import MotionClip
+from akd_blender.core.rig import RigAsset
+from akd_blender.core.roles import BoneRoles
+
+
+def _turn(vector: np.ndarray, up: np.ndarray, angle: float) -> np.ndarray:
+    return vector * np.cos(angle) + np.cross(up, vector) * np.sin(angle) + up * (up @ vector) * (1 - np.cos(angle))
+
+
+class Measured:
+    """A clip played on a rig, measured on its skinned mesh (armature space, body-frame axes)."""
+
+    def __init__(self, rig: RigAsset, roles: BoneRoles, clip: MotionClip, facing: float) -> None:
+        self.rig, self.roles, self.clip = rig, roles, clip
+        skeleton = Skeleton(rig, torch.float64)
+        self.verts = skeleton(clip, space="armature").numpy()
+        self.rest = skeleton(MotionClip.rest(rig, 1), space="armature").numpy()[0]
+        self.joints = skeleton.joint_positions(*clip.pose_channels(torch.float64), space="armature").numpy()
+        f = roles.frame
+        self.up, self.H, self.ground = f.up, f.height, f.ground
+        self.forward = _turn(f.forward, f.up, facing)
+        self.left = np.cross(self.up, self.forward)
+        self.owner = rig.weights.argmax(1)
+
+    def of(self, bones) -> np.ndarray:
+        mask = np.isin(self.owner, list(bones)) & (self.rig.weights.max(1) > 0)
+        assert mask.any(), bones
+        return mask
+
+    def height(self, mask=slice(None)) -> np.ndarray:
+        """[F,n] heights above the rest ground of the chosen vertices."""
+        return self.verts[:, mask] @ self.up - self.ground
+
+    def rest_height(self, mask) -> np.ndarray:
+        return self.rest[mask] @ self.up - self.ground
+
+    def centroid(self) -> np.ndarray:
+        return self.verts.mean(1)
+
+    def root_height(self) -> np.ndarray:
+        return self.joints[:, self.roles.root] @ self.up - self.ground
+
+    def facing_angles(self) -> float:
+        """Degrees the left-minus-right leg centroid turned about up between the first and last frame."""
+        left = self.of([b for limb in self.roles.legs if limb.side == "left" for b in limb.bones])
+        right = self.of([b for limb in self.roles.legs if limb.side == "right" for b in limb.bones])
+        side = self.verts[:, left].mean(1) - self.verts[:, right].mean(1)
+        side = side - (side @ self.up)[:, None] * self.up
+        a, b = side[0], side[-1]
+        return float(np.degrees(np.arctan2(np.cross(a, b) @ self.up, a @ b)))
+
+    def limb_end(self, group: str, side: str, position: str = "") -> np.ndarray:
+        limb = self.roles.limb(group, side, position)
+        return self.of(limb.bones[-1:])
+
+
+def travel(m: Measured) -> tuple[float, float]:
+    move = m.centroid()[-1] - m.centroid()[0]
+    return float(move @ m.forward), float(abs(move @ m.left))
+
+
+def leg_length(m: Measured) -> float:
+    return float(np.mean([m.rig.heads[limb.bones[0]] @ m.up - m.ground for limb in m.roles.legs]))
+
+
+def _head(m: Measured) -> np.ndarray:
+    """The head's vertices (the last neck bone's when the rig has no head bone)."""
+    return m.of([m.roles.head] if m.roles.head is not None else m.roles.neck[-1:])
+
+
+def check_gait(m: Measured, flight: float = 0.06) -> None:
+    ahead, aside = travel(m)
+    assert ahead > 1.0 * leg_length(m), ahead
+    assert aside < 0.15 * ahead
+    lowest = m.height().min(1)
+    assert lowest.max() < flight * m.H  # a foot stays near the ground (a run may leave it briefly)
+    # foot vertices on the ground in two successive frames (planted feet) slide far slower than the body
+    feet = m.of([limb.bones[-1] for limb in m.roles.legs])
+    heights = m.height(feet)
+    horizontal = m.verts[:, feet] - (m.verts[:, feet] @ m.up)[..., None] * m.up
+    contact = heights < heights.min(1, keepdims=True) + 0.005 * m.H
+    slips = [
+        np.median(np.linalg.norm(horizontal[f + 1, both] - horizontal[f, both], axis=1))
+        for f in range(len(heights) - 1)
+        if (both := contact[f] & contact[f + 1]).any()
+    ]
+    speed = np.linalg.norm(np.diff(m.centroid(), axis=0), axis=1)
+    assert len(slips) > 0.5 * len(speed) and np.median(slips) < 0.3 * np.median(speed), (np.median(slips), np.median(speed))
+
+
+def check_jump(m: Measured, rise: float = 0.08) -> None:
+    lowest = m.height().min(1)
+    assert lowest.min() < 0.03 * m.H and lowest.max() > rise * m.H, lowest
+
+
+def check_hop(m: Measured) -> None:
+    check_jump(m, 0.03)
+    assert travel(m)[0] > 0.3 * leg_length(m)
+
+
+def check_lowered(m: Measured) -> None:
+    root = m.root_height()
+    assert root[-1] < root[0] - 0.15 * root[0], root
+
+
+def check_in_place(m: Measured) -> None:
+    move = m.centroid() - m.centroid()[0]
+    horizontal = move - (move @ m.up)[:, None] * m.up
+    assert np.linalg.norm(horizontal, axis=1).max() < 0.3 * m.H
+
+
+def check_wave(m: Measured) -> None:
+    head_top = m.rest_height(_head(m)).max()
+    right, left = m.limb_end("arms", "right"), m.limb_end("arms", "left")
+    assert m.height(right).max(1).max() > head_top
+    shoulder = m.rig.heads[m.roles.limb("arms", "left").bones[0]] @ m.up - m.ground
+    assert m.height(left).max() < shoulder
+
+
+def check_raise_arms(m: Measured) -> None:
+    head_top = m.rest_height(_head(m)).max()
+    for side in ("left", "right"):
+        assert m.height(m.limb_end("arms", side))[-1].max() > head_top, side
+
+
+def check_turn(m: Measured) -> None:
+    assert abs(m.facing_angles()) > 90
+
+
+def check_wag(m: Measured) -> None:
+    if not m.roles.tail:  # a tailless body sways its hips instead
+        assert np.ptp(m.centroid() @ m.left) > 0.0
+        return
+    tip = m.of(m.roles.tail[-1:])
+    tail_length = np.linalg.norm(m.rest[tip].mean(0) - m.rig.heads[m.roles.tail[0]])
+    sideways = m.verts[:, tip].mean(1) @ m.left
+    assert np.ptp(sideways) > 0.5 * tail_length, (np.ptp(sideways), tail_length)
+
+
+def check_head_down(m: Measured) -> None:
+    head = _head(m)
+    assert m.height(head).min(1).min() < 0.5 * m.rest_height(head).min()
+    assert m.height(head).min() < 0.25 * m.H
+
+
+def check_rear_up(m: Measured) -> None:
+    front = m.of([limb.bones[-1] for limb in m.roles.legs if limb.position == "front"])
+    assert m.height(front).min(1).max() > 0.2 * m.H
+    hind = m.of([limb.bones[-1] for limb in m.roles.legs if limb.position == "hind"])
+    assert m.height(hind).min(1).max() < 0.05 * m.H  # standing on the hind feet throughout
+
+
+def check_kick(m: Measured) -> None:
+    right, left = m.limb_end("legs", "right"), m.limb_end("legs", "left")
+    assert m.height(right).max(1).max() > 0.25 * m.H
+    assert m.height(left).min(1).max() < 0.03 * m.H
+
+
+def check_bow(m: Measured) -> None:
+    head = _head(m)
+    top = m.height(head).max(1)
+    assert top.min() < top[0] - 0.08 * m.H
+    assert np.ptp(m.root_height()) < 0.05 * m.H
+
+
+def check_clap(m: Measured) -> None:
+    left, right = m.limb_end("arms", "left"), m.limb_end("arms", "right")
+    settled = slice(len(m.verts) // 4, None)  # after the arms came up
+    gap = np.linalg.norm(m.verts[:, left].mean(1) - m.verts[:, right].mean(1), axis=1)[settled]
+    assert gap.min() < 0.5 * gap.max(), gap
+    ahead = (m.verts[:, right].mean(1) - m.joints[:, m.roles.root]) @ m.forward
+    assert ahead[settled].min() > 0.05 * m.H
+
+
+def check_punch(m: Measured) -> None:
+    peaks = []
+    for side in ("left", "right"):
+        hand = m.limb_end("arms", side)
+        ahead = ((m.verts[:, hand] - m.joints[:, m.roles.root, None]) @ m.forward).max(1)  # the fist's front
+        assert ahead.max() > 0.25 * m.H, side
+        peaks.append(int(ahead.argmax()))
+    assert peaks[0] != peaks[1]
+
+
+def check_flap(m: Measured) -> None:
+    for limb in m.roles.wings:
+        tip = m.of(limb.bones[-1:])
+        assert np.ptp(m.height(tip).mean(1)) > 0.15 * m.H
+
+
+def check_peck(m: Measured) -> None:
+    head = _head(m)
+    assert m.height(head).min(1).min() < 0.6 * m.rest_height(head).min()
+
+
+def check_raise_front_legs(m: Measured) -> None:
+    front = m.of([limb.bones[-1] for limb in m.roles.legs if limb.position == "front"])
+    assert m.height(front).min(1).max() > 0.15 * m.H
+
+
+CHECKS = {
+    "walk": [check_gait],
+    "run": [functools.partial(check_gait, flight=0.12)],
+    "gallop": [functools.partial(check_gait, flight=0.12)],
+    "jump": [check_jump],
+    "hop": [check_hop],
+    "sit": [check_lowered, check_in_place],
+    "crouch": [check_lowered, check_in_place],
+    "lie_down": [check_lowered, check_in_place],
+    "wave": [check_wave, check_in_place],
+    "raise_arms": [check_raise_arms, check_in_place],
+    "turn": [check_turn, check_in_place],
+    "wag_tail": [check_wag, check_in_place],
+    "head_down": [check_head_down, check_in_place],
+    "rear_up": [check_rear_up],
+    "kick": [check_kick, check_in_place],
+    "bow": [check_bow, check_in_place],
+    "clap": [check_clap, check_in_place],
+    "punch": [check_punch, check_in_place],
+    "flap_wings": [check_flap, check_in_place],
+    "peck": [check_peck, check_in_place],
+    "raise_front_legs": [check_raise_front_legs, check_in_place],
+}

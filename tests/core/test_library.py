@@ -1,0 +1,246 @@
+"""The motion library over bone roles: every motion on every character of its kind gives valid pose
+channels and does what its label says, measured on the skinned mesh; motions do not depend on bone
+rolls, armature axes or the root's parent; phrasings and variations are kept apart by split."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import numpy as np
+import pytest
+import torch
+
+from akd_blender.core.errors import InputError
+from akd_blender.core.kinematics import Skeleton
+from akd_blender.core.motion import MotionClip
+from akd_blender.core.procedural import motions as named
+from akd_blender.core.procedural.characters import biped
+from akd_blender.core.procedural.library import (
+    LIBRARY,
+    library_phrasings,
+    make_role_clip,
+    motions_for,
+    role_motion,
+    sample_variations,
+)
+from akd_blender.core.procedural.motions import Variation
+from akd_blender.core.rig import RigAsset
+from akd_blender.core.roles import find_roles
+from tests.core.library_checks import CHECKS, Measured, travel
+from tests.core.rig_variants import affine, reexpressed, rotation
+from tests.core.role_fixtures import family_character, procedural_characters
+
+FRAMES, FPS = 24, 12.0
+CHARACTERS = {
+    **{f"procedural_{k}": v for k, v in procedural_characters().items()},
+    "family_biped_5": family_character("biped", 5),
+    "family_quadruped_0": family_character("quadruped", 0),
+    "family_bird_7": family_character("bird", 7),
+    "family_hexapod_6": family_character("hexapod", 6),
+}
+CASES = [(name, spec.label) for name, (_, roles) in CHARACTERS.items() for spec in LIBRARY[roles.kind]]
+
+
+@functools.cache
+def measured(name: str, label: str, which: str = "train") -> Measured:
+    rig, roles = CHARACTERS[name]
+    variation = sample_variations(label, which, 1, seed=0)[0]
+    clip = make_role_clip(rig, roles, label, variation, FRAMES, FPS)
+    return Measured(rig, roles, clip, variation.facing)
+
+
+@pytest.mark.parametrize("name,label", CASES, ids=[f"{n}-{lab}" for n, lab in CASES])
+def test_motion_is_valid_and_does_what_its_label_says(name, label):
+    m = measured(name, label)
+    clip = m.clip
+    assert clip.matches(m.rig) and clip.num_frames == FRAMES and clip.fps == FPS
+    assert np.isfinite(clip.rotations).all() and np.isfinite(clip.locations).all()
+    np.testing.assert_allclose(np.linalg.norm(clip.rotations, axis=-1), 1.0, atol=1e-9)
+    assert np.isfinite(m.verts).all()
+    assert m.height().min() > -0.03 * m.H  # nothing sinks through the ground
+    assert np.linalg.norm(m.verts - m.verts[:1], axis=-1).mean(1).max() > 0.01 * m.H  # it moves
+    for check in CHECKS[label]:
+        check(m)
+
+
+def test_every_kind_has_the_shared_motions_and_its_own():
+    shared = {"walk", "run", "jump", "turn", "sit"}
+    own = {
+        "biped": {"wave", "raise_arms", "kick", "bow", "crouch", "clap", "punch"},
+        "quadruped": {"wag_tail", "lie_down", "head_down", "rear_up", "gallop"},
+        "bird": {"flap_wings", "peck", "hop"},
+        "hexapod": {"hop", "raise_front_legs"},
+    }
+    for kind, labels in own.items():
+        assert {s.label for s in motions_for(kind)} == shared | labels, kind
+    assert len({s.label for specs in LIBRARY.values() for s in specs}) >= 16
+    assert set(CHECKS) == {s.label for specs in LIBRARY.values() for s in specs}
+    # labels kept from the named-bone library where the motion is the same
+    assert {"walk", "run", "jump", "wave", "raise_arms", "turn", "wag_tail", "sit"} <= set(named.LABELS)
+
+
+def test_phrasings_five_train_two_heldout_and_disjoint():
+    for specs in LIBRARY.values():
+        for spec in specs:
+            assert len(spec.phrasings) == 5 and len(spec.heldout_phrasings) == 2, spec.label
+    train = [p for p, _, _ in library_phrasings("train")]
+    held = [p for p, _, _ in library_phrasings("heldout")]
+    assert len(set(train)) == len(train) and len(set(held)) == len(held)
+    assert not set(train) & set(held)
+    with pytest.raises(ValueError, match="split must be"):
+        library_phrasings("extra")
+
+
+def test_time_symmetric_flags():
+    assert role_motion("biped", "wave").time_symmetric and not role_motion("biped", "walk").time_symmetric
+    assert not role_motion("quadruped", "sit").time_symmetric and role_motion("quadruped", "wag_tail").time_symmetric
+
+
+def test_variations_are_deterministic_per_label_and_split():
+    train = sample_variations("walk", "train", 6, seed=0)
+    assert train == sample_variations("walk", "train", 6, seed=0)
+    held = sample_variations("walk", "heldout", 6, seed=0)
+    assert not set(train) & set(held)
+    assert sample_variations("run", "train", 6, seed=0) != train
+    for v in train + held:
+        assert 0.8 <= v.speed <= 1.25 and 0.8 <= v.amplitude <= 1.2 and abs(v.facing) <= np.pi / 3
+    with pytest.raises(ValueError, match="split must be"):
+        sample_variations("walk", "test")
+
+
+def test_variations_change_speed_amplitude_and_facing():
+    rig, roles = CHARACTERS["procedural_biped"]
+    base = Measured(rig, roles, make_role_clip(rig, roles, "walk", Variation(), FRAMES, FPS), 0.0)
+    fast = Measured(rig, roles, make_role_clip(rig, roles, "walk", Variation(speed=1.25), FRAMES, FPS), 0.0)
+    assert travel(fast)[0] > 1.15 * travel(base)[0]
+    big = Measured(rig, roles, make_role_clip(rig, roles, "wave", Variation(amplitude=1.2), FRAMES, FPS), 0.0)
+    small = Measured(rig, roles, make_role_clip(rig, roles, "wave", Variation(amplitude=0.8), FRAMES, FPS), 0.0)
+    assert np.abs(big.verts - small.verts).max() > 0.02 * big.H
+    turned = Measured(rig, roles, make_role_clip(rig, roles, "walk", Variation(facing=0.7), FRAMES, FPS), 0.7)
+    ahead, aside = travel(turned)
+    assert ahead > 0.9 * travel(base)[0] and aside < 0.1 * ahead
+    phased = make_role_clip(rig, roles, "walk", Variation(phase=0.5), FRAMES, FPS)
+    assert np.abs(phased.rotations - base.clip.rotations).max() > 0.05
+
+
+def test_unknown_kind_or_label_is_named():
+    with pytest.raises(InputError, match="moonwalk"):
+        role_motion("biped", "moonwalk")
+    with pytest.raises(InputError, match="serpent"):
+        motions_for("serpent")
+
+
+# --------------------------------------------------------------------------- invariances
+
+
+def _rolled(rig: RigAsset, seed: int) -> RigAsset:
+    """Every bone's rest frame turned about its own Y axis by a random roll (same geometry)."""
+    rng = np.random.default_rng(seed)
+    rest = rig.rest_matrices.copy()
+    for b, roll in enumerate(rng.uniform(-np.pi, np.pi, rig.num_bones)):
+        rest[b, :3, :3] = rest[b, :3, :3] @ rotation([0.0, 1.0, 0.0], roll)
+    return dataclasses.replace(rig, rest_matrices=rest)
+
+
+def _world(rig: RigAsset, clip: MotionClip) -> np.ndarray:
+    return Skeleton(rig, torch.float64)(clip).numpy()
+
+
+@pytest.mark.parametrize("label", ["walk", "wave", "bow", "crouch"])
+def test_motions_do_not_depend_on_bone_rolls(label):
+    rig, roles = CHARACTERS["procedural_biped"]
+    rolled = _rolled(rig, 3)
+    v = Variation(facing=0.4)
+    a = _world(rig, make_role_clip(rig, roles, label, v, FRAMES, FPS))
+    b = _world(rolled, make_role_clip(rolled, roles, label, v, FRAMES, FPS))
+    np.testing.assert_allclose(a, b, atol=1e-6 * rig.height)
+
+
+@pytest.mark.parametrize("label", ["walk", "sit", "wag_tail"])
+def test_motions_do_not_depend_on_the_armature_axes(label):
+    """A Y-up, turned, shifted armature space (same world character) plays the same motion."""
+    rig, roles = CHARACTERS["procedural_quadruped"]
+    turned = reexpressed(rig, affine(rotation([1.0, 0.0, 0.0], np.pi / 2) @ rotation([0, 0, 1.0], 0.8), (0.2, 0.5, -0.3)))
+    turned_roles = find_roles(turned)
+    v = Variation(facing=-0.5)
+    a = _world(rig, make_role_clip(rig, roles, label, v, FRAMES, FPS))
+    b = _world(turned, make_role_clip(turned, turned_roles, label, v, FRAMES, FPS))
+    np.testing.assert_allclose(a, b, atol=1e-5 * rig.height)
+
+
+def _under_a_parent(rig: RigAsset, local_location: bool) -> RigAsset:
+    """The rig with a new non-deforming bone 0 above every root, its rest frame turned (a glTF
+    ``_rootJoint``); the old root's location channel in its own axes or in the parent's."""
+    rest0 = np.eye(4)
+    rest0[:3, :3] = rotation([1.0, 0.3, -0.2], 1.1)
+    rest0[:3, 3] = (0.1, -0.2, 0.05)
+    parents = np.concatenate([[-1], np.where(rig.parents < 0, 0, rig.parents + 1)])
+    flag = lambda arr, value: np.concatenate([[value], arr])  # noqa: E731
+    use_local = rig.use_local_location.copy()
+    use_local[rig.root_indices] = local_location
+    return dataclasses.replace(
+        rig,
+        bone_names=("_rootJoint",) + rig.bone_names,
+        parents=parents,
+        rest_matrices=np.concatenate([rest0[None], rig.rest_matrices]),
+        heads=np.concatenate([rest0[None, :3, 3], rig.heads]),
+        tails=np.concatenate([rest0[None, :3, 3] + rest0[None, :3, 1], rig.tails]),
+        lengths=flag(rig.lengths, 1.0),
+        use_deform=flag(rig.use_deform, False),
+        use_connect=flag(rig.use_connect, False),
+        inherit_rotation=flag(rig.inherit_rotation, True),
+        use_local_location=flag(use_local, True),
+        rotation_modes=("QUATERNION",) + rig.rotation_modes,
+        rotation_locks=np.concatenate([np.zeros((1, 3), bool), rig.rotation_locks]),
+        location_locks=np.concatenate([np.zeros((1, 3), bool), rig.location_locks]),
+        rotation_limits=np.concatenate([np.full((1, 3, 2), np.nan), rig.rotation_limits]),
+        weights=np.concatenate([np.zeros((rig.num_vertices, 1), np.float32), rig.weights], axis=1),
+    )
+
+
+@pytest.mark.parametrize("local_location", [True, False])
+def test_root_travel_goes_through_the_root_channel_whatever_its_parent(local_location):
+    rig, roles = CHARACTERS["procedural_biped"]
+    wrapped = _under_a_parent(rig, local_location)
+    wrapped_roles = find_roles(wrapped)
+    assert wrapped_roles.root == roles.root + 1
+    v = Variation(facing=0.3)
+    for label in ("walk", "turn", "jump"):
+        a = _world(rig, make_role_clip(rig, roles, label, v, FRAMES, FPS))
+        b = _world(wrapped, make_role_clip(wrapped, wrapped_roles, label, v, FRAMES, FPS))
+        np.testing.assert_allclose(a, b, atol=1e-6 * rig.height, err_msg=label)
+
+
+def test_arms_hang_down_from_any_rest_pose():
+    """T-pose (procedural biped) and each family biped's own rest arms: at the walk's first frame the
+    hands hang below the shoulders, near the hips."""
+    for name in ("procedural_biped", "family_biped_5"):
+        m = measured(name, "walk")
+        for limb in m.roles.arms:
+            shoulder = m.rig.heads[limb.bones[0]] @ m.up - m.ground
+            hand = m.height(m.of(limb.bones[-1:]))[0].mean()
+            assert hand < shoulder - 0.2 * m.H, (name, limb.side)
+
+
+def test_role_walk_differs_from_the_named_walk_but_bothtravel():
+    rig = biped()
+    roles = find_roles(rig)
+    old = named.make_clip(rig, "biped", "walk", Variation(), frames=16, fps=8.0)
+    new = make_role_clip(rig, roles, "walk", Variation(), frames=16, fps=8.0)
+    assert np.abs(old.rotations - new.rotations).max() > 0.05
+    for clip in (old, new):
+        m = Measured(rig, roles, clip, 0.0)
+        assert travel(m)[0] > 0.5
+
+
+@pytest.mark.parametrize("kind", ["biped", "quadruped", "bird", "hexapod"])
+def test_motions_play_on_a_bare_body_and_on_one_frame(kind):
+    """Roles with no spine, neck, head, tail, arms or wings still give valid clips, at any length."""
+    rig, roles = CHARACTERS[f"procedural_{kind}"]
+    bare = dataclasses.replace(roles, spine=(), neck=(), head=None, tail=(), arms=(), wings=())
+    for spec in LIBRARY[kind]:
+        for frames, r in ((6, bare), (1, roles)):
+            clip = make_role_clip(rig, r, spec.label, Variation(), frames, FPS)
+            assert clip.num_frames == frames and np.isfinite(clip.rotations).all() and np.isfinite(clip.locations).all()
+            np.testing.assert_allclose(np.linalg.norm(clip.rotations, axis=-1), 1.0, atol=1e-9)
