@@ -69,12 +69,16 @@ class SearchConfig:
         the base pose's mean image error (see :func:`search_poses`).
     move_weight: penalty per radian of a candidate's own turn (same units): a move must buy more
         than image noise.
-    ground_weight: penalty per frame on the gap between the candidate's lowest skinned vertex and the
-        ground the rig stands on (``rig.ground_height``) beyond ``contact_tolerance`` × height, per
-        ``root_lift`` × height of gap (same units as ``move_weight``; 0 disables). A character whose
-        look differs from the drawn one (a white, textured glTF figure against the teacher's coloured
-        biped) otherwise matches the video best by leaving the drawn silhouette, and lifts or slides
-        out of it.
+    ground_weight: penalty per frame on the candidate's lowest skinned vertex floating above the
+        ground the rig stands on (``rig.ground_height``) by more than ``contact_tolerance`` × height,
+        per ``root_lift`` × height of gap (same units as ``move_weight``; 0 disables; not applied when
+        ``leaves_ground``). A character whose look differs from the drawn one (a white, textured glTF
+        figure against the teacher's coloured biped) otherwise matches the video best by leaving the
+        drawn silhouette, and lifts or slides out of it.
+    penetration_weight: penalty per frame on the lowest skinned vertex below that ground (from the
+        first depth on), per ``root_lift`` × height of depth (same units; 0 disables); applied to
+        every motion, airborne or not.
+    leaves_ground: the motion has frames in the air (a jump): floating is not penalised, sinking is.
     anchor_start: the first frame keeps the base pose's height (no lift): every motion starts where
         the character stood.
     contact_tolerance: a gap up to this fraction of the height counts as touching the ground.
@@ -91,6 +95,8 @@ class SearchConfig:
     time_weight: float = 0.1
     move_weight: float = 0.1
     ground_weight: float = 0.25
+    penetration_weight: float = 2.0
+    leaves_ground: bool = False
     anchor_start: bool = True
     contact_tolerance: float = 0.01
     batch: int = 512
@@ -111,16 +117,16 @@ class SearchProgress:
     seconds: float
 
 
-_TRAVELLING_MOTIONS = ("walk", "run", "trot", "gallop", "jog", "amble", "stride")
-
-
 def search_config_for(motion: str | None, **overrides) -> SearchConfig:
     """The search's settings for a motion label (e.g. the teacher's ``"biped/walk"``; None: unknown):
-    the root's steady travel is searched only for motions that travel (walk, run …), so a wave, a
-    sit or a jump stays where it stood. ``overrides`` are further SearchConfig fields."""
-    label = (motion or "").lower()
-    travels = motion is None or any(word in label for word in _TRAVELLING_MOTIONS)
-    fields = {} if travels else {"root_travel": 0.0}
+    the root's steady travel is searched only for motions that travel (walk, run …; and for an unknown
+    motion), so a wave, a sit or a jump stays where it stood; motions with frames in the air (jump,
+    run …, :func:`~akd_blender.core.metrics.motion_leaves_ground`) may float, every other one is kept
+    on the ground. ``overrides`` are further SearchConfig fields."""
+    from .metrics import motion_leaves_ground, motion_travels
+
+    fields = {} if motion is None or motion_travels(motion) else {"root_travel": 0.0}
+    fields["leaves_ground"] = motion_leaves_ground(motion)
     return SearchConfig(**{**fields, **overrides})
 
 
@@ -319,11 +325,15 @@ def search_poses(
 
     ground = float(rig.ground_height) + config.contact_tolerance * float(rig.height)
 
+    floor = float(rig.ground_height)
+    floating_weight = 0.0 if config.leaves_ground else config.ground_weight
+
     def off_ground(lowest: torch.Tensor) -> torch.Tensor:
-        """Penalty [C,F] on lowest vertices [C,F] above the ground (``ground_weight`` per lift "radian")."""
-        if config.ground_weight <= 0:
-            return torch.zeros_like(lowest)
-        return config.ground_weight * unit * (lowest - ground).clamp_min(0.0) / lift_per_radian
+        """Penalty [C,F] on lowest vertices [C,F] floating above the ground beyond the tolerance
+        (``ground_weight``) or below it (``penetration_weight``), per lift "radian"."""
+        floating = floating_weight * (lowest - ground).clamp_min(0.0)
+        sinking = config.penetration_weight * (floor - lowest).clamp_min(0.0)
+        return unit * (floating + sinking) / lift_per_radian
 
     def anchored(score: torch.Tensor, heights: torch.Tensor) -> torch.Tensor:
         """``score`` [C,F] with the first frame's candidates that change its height [C] ruled out."""

@@ -14,6 +14,7 @@ from akd_blender.core.pose_search import SearchConfig, SearchProgress, search_co
 from akd_blender.core.procedural.characters import biped
 from akd_blender.core.procedural.motions import make_clip, neutral_clip
 from akd_blender.core.render import Renderer, make_cameras, root_path
+from akd_blender.core.rotations import quat_multiply, rotvec_to_quat
 
 SIZE = 32
 SCALES = (2.4, 1.0, 0.3)
@@ -94,3 +95,67 @@ def test_travel_is_searched_only_for_motions_that_travel():
     for motion in ("biped/wave", "biped/raise_arms", "quadruped/sit", "biped/jump", "quadruped/wag_tail"):
         assert search_config_for(motion).root_travel == 0.0, motion
     assert search_config_for("quadruped/sit", scales=(1.0,)).scales == (1.0,)
+
+
+def _lifted(rig, clip, heights):
+    """``clip`` with the root raised by ``heights[f]`` (Blender units, world up) in frame f."""
+    root = int(rig.root_indices[0])
+    axes = rig.rest_matrices[root, :3, :3] if rig.use_local_location[root] else np.eye(3)
+    up = np.linalg.solve(rig.armature_world[:3, :3], [0.0, 0.0, 1.0])
+    locations = clip.locations.copy()
+    locations[:, root] += np.outer(heights, up / np.linalg.norm(up)) @ axes
+    return type(clip)(clip.bone_names, clip.fps, clip.frame_start, clip.rotations.copy(), locations)
+
+
+def _lowest(rig, result, start) -> torch.Tensor:
+    """The lowest skinned vertex's height above the ground per frame [F], in heights, of a search result."""
+    rotations, locations = start.pose_channels()
+    skeleton = Skeleton(rig)
+    root = int(rig.root_indices[0])
+    axes = torch.as_tensor(rig.rest_matrices[root, :3, :3] if rig.use_local_location[root] else np.eye(3), dtype=torch.float32)
+    free = np.flatnonzero(~rig.rotation_locks.all(axis=1))
+    posed = rotations.clone().float()
+    posed[:, free] = quat_multiply(posed[:, free], rotvec_to_quat(result.rotvec.double()).float())
+    moved = locations.clone().float()
+    moved[:, root] += result.root @ axes
+    with torch.no_grad():
+        z = skeleton.deform(posed, moved)[..., 2].amin(-1)
+    return (z - float(rig.ground_height)) / float(rig.height)
+
+
+@pytest.mark.parametrize("leaves_ground", [False, True])
+def test_a_figure_drawn_sunk_into_the_ground_stays_on_it(rig, leaves_ground):
+    """The drawn figure sinks a fifth of its height into the ground from the second frame on (the ground
+    hides its feet); without the penetration term the search follows it down; with it (for motions that
+    stay on the ground and for those that leave it alike) the feet stay at the ground."""
+    h = float(rig.height)
+    start = neutral_clip(rig, 6)
+    target = _render(rig, _lifted(rig, start, [0.0] + [-0.2 * h] * 5))
+    config = SearchConfig(scales=SCALES, leaves_ground=leaves_ground)
+    sunk = _lowest(rig, _search(rig, target, start, replace(config, penetration_weight=0.0)), start)
+    assert float(sunk[1:].max()) < -0.08, sunk  # the image alone pulls the figure down
+    grounded = _lowest(rig, _search(rig, target, start, config), start)
+    assert float(grounded.min()) > -0.02, grounded
+
+
+def test_floating_is_penalised_only_for_motions_that_stay_on_the_ground(rig):
+    """The drawn figure (the searched one itself, so the image asks clearly) hovers a fifth of its height
+    above the ground. The default floating weight is soft: a clearly drawn lift still wins (a jump that
+    the label misses can still leave the ground); a firm one keeps a motion that stays on the ground
+    down, and leaves one that leaves it (``leaves_ground``) free to follow the drawing up."""
+    h = float(rig.height)
+    start = neutral_clip(rig, 6)
+    target = _render(rig, _lifted(rig, start, [0.0] + [0.2 * h] * 5))
+    firm = SearchConfig(scales=SCALES, ground_weight=4.0)
+    floating = _lowest(rig, _search(rig, target, start, replace(firm, leaves_ground=True)), start)
+    grounded = _lowest(rig, _search(rig, target, start, firm), start)
+    assert float(floating[1:].min()) > 0.1, floating
+    assert float(grounded.max()) < 0.05 and float(grounded.min()) > -0.02, grounded
+
+
+def test_search_config_for_keeps_grounded_motions_down_and_lets_airborne_ones_float():
+    for motion in ("biped/walk", "biped/wave", "quadruped/sit", "quadruped/wag_tail", None):
+        assert not search_config_for(motion).leaves_ground, motion
+    for motion in ("biped/jump", "quadruped/jump", "biped/run", "quadruped/run"):
+        config = search_config_for(motion)
+        assert config.leaves_ground and config.penetration_weight > 0 and config.ground_weight > 0, motion
