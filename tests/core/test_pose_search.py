@@ -213,7 +213,7 @@ class _DrawsOneVideo:
     def encode_text(self, prompt, negative_prompt=""):
         return None
 
-    def sample(self, text, generator=None, guidance=3.0, steps=30):
+    def sample(self, text, generator=None, guidance=3.0, steps=30, progress=None):
         self.drawn += 1
         return self.video
 

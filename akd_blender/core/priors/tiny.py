@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -164,10 +165,18 @@ class TinyPrior(SDSPrior):
     # Sample-then-fit -------------------------------------------------------------------------
     @torch.no_grad()
     def sample(
-        self, text: TextEmbedding, generator: torch.Generator | None = None, guidance: float = 3.0, steps: int = 30
+        self,
+        text: TextEmbedding,
+        generator: torch.Generator | None = None,
+        guidance: float = 3.0,
+        steps: int = 30,
+        progress: Callable[[int, int], None] | None = None,
     ) -> torch.Tensor:
-        """A video the teacher draws for ``text``: [F,3,H,W] in [0,1] (DDIM, CFG ``guidance``)."""
-        return sample_videos(self.unet, self.cfg, text.cond[:, 0], text.uncond[:, 0], guidance, steps, generator)[0]
+        """A video the teacher draws for ``text``: [F,3,H,W] in [0,1] (DDIM, CFG ``guidance``);
+        ``progress(done, total)`` after each DDIM step (an exception it raises stops the drawing)."""
+        return sample_videos(
+            self.unet, self.cfg, text.cond[:, 0], text.uncond[:, 0], guidance, steps, generator, progress=progress
+        )[0]
 
     def free(self) -> None:
         self.unet.to("cpu")

@@ -10,6 +10,7 @@ A video [F,3,H,W] in [0,1] is mapped to [-1,1] and its frames are stacked along 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 import torch
@@ -191,8 +192,10 @@ def sample_videos(
     guidance: float = 3.0,
     steps: int = 30,
     generator: torch.Generator | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> torch.Tensor:
-    """DDIM sampling with classifier-free guidance: text embeddings [B,384] → videos [B,F,3,H,W] in [0,1]."""
+    """DDIM sampling with classifier-free guidance: text embeddings [B,384] → videos [B,F,3,H,W] in [0,1];
+    ``progress(done, total)`` is called after each DDIM step."""
     from ..base import cfg_combine
 
     device, dtype = text.device, next(unet.parameters()).dtype
@@ -202,11 +205,13 @@ def sample_videos(
     sched.set_timesteps(steps, device=device)
     shape = (b, 3 * cfg.frames, cfg.height, cfg.width)
     x = torch.randn(shape, generator=generator, device=generator.device if generator else "cpu").to(device, torch.float32)
-    for t in sched.timesteps:
+    for done, t in enumerate(sched.timesteps, 1):
         ts = t.expand(2 * b).to(device)
         emb = torch.cat([uncond, text])
         pred = unet(torch.cat([x, x]).to(dtype), ts, **text_condition(emb, dtype)).sample.float()
         # cfg_combine takes [2,...] (uncond, cond) → [1,...]; apply per batch element.
         pred = torch.cat([cfg_combine(pred[i::b], guidance) for i in range(b)])
         x = sched.step(pred, t, x).prev_sample
+        if progress is not None:
+            progress(done, len(sched.timesteps))
     return unpack(x, cfg.frames).clamp(0, 1)
