@@ -506,10 +506,13 @@ def _conjugate(quat: torch.Tensor) -> torch.Tensor:
     return quat * torch.tensor([1.0, -1.0, -1.0, -1.0], dtype=quat.dtype, device=quat.device)
 
 
-def smooth_frames(values: torch.Tensor, sigma: float) -> torch.Tensor:
+def smooth_frames(values: torch.Tensor, sigma: float, hold_first: bool = False) -> torch.Tensor:
     """``values`` [F,...] smoothed over frames by a Gaussian of ``sigma`` frames (edges held; 0 = as
     is). The search picks each frame's pose from a ring of candidates, so consecutive frames differ by
-    the ring's quantisation; unsmoothed, that jitter reads as a shuffled clip rather than a motion."""
+    the ring's quantisation; unsmoothed, that jitter reads as a shuffled clip rather than a motion.
+    ``hold_first``: the first frame keeps its value exactly (the smoothing's change there is taken
+    back, fading as the same Gaussian over the next frames), so a root lift anchored at the first
+    frame (``SearchConfig.anchor_start``) still starts where the character stood."""
     if sigma <= 0 or values.shape[0] < 2:
         return values
     radius = max(1, math.ceil(3 * sigma))
@@ -517,7 +520,12 @@ def smooth_frames(values: torch.Tensor, sigma: float) -> torch.Tensor:
     kernel = (kernel / kernel.sum()).to(values.device, values.dtype)
     flat = values.reshape(values.shape[0], -1).T[:, None]  # [N,1,F]
     padded = torch.nn.functional.pad(flat, (radius, radius), mode="replicate")
-    return torch.nn.functional.conv1d(padded, kernel.view(1, 1, -1))[:, 0].T.reshape(values.shape)
+    smoothed = torch.nn.functional.conv1d(padded, kernel.view(1, 1, -1))[:, 0].T.reshape(values.shape)
+    if hold_first:
+        frames = torch.arange(values.shape[0], device=values.device, dtype=values.dtype)
+        fade = torch.exp(-0.5 * (frames / sigma) ** 2).reshape(-1, *([1] * (values.dim() - 1)))
+        smoothed = smoothed - fade * (smoothed[:1] - values[:1])
+    return smoothed
 
 
 def keys_from_frames(values: torch.Tensor, keys: int, interpolation: str = "cubic", smooth: float = 1e-2) -> torch.Tensor:

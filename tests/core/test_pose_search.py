@@ -101,6 +101,15 @@ def test_smoothing_removes_frame_jitter_and_keeps_slow_motion():
     )
 
 
+def test_smoothing_can_hold_the_first_frame():
+    """A root lift anchored at the first frame (0) and high from the second on keeps its first frame
+    when smoothed with ``hold_first``; plain smoothing lifts it with its neighbours."""
+    lift = torch.tensor([0.0, 0.3, 0.4, 0.4, 0.4, 0.4, 0.4, 0.4, 0.4, 0.4])[:, None].repeat(1, 3)
+    plain, held = smooth_frames(lift, 0.75), smooth_frames(lift, 0.75, hold_first=True)
+    assert float(plain[0, 0]) > 0.05 and torch.equal(held[0], lift[0])
+    assert torch.allclose(held[5:], plain[5:], atol=1e-4) and (held[1:] - plain[1:]).abs().max() < float(plain[0, 0])
+
+
 def test_search_finds_a_raised_arm(rig):
     renderer = Renderer(rig, SIZE, SIZE, backend="torch", device="cpu")
     truth = _raised_arm(rig, FRAMES, 1.6)
