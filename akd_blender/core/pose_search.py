@@ -78,7 +78,8 @@ class SearchConfig:
     penetration_weight: penalty per frame on the lowest skinned vertex below that ground (from the
         first depth on), per ``root_lift`` × height of depth (same units; 0 disables); applied to
         every motion, airborne or not.
-    leaves_ground: the motion has frames in the air (a jump): floating is not penalised, sinking is.
+    leaves_ground: the motion has frames in the air (a jump): floating is penalised only at the first
+        and the last frame (it takes off from and lands on the ground), sinking everywhere.
     anchor_start: the first frame keeps the base pose's height (no lift): every motion starts where
         the character stood.
     contact_tolerance: a gap up to this fraction of the height counts as touching the ground.
@@ -326,7 +327,9 @@ def search_poses(
     ground = float(rig.ground_height) + config.contact_tolerance * float(rig.height)
 
     floor = float(rig.ground_height)
-    floating_weight = 0.0 if config.leaves_ground else config.ground_weight
+    floating_weight = torch.full((frames,), config.ground_weight, device=device)
+    if config.leaves_ground:  # in the air in between, on the ground where it takes off and lands
+        floating_weight[1:-1] = 0.0
 
     def off_ground(lowest: torch.Tensor) -> torch.Tensor:
         """Penalty [C,F] on lowest vertices [C,F] floating above the ground beyond the tolerance
