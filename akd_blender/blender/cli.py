@@ -272,29 +272,41 @@ def distill_config(job: CliJob, frame_start: int, fps: float) -> DistillConfig:
     )
 
 
+_PHASE_UNITS = {"load": "model", "draw": "step", "search": "clip", "steps": "step", "physics": "frame"}
+
+
 class _Bar:
-    """A tqdm bar (step, ETA, loss) on stderr, created at the first progress message."""
+    """A tqdm bar on stderr per phase of the job (load, draw, search, steps, physics: see
+    :class:`~akd_blender.core.worker.Progress`), each with its count, ETA and detail (the search's
+    sweep and bone, the loss of an optimiser step); a new phase closes the previous bar."""
 
     def __init__(self, enabled: bool, desc: str) -> None:
-        self.enabled, self.desc, self.bar = enabled, desc, None
+        self.enabled, self.desc, self.bar, self.phase = enabled, desc, None, None
 
     def __call__(self, message) -> None:
-        from ..core.worker import Progress
-
-        if not self.enabled or not isinstance(message, Progress):
+        """Show a :class:`~akd_blender.core.worker.Progress` or a ``core.distill.DistillProgress``;
+        any other message is ignored."""
+        if not self.enabled or getattr(message, "phase", None) is None:
             return
-        if self.bar is None:
+        if self.bar is None or message.phase != self.phase or message.total != self.bar.total:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=message.total, desc=self.desc, unit="step", file=sys.stderr, dynamic_ncols=True)
+            self.close()
+            unit = _PHASE_UNITS.get(message.phase, "step")
+            desc = f"{self.desc} {message.phase}"
+            self.bar = tqdm(total=message.total, desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=True)
+            self.phase = message.phase
         self.bar.update(message.step - self.bar.n)
         if message.losses:
             loss = message.losses.get("total", next(iter(message.losses.values())))
-            self.bar.set_postfix(loss=f"{loss:.4g}", refresh=False)
+            self.bar.set_postfix_str(f"loss={loss:.4g}", refresh=False)
+        elif message.detail:
+            self.bar.set_postfix_str(message.detail, refresh=False)
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+            self.bar = None
 
 
 def run_one(job: CliJob, progress: bool = True) -> dict:
@@ -327,64 +339,75 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
         changes.append(f"new action '{action.name}' on '{arm.name}'")
         return action
 
-    if job.ground_action is not None:
-        clip, physics, timings = _ground_existing(arm, rig, job.ground_action, fps)
-        action = write(clip, action_name(f"{job.ground_action} grounded"))
-        part = {"device": "cpu", "frames": clip.num_frames, "steps": 0, "final_losses": {}, "loss_history": []}
-        part |= {"config": {}, "distill": {}, "physics": physics, "timings": timings}
-    else:
-        from .keyframes import current_pose
+    bar = _Bar(progress, desc=f"akd {arm.name}")
+    outputs_on = (("save", job.out), ("preview", job.preview), ("export", job.export))
+    todo = ["actions", "keys"] + [label for label, wanted in outputs_on if wanted]
 
-        request = JobRequest(
-            rig=rig,
-            prompt=job.prompt.strip(),
-            config=distill_config(job, int(scene.frame_start), fps),
-            model=job.model,
-            init_pose=current_pose(arm),  # the motion starts from the pose the file shows
-            physics=job.physics,
-        )
-        bar = _Bar(progress, desc=f"distill {arm.name}")
-        try:
-            message = wk.run_job(request, bar)
-        finally:
-            bar.close()
-        if isinstance(message, wk.Failed):
-            if message.details:
-                print(message.details, file=sys.stderr)
-            raise _error_for(message)
-        if isinstance(message, wk.Stopped):
-            raise Cancelled("cancelled")
-        result = message.result
-        clip = result.clip
-        if job.physics:
-            write(result.distilled, action_name(request.prompt))
-            action = write(clip, action_name(f"{request.prompt} grounded"))
+    def wrote(label: str) -> None:
+        bar(wk.Progress(todo.index(label) + 1, len(todo), {}, None, "write", label))
+
+    try:
+        if job.ground_action is not None:
+            clip, physics, timings = _ground_existing(arm, rig, job.ground_action, fps, bar)
+            action = write(clip, action_name(f"{job.ground_action} grounded"))
+            part = {"device": "cpu", "frames": clip.num_frames, "steps": 0, "final_losses": {}, "loss_history": []}
+            part |= {"config": {}, "distill": {}, "physics": physics, "timings": timings}
         else:
-            action = write(clip, action_name(request.prompt))
-        part = result.report()
-    timings = part["timings"]
-    changes[-1] = f"new action '{action.name}' active on '{arm.name}'"
-    if previous is not None:
-        changes.append(f"action '{previous}' kept with a fake user")
-    if job.set_scene_range:
-        scene.frame_start, scene.frame_end = clip.frame_start, clip.frame_end
-        changes.append(f"frame range {clip.frame_start}–{clip.frame_end}")
-    scene.frame_set(scene.frame_current)  # show the new action's pose
-    keys = key_summary(key_figures(arm, action, clip, rig.height), job.keys)
+            from .keyframes import current_pose
 
-    outputs = {}
-    if job.out:
-        t = time.perf_counter()
-        bpy.ops.wm.save_as_mainfile(filepath=os.path.abspath(job.out), copy=True)
-        outputs["out"], timings["save"] = os.path.abspath(job.out), time.perf_counter() - t
-    if job.preview:
-        t = time.perf_counter()
-        write_preview(rig, clip, job.preview, job.preview_size, camera=job.camera)
-        outputs["preview"], timings["preview"] = os.path.abspath(job.preview), time.perf_counter() - t
-    if job.export:
-        t = time.perf_counter()
-        export(arm, clip, job.export)
-        outputs["export"], timings["export"] = os.path.abspath(job.export), time.perf_counter() - t
+            request = JobRequest(
+                rig=rig,
+                prompt=job.prompt.strip(),
+                config=distill_config(job, int(scene.frame_start), fps),
+                model=job.model,
+                init_pose=current_pose(arm),  # the motion starts from the pose the file shows
+                physics=job.physics,
+            )
+            message = wk.run_job(request, bar)
+            if isinstance(message, wk.Failed):
+                if message.details:
+                    print(message.details, file=sys.stderr)
+                raise _error_for(message)
+            if isinstance(message, wk.Stopped):
+                raise Cancelled("cancelled")
+            result = message.result
+            clip = result.clip
+            if job.physics:
+                write(result.distilled, action_name(request.prompt))
+                action = write(clip, action_name(f"{request.prompt} grounded"))
+            else:
+                action = write(clip, action_name(request.prompt))
+            part = result.report()
+        wrote("actions")
+        timings = part["timings"]
+        changes[-1] = f"new action '{action.name}' active on '{arm.name}'"
+        if previous is not None:
+            changes.append(f"action '{previous}' kept with a fake user")
+        if job.set_scene_range:
+            scene.frame_start, scene.frame_end = clip.frame_start, clip.frame_end
+            changes.append(f"frame range {clip.frame_start}–{clip.frame_end}")
+        scene.frame_set(scene.frame_current)  # show the new action's pose
+        keys = key_summary(key_figures(arm, action, clip, rig.height), job.keys)
+        wrote("keys")
+
+        outputs = {}
+        if job.out:
+            t = time.perf_counter()
+            bpy.ops.wm.save_as_mainfile(filepath=os.path.abspath(job.out), copy=True)
+            outputs["out"], timings["save"] = os.path.abspath(job.out), time.perf_counter() - t
+            wrote("save")
+        if job.preview:
+            t = time.perf_counter()
+            write_preview(rig, clip, job.preview, job.preview_size, camera=job.camera)
+            outputs["preview"], timings["preview"] = os.path.abspath(job.preview), time.perf_counter() - t
+            wrote("preview")
+        if job.export:
+            t = time.perf_counter()
+            export(arm, clip, job.export)
+            outputs["export"], timings["export"] = os.path.abspath(job.export), time.perf_counter() - t
+            wrote("export")
+    finally:
+        bar.close()
     if job.report:
         outputs["report"] = os.path.abspath(job.report)
 
@@ -438,10 +461,12 @@ def _error_for(message) -> AkdError:
     return cls(message.message)
 
 
-def _ground_existing(arm, rig, name: str, fps: float):
-    """(grounded clip, physics metrics, timings) for the armature's existing action ``name``."""
+def _ground_existing(arm, rig, name: str, fps: float, bar=None):
+    """(grounded clip, physics metrics, timings) for the armature's existing action ``name``;
+    ``bar`` (a :class:`_Bar`) is moved by each simulated frame."""
     import bpy
 
+    from ..core.job import PhysicsCallbacks
     from ..core.physics import ground_clip
     from .keyframes import read_clip
 
@@ -452,7 +477,7 @@ def _ground_existing(arm, rig, name: str, fps: float):
     start, end = (int(round(v)) for v in action.frame_range)
     t = time.perf_counter()
     clip = read_clip(arm, start, max(end, start + 1), action=action, fps=fps)
-    result = ground_clip(rig, clip)
+    result = ground_clip(rig, clip, callbacks=PhysicsCallbacks(lambda: False, bar) if bar is not None else None)
     from ..core.job import plain_data
 
     physics = {"before": plain_data(result.metrics_before), "after": plain_data(result.metrics_after)}

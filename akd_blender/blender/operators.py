@@ -194,10 +194,7 @@ def handle_messages(context: bpy.types.Context, run: RunContext, messages: list)
         if isinstance(message, wk.Progress):
             loss = message.losses.get("total", next(iter(message.losses.values()), 0.0)) if message.losses else 0.0
             eta = -1.0 if message.eta_seconds is None else float(message.eta_seconds)
-            text = f"Step {message.step}/{message.total}"
-            if eta >= 0:
-                text += f" · ETA {_clock(eta)}"
-            text += f" · loss {loss:.4g}"
+            text = progress_text(message)
             factor = message.step / message.total if message.total else 0.0
             _set_state(context, step=message.step, total=message.total, progress=factor, eta=eta, loss=loss, status=text)
         elif isinstance(message, wk.Preview):
@@ -260,6 +257,24 @@ def _finish(context, run: RunContext, result: JobResult) -> str:
         run.report({"INFO"}, understood)
     run.report({"INFO"}, text)
     return "FINISHED"
+
+
+_PHASE_LABELS = {"load": "Loading model", "draw": "Drawing", "search": "Pose search", "physics": "Physics"}
+
+
+def progress_text(message: wk.Progress) -> str:
+    """The panel's bar text for a progress message: the phase, its count, its detail (the search's
+    sweep and bone), the ETA and, for optimiser steps, the loss; e.g. "Pose search 120/900 · sweep 2/6
+    · hips · ETA 0:41" or "Step 3/200 · ETA 1:05 · loss 0.12"."""
+    label = _PHASE_LABELS.get(message.phase, "Step")
+    parts = [f"{label} {message.step}/{message.total}"]
+    if message.detail and message.phase != "steps":
+        parts.append(message.detail)
+    if message.eta_seconds is not None and message.eta_seconds >= 0:
+        parts.append(f"ETA {_clock(float(message.eta_seconds))}")
+    if message.losses:
+        parts.append(f"loss {message.losses.get('total', next(iter(message.losses.values()))):.4g}")
+    return " · ".join(parts)
 
 
 def _clock(seconds: float) -> str:

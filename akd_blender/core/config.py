@@ -132,8 +132,8 @@ class DistillConfig:
             teacher, 480 × 720 for CogVideoX, 480 × 832 for Wan; priors pad/round what they get).
         seed: random seed (0). device: "auto" (CUDA when available), "cpu", "cuda" or "cuda:N".
     Start (how the motion is first decided):
-        start: "auto" ("sample" when the prior can draw, i.e. has ``sample`` like the embedded
-            teacher, else "pose"), "pose" (hold the starting pose and let SDS move it) or "sample"
+        start: "auto" ("sample" when the prior can draw, i.e. has ``sample(text, generator=,
+            guidance=, steps=, progress=)`` like the embedded teacher, else "pose"), "pose" (hold the starting pose and let SDS move it) or "sample"
             (the prior draws a video for the prompt, the pose search fits the rig's pose to each of its
             frames without gradients, and SDS steps, if any, refine from there).
         search: :class:`SearchSettings` of that start.

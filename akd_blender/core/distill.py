@@ -54,20 +54,30 @@ class NumericalError(AkdError):
 
 @dataclass
 class DistillProgress:
-    """One progress report: ``step`` (1-based, done), ``total``, ``losses`` (name → float), ``eta_seconds``."""
+    """One progress report: ``step`` (1-based, done) of ``total`` in ``phase``, ``losses`` (name →
+    float; empty outside "steps"), ``eta_seconds`` of the phase (None: not known yet) and ``detail``
+    (e.g. "sweep 2/6 · hips").
+
+    Phases in order: "draw" (the prior's denoising steps), "search" (candidate clips the pose search
+    scored, :class:`~akd_blender.core.pose_search.SearchProgress`), "steps" (optimiser steps); the
+    job adds "load" (the prior) before and "physics" (simulation steps) after."""
 
     step: int
     total: int
     losses: dict[str, float]
-    eta_seconds: float
+    eta_seconds: float | None
+    phase: str = "steps"
+    detail: str = ""
 
 
 @dataclass
 class DistillCallbacks:
     """Hooks called from the loop (on the thread running it).
 
-    progress: after every step. preview: (current MotionClip, step) every ``preview_every`` steps and
-    at the end. should_cancel: checked before every step; True → :class:`Cancelled`.
+    progress: after every step, drawing step and batch of the pose search (:class:`DistillProgress`).
+    preview: (current MotionClip, step) every ``preview_every`` steps and at the end. should_cancel:
+    checked before every step, after every drawing step and before every pose search pass; True →
+    :class:`Cancelled`.
     """
 
     progress: Callable[[DistillProgress], None] | None = None
@@ -212,7 +222,14 @@ def distill(
         text = replace(text, first_frame=first_frame(rig, params, skeleton, renderer, config, camera_options))
     t = timer("setup", t)
     if config.start == "sample":
-        extra |= start_from_sample(rig, prior, text, generator, config, params, renderer, camera_options)
+
+        def started(phase: str, done: int, total: int, eta: float | None, detail: str) -> None:
+            if callbacks.progress is not None:
+                callbacks.progress(DistillProgress(done, total, {}, eta, phase, detail))
+
+        extra |= start_from_sample(
+            rig, prior, text, generator, config, params, renderer, camera_options, started, callbacks.should_cancel
+        )
         t = timer("sample_and_search", t)
     loop_start = time.perf_counter()
 
@@ -278,7 +295,8 @@ def distill(
         done = step + 1
         if callbacks.progress is not None:
             elapsed = time.perf_counter() - loop_start
-            callbacks.progress(DistillProgress(done, config.steps, record, elapsed / done * (config.steps - done)))
+            eta = elapsed / done * (config.steps - done)
+            callbacks.progress(DistillProgress(done, config.steps, record, eta, "steps", f"step {done}/{config.steps}"))
         if callbacks.preview is not None and config.preview_every and done % config.preview_every == 0 and done < config.steps:
             callbacks.preview(params.to_clip(), done)
 

@@ -18,7 +18,16 @@ from typing import Any
 from .config import DistillConfig
 from .errors import Cancelled, InputError
 
-__all__ = ["JobRequest", "JobResult", "JobCallbacks", "run_request", "action_name", "plain_data", "job_warnings"]
+__all__ = [
+    "JobRequest",
+    "JobResult",
+    "JobCallbacks",
+    "PhysicsCallbacks",
+    "run_request",
+    "action_name",
+    "plain_data",
+    "job_warnings",
+]
 
 
 @dataclass(frozen=True)
@@ -101,9 +110,11 @@ class JobResult:
 
 @dataclass
 class JobCallbacks:
-    """Hooks called on the thread running the job: ``progress(DistillProgress)`` after each step,
-    ``preview(clip, step)`` every ``config.preview_every`` steps, ``should_cancel()`` before each step
-    and before physics (True → :class:`~akd_blender.core.errors.Cancelled`)."""
+    """Hooks called on the thread running the job: ``progress(DistillProgress)`` through every phase
+    in order — "load" (0 of 1 before the prior is loaded, 1 of 1 after), "draw", "search", "steps"
+    (see :class:`~akd_blender.core.distill.DistillProgress`), "physics" (each simulated frame) —,
+    ``preview(clip, step)`` every ``config.preview_every`` steps, ``should_cancel()`` before and after
+    loading, during every phase and before physics (True → :class:`~akd_blender.core.errors.Cancelled`)."""
 
     progress: Callable[[Any], None] | None = None
     preview: Callable[[Any, int], None] | None = None
@@ -115,18 +126,23 @@ def run_request(request: JobRequest, callbacks: JobCallbacks | None = None, prio
 
     Raises InputError (bad request), ModelNotAvailable, Cancelled, NumericalError. Touches no Blender data.
     """
-    from .distill import DistillCallbacks, distill
+    from .distill import DistillCallbacks, DistillProgress, distill
     from .priors_cache import get_prior, resolve_device
 
     callbacks = callbacks or JobCallbacks()
     cancelled = callbacks.should_cancel or (lambda: False)
+    report = callbacks.progress or (lambda progress: None)
     t0 = time.perf_counter()
     request.validate()
     device = resolve_device(request.config.device)
     config = replace(request.config, device=device)
     if cancelled():
         raise Cancelled("cancelled before the job started")
+    report(DistillProgress(0, 1, {}, None, "load", f"model {request.model}"))
     prior = prior if prior is not None else get_prior(request.model, device)
+    report(DistillProgress(1, 1, {}, 0.0, "load", f"model {request.model}"))
+    if cancelled():
+        raise Cancelled("cancelled after loading the model")
     timings = {"load_prior": time.perf_counter() - t0}
 
     def on_preview(clip, step: int) -> None:
@@ -147,7 +163,7 @@ def run_request(request: JobRequest, callbacks: JobCallbacks | None = None, prio
         from .physics import ground_clip
 
         t2 = time.perf_counter()
-        grounded = ground_clip(request.rig, clip, callbacks=_PhysicsCallbacks(cancelled))
+        grounded = ground_clip(request.rig, clip, callbacks=PhysicsCallbacks(cancelled, report))
         timings["physics"] = time.perf_counter() - t2
         clip = _placed(grounded.clip, config)
         physics = {"before": plain_data(grounded.metrics_before), "after": plain_data(grounded.metrics_after)}
@@ -157,14 +173,22 @@ def run_request(request: JobRequest, callbacks: JobCallbacks | None = None, prio
     )
 
 
-class _PhysicsCallbacks:
-    """What ``core.physics.ground_clip`` calls: progress (unused here) and the cancel check."""
+class PhysicsCallbacks:
+    """What ``core.physics.ground_clip`` calls: ``progress`` (each simulated frame, passed on to
+    ``report`` as a "physics" :class:`~akd_blender.core.distill.DistillProgress` with its ETA) and
+    ``should_cancel``."""
 
-    def __init__(self, should_cancel: Callable[[], bool]) -> None:
-        self.should_cancel = should_cancel
+    def __init__(self, should_cancel: Callable[[], bool], report: Callable[[Any], None]) -> None:
+        self.should_cancel, self.report = should_cancel, report
+        self.began = time.perf_counter()
 
     def progress(self, step: int, total: int, **info) -> None:
-        pass
+        from .distill import DistillProgress
+
+        seconds = time.perf_counter() - self.began
+        eta = seconds / step * (total - step) if step > 0 else None
+        detail = f"pass {int(info.get('pass_index', 0)) + 1}" if "pass_index" in info else ""
+        self.report(DistillProgress(step, total, {}, eta, "physics", detail))
 
 
 def _placed(clip: Any, config: DistillConfig) -> Any:

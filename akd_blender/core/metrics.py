@@ -51,8 +51,10 @@ __all__ = [
     "detect_feet",
     "main_root",
     "motion_curves",
+    "motion_leaves_ground",
     "motion_metrics",
     "motion_thresholds",
+    "motion_travels",
     "motion_warnings",
     "tracking_error",
 ]
@@ -261,9 +263,21 @@ class MotionThresholds:
     root_tilt_deg: float | None = 45.0
 
 
-_TRAVELLING = ("walk", "run", "trot", "gallop", "jog")
+_TRAVELLING = ("walk", "run", "trot", "gallop", "jog", "amble", "stride")
 _AIRBORNE = ("jump", "run", "hop", "leap", "gallop")
 _TIPPING = ("sit", "bow", "lie", "roll", "jump")
+
+
+def motion_travels(motion: str | None) -> bool:
+    """Whether a motion label (e.g. the teacher's ``"biped/walk"``) names a motion that travels (walk,
+    run, trot, gallop …); False for None or an unknown label."""
+    return any(word in (motion or "").lower() for word in _TRAVELLING)
+
+
+def motion_leaves_ground(motion: str | None) -> bool:
+    """Whether a motion label names a motion with frames in the air (jump, run, hop, leap, gallop);
+    False for None or an unknown label."""
+    return any(word in (motion or "").lower() for word in _AIRBORNE)
 
 
 def motion_thresholds(motion: str | None = None) -> MotionThresholds:
@@ -272,9 +286,9 @@ def motion_thresholds(motion: str | None = None) -> MotionThresholds:
     may float up to 80 % of the frames, tipping ones (sit, bow, jump) may tip up to 100°."""
     label = (motion or "").lower()
     limits = MotionThresholds()
-    if any(word in label for word in _TRAVELLING):
+    if motion_travels(label):
         limits = replace(limits, root_travel=None)
-    if any(word in label for word in _AIRBORNE):
+    if motion_leaves_ground(label):
         limits = replace(limits, floating_fraction=0.8)
     if any(word in label for word in _TIPPING):
         limits = replace(limits, root_tilt_deg=100.0)

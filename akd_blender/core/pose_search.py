@@ -17,12 +17,14 @@ gradient steps refine it); see :func:`akd_blender.core.distill.distill`.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
+from .errors import Cancelled
 from .image_losses import multiscale_errors
 from .kinematics import Skeleton
 from .motion import interpolation_basis
@@ -33,6 +35,8 @@ from .rotations import quat_multiply, quat_to_matrix, quat_to_rotvec, rotvec_to_
 __all__ = [
     "continuous_rotvecs",
     "SearchConfig",
+    "SearchProgress",
+    "search_config_for",
     "PoseSearchResult",
     "searched_bones",
     "candidate_rotations",
@@ -65,6 +69,20 @@ class SearchConfig:
         the base pose's mean image error (see :func:`search_poses`).
     move_weight: penalty per radian of a candidate's own turn (same units): a move must buy more
         than image noise.
+    ground_weight: penalty per frame on the candidate's lowest skinned vertex floating above the
+        ground the rig stands on (``rig.ground_height``) by more than ``contact_tolerance`` × height,
+        per ``root_lift`` × height of gap (same units as ``move_weight``; 0 disables; not applied when
+        ``leaves_ground``). A character whose look differs from the drawn one (a white, textured glTF
+        figure against the teacher's coloured biped) otherwise matches the video best by leaving the
+        drawn silhouette, and lifts or slides out of it.
+    penetration_weight: penalty per frame on the lowest skinned vertex below that ground (from the
+        first depth on), per ``root_lift`` × height of depth (same units; 0 disables); applied to
+        every motion, airborne or not.
+    leaves_ground: the motion has frames in the air (a jump): floating is penalised only at the first
+        and the last frame (it takes off from and lands on the ground), sinking everywhere.
+    anchor_start: the first frame keeps the base pose's height (no lift): every motion starts where
+        the character stood.
+    contact_tolerance: a gap up to this fraction of the height counts as touching the ground.
     batch: most renders per batch (bounds memory).
     """
 
@@ -77,7 +95,40 @@ class SearchConfig:
     pose_weight: float = 0.0
     time_weight: float = 0.1
     move_weight: float = 0.1
+    ground_weight: float = 0.25
+    penetration_weight: float = 2.0
+    leaves_ground: bool = False
+    anchor_start: bool = True
+    contact_tolerance: float = 0.01
     batch: int = 512
+
+
+@dataclass(frozen=True)
+class SearchProgress:
+    """Where :func:`search_poses` is: ``done`` of ``total`` candidate clips scored (a unit of work:
+    each renders every frame once per view), in ``sweep`` (0-based) of ``sweeps``, on ``stage``
+    (``"travel"``, ``"height"`` or the bone's name), ``renders`` so far and ``seconds`` since it began."""
+
+    done: int
+    total: int
+    sweep: int
+    sweeps: int
+    stage: str
+    renders: int
+    seconds: float
+
+
+def search_config_for(motion: str | None, **overrides) -> SearchConfig:
+    """The search's settings for a motion label (e.g. the teacher's ``"biped/walk"``; None: unknown):
+    the root's steady travel is searched only for motions that travel (walk, run …; and for an unknown
+    motion), so a wave, a sit or a jump stays where it stood; motions with frames in the air (jump,
+    run …, :func:`~akd_blender.core.metrics.motion_leaves_ground`) may float, every other one is kept
+    on the ground. ``overrides`` are further SearchConfig fields."""
+    from .metrics import motion_leaves_ground, motion_travels
+
+    fields = {} if motion is None or motion_travels(motion) else {"root_travel": 0.0}
+    fields["leaves_ground"] = motion_leaves_ground(motion)
+    return SearchConfig(**{**fields, **overrides})
 
 
 @dataclass
@@ -141,13 +192,16 @@ class _Scorer:
     ):
         self.skeleton, self.renderer, self.cameras_for = skeleton, renderer, cameras_for
         self.target, self.ss, self.batch, self.renders = target, supersample, batch, 0
+        self.lowest = torch.zeros(0)  # [C,F] world Z of the lowest vertex of the last call's candidates
+        self.report: Callable[[int, int], None] = lambda clips, renders: None  # told of each batch scored
 
     def errors(self, rotations: torch.Tensor, locations: torch.Tensor, frames: int) -> torch.Tensor:
-        """Candidate poses [C·F,J,4], [C·F,J,3] (candidate-major) → errors [C,F] against the target [F·views,3,H,W]."""
+        """Candidate poses [C·F,J,4], [C·F,J,3] (candidate-major) → errors [C,F] against the target
+        [F·views,3,H,W]; :attr:`lowest` holds each candidate frame's lowest vertex (world Z) [C,F]."""
         copies = rotations.shape[0] // frames
         views = self.target.shape[0] // frames
         per = max(1, self.batch // (frames * views))
-        out = []
+        out, lowest = [], []
         for c0 in range(0, copies, per):
             c1 = min(copies, c0 + per)
             verts = self.skeleton.deform(rotations[c0 * frames : c1 * frames], locations[c0 * frames : c1 * frames])
@@ -156,7 +210,10 @@ class _Scorer:
             video = torch.nn.functional.avg_pool2d(rgba[:, :3], self.ss) if self.ss > 1 else rgba[:, :3]
             err = multiscale_errors(video, self.target.repeat(c1 - c0, 1, 1, 1))
             out.append(err.view(c1 - c0, frames, views).sum(-1))
+            lowest.append(verts[..., 2].amin(-1).view(c1 - c0, frames))
             self.renders += verts.shape[0] * views
+            self.report(c1 - c0, self.renders)
+        self.lowest = torch.cat(lowest)
         return torch.cat(out)
 
 
@@ -170,6 +227,8 @@ def search_poses(
     cameras_for: Callable[[torch.Tensor], Cameras],
     supersample: int = 1,
     config: SearchConfig | None = None,
+    progress: Callable[[SearchProgress], None] | None = None,
+    should_cancel: Callable[[], bool] | None = None,
 ) -> PoseSearchResult:
     """Coarse-to-fine per-frame search of the bone rotations that make the render match ``target``.
 
@@ -194,6 +253,11 @@ def search_poses(
         cameras_for: root path [F,3] (world) → cameras for F frames at the renderer's size (the
             loop's own camera rule, e.g. ``make_cameras(rig, path, ...)``).
         supersample: the render is area-downsampled by this factor before scoring.
+        progress: called after every batch of renders with a :class:`SearchProgress` (its ``done`` /
+            ``total`` count candidate clips, so their ratio tracks the time spent); None: silent.
+        should_cancel: checked before every bone, travel and height pass; True raises
+            :class:`~akd_blender.core.errors.Cancelled` naming the sweep and the stage.
+    The result does not depend on ``progress`` or ``should_cancel``.
     Returns:
         :class:`PoseSearchResult`; offsets are relative to the base pose (zero where nothing beat it).
     """
@@ -251,12 +315,45 @@ def search_poses(
             return torch.zeros(1, device=device)
         return torch.tensor([0.0, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0], device=device) * min(scale, 0.6)
 
+    bones = searched_bones(rig, config.min_influence)
+    tracker = _Tracker(rig, bones, config, progress)
+    scorer.report = tracker.scored
+
+    def check(sweep: int, stage: str) -> None:
+        tracker.sweep, tracker.stage = sweep, stage
+        if should_cancel is not None and should_cancel():
+            raise Cancelled(f"pose search cancelled in sweep {sweep + 1} of {len(config.scales)} ({stage})")
+
+    ground = float(rig.ground_height) + config.contact_tolerance * float(rig.height)
+
+    floor = float(rig.ground_height)
+    floating_weight = torch.full((frames,), config.ground_weight, device=device)
+    if config.leaves_ground:  # in the air in between, on the ground where it takes off and lands
+        floating_weight[1:-1] = 0.0
+
+    def off_ground(lowest: torch.Tensor) -> torch.Tensor:
+        """Penalty [C,F] on lowest vertices [C,F] floating above the ground beyond the tolerance
+        (``ground_weight``) or below it (``penetration_weight``), per lift "radian"."""
+        floating = floating_weight * (lowest - ground).clamp_min(0.0)
+        sinking = config.penetration_weight * (floor - lowest).clamp_min(0.0)
+        return unit * (floating + sinking) / lift_per_radian
+
+    def anchored(score: torch.Tensor, heights: torch.Tensor) -> torch.Tensor:
+        """``score`` [C,F] with the first frame's candidates that change its height [C] ruled out."""
+        if not config.anchor_start:
+            return score
+        score = score.clone()
+        score[heights.abs() > 1e-6, 0] = torch.inf
+        return score
+
+    check(0, "start")
     start = scorer.errors(rot, loc, frames)[0]
     unit = float(start.mean().clamp_min(1e-12))
-    bones = searched_bones(rig, config.min_influence)
-    for scale in config.scales:
+    for sweep, scale in enumerate(config.scales):
+        check(sweep, "travel")
         search_travel(scale)
         for b in bones:
+            check(sweep, rig.bone_names[b])
             post = candidate_rotations(scale, config.directions, tuple(rig.rotation_locks[b])).to(device)
             pre = torch.zeros_like(post)
             pre[:, 0] = 1.0
@@ -275,7 +372,9 @@ def search_poses(
             trial = rot.repeat(count * rises, 1, 1)  # [C·L·F,J,4]
             trial[:, b] = turned.reshape(-1, 4)
             score = scorer.errors(trial, place(trial_lift, velocity[None].expand(count * rises, -1)), frames)  # [C·L,F]
+            score = score + off_ground(scorer.lowest)
             if b == root:
+                score = anchored(score, (heights - (lift @ up_arm)[None] / lift_per_radian).repeat(count, 1)[:, 0])
                 score = score + config.tilt_weight * unit * _tilt(turned, base_rot[:, b], up).pow(2)
             else:
                 score = score + config.pose_weight * unit * _angle(turned, base_rot[None, :, b]).pow(2)
@@ -288,19 +387,49 @@ def search_poses(
             if b == root:
                 lift = trial_lift[pick, rows]
                 loc = place(lift[None], velocity[None])
+        check(sweep, "travel")
         search_travel(scale)
         if config.root_lift > 0:
+            check(sweep, "height")
             moves = torch.tensor([0.0, scale, -scale], device=device)  # stay, up, down ("radians")
             heights = (lift @ up_arm)[None] / lift_per_radian + moves[:, None]  # [3,F]
             trial_lift = heights[..., None] * lift_per_radian * up_arm  # [3,F,3] armature space
             score = scorer.errors(rot.repeat(3, 1, 1), place(trial_lift, velocity[None].expand(3, -1)), frames)
-            score = score + config.move_weight * unit * moves.abs()[:, None]
+            score = anchored(score + off_ground(scorer.lowest), moves) + config.move_weight * unit * moves.abs()[:, None]
             pick = _best_path(score, config.time_weight * unit * _step_heights(heights))
             lift = trial_lift[pick, rows]
             loc = place(lift[None], velocity[None])
+    check(len(config.scales) - 1, "end")
     best = scorer.errors(rot, loc, frames)[0]
     offsets = quat_multiply(_conjugate(base_rot[:, free]), rot[:, free])
     return PoseSearchResult(continuous_rotvecs(quat_to_rotvec(offsets)), lift, velocity, best, start, scorer.renders)
+
+
+class _Tracker:
+    """Counts the candidate clips :func:`search_poses` scores and reports them as :class:`SearchProgress`."""
+
+    def __init__(self, rig: RigAsset, bones: np.ndarray, config: SearchConfig, progress) -> None:
+        self.progress, self.sweeps = progress, len(config.scales)
+        self.done, self.renders, self.sweep, self.stage = 0, 0, 0, "start"
+        self.began = time.perf_counter()
+        root = int(rig.root_indices[0])
+        total = 2  # the start and the final scoring
+        for scale in config.scales:
+            total += 6 if config.root_travel > 0 else 0  # two travel passes of three speeds
+            total += 3 if config.root_lift > 0 else 0  # the height pass
+            for b in bones:
+                count = candidate_rotations(scale, config.directions, tuple(rig.rotation_locks[b])).shape[0]
+                if b == root:
+                    count = (count + 2) * (7 if config.root_lift > 0 else 1)
+                total += count
+        self.total = total
+
+    def scored(self, clips: int, renders: int) -> None:
+        self.done, self.renders = self.done + clips, renders
+        if self.progress is not None:
+            seconds = time.perf_counter() - self.began
+            done = min(self.done, self.total)
+            self.progress(SearchProgress(done, self.total, self.sweep, self.sweeps, self.stage, renders, seconds))
 
 
 def _armature_direction(rig: RigAsset, world_direction: tuple[float, float, float]) -> torch.Tensor:
@@ -380,10 +509,13 @@ def _conjugate(quat: torch.Tensor) -> torch.Tensor:
     return quat * torch.tensor([1.0, -1.0, -1.0, -1.0], dtype=quat.dtype, device=quat.device)
 
 
-def smooth_frames(values: torch.Tensor, sigma: float) -> torch.Tensor:
+def smooth_frames(values: torch.Tensor, sigma: float, hold_first: bool = False) -> torch.Tensor:
     """``values`` [F,...] smoothed over frames by a Gaussian of ``sigma`` frames (edges held; 0 = as
     is). The search picks each frame's pose from a ring of candidates, so consecutive frames differ by
-    the ring's quantisation; unsmoothed, that jitter reads as a shuffled clip rather than a motion."""
+    the ring's quantisation; unsmoothed, that jitter reads as a shuffled clip rather than a motion.
+    ``hold_first``: the first frame keeps its value exactly (the smoothing's change there is taken
+    back, fading as the same Gaussian over the next frames), so a root lift anchored at the first
+    frame (``SearchConfig.anchor_start``) still starts where the character stood."""
     if sigma <= 0 or values.shape[0] < 2:
         return values
     radius = max(1, math.ceil(3 * sigma))
@@ -391,7 +523,12 @@ def smooth_frames(values: torch.Tensor, sigma: float) -> torch.Tensor:
     kernel = (kernel / kernel.sum()).to(values.device, values.dtype)
     flat = values.reshape(values.shape[0], -1).T[:, None]  # [N,1,F]
     padded = torch.nn.functional.pad(flat, (radius, radius), mode="replicate")
-    return torch.nn.functional.conv1d(padded, kernel.view(1, 1, -1))[:, 0].T.reshape(values.shape)
+    smoothed = torch.nn.functional.conv1d(padded, kernel.view(1, 1, -1))[:, 0].T.reshape(values.shape)
+    if hold_first:
+        frames = torch.arange(values.shape[0], device=values.device, dtype=values.dtype)
+        fade = torch.exp(-0.5 * (frames / sigma) ** 2).reshape(-1, *([1] * (values.dim() - 1)))
+        smoothed = smoothed - fade * (smoothed[:1] - values[:1])
+    return smoothed
 
 
 def keys_from_frames(values: torch.Tensor, keys: int, interpolation: str = "cubic", smooth: float = 1e-2) -> torch.Tensor:

@@ -3,17 +3,19 @@ starting pose, and the sample-then-fit start (the prior draws, the pose search f
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
 import torch
 
 from .config import DistillConfig
-from .errors import InputError
+from .errors import Cancelled, InputError
 from .motion import MotionClip, MotionParams
 from .rig import RigAsset
 
-__all__ = ["resolve_start", "resolve_sizes", "held_pose", "start_from_sample", "character_kind", "first_frame"]
+__all__ = ["resolve_start", "resolve_sizes", "held_pose", "start_from_sample", "StartProgress", "character_kind", "first_frame"]
 
 
 def _name(prior) -> str:
@@ -88,22 +90,54 @@ def first_frame(
     return rgba[0, :3]
 
 
+StartProgress = Callable[[str, int, int, float | None, str], None]
+"""``(phase, done, total, eta_seconds, detail)``: phase "draw" (DDIM steps) or "search" (candidate
+clips scored, :class:`~akd_blender.core.pose_search.SearchProgress`), detail e.g. "sweep 2/6 · hips"."""
+
+
+def _eta(seconds: float, done: int, total: int) -> float | None:
+    return seconds / done * (total - done) if done > 0 else None
+
+
 @torch.no_grad()
 def start_from_sample(
-    rig: RigAsset, prior, text, generator, config: DistillConfig, params: MotionParams, renderer, camera_options: dict
+    rig: RigAsset,
+    prior,
+    text,
+    generator,
+    config: DistillConfig,
+    params: MotionParams,
+    renderer,
+    camera_options: dict,
+    progress: StartProgress | None = None,
+    should_cancel: Callable[[], bool] | None = None,
 ) -> dict:
     """Sample-then-fit start: the prior draws a video for the prompt, the pose search fits each of its
-    frames (rendering with ``renderer`` resized to the search's size), and the fitted per-frame offsets
-    become ``params``' keys (in place). Returns figures for the report: image error per frame before /
-    after (``search_error_start``, ``search_error``), ``search_renders``, ``sample_frames``."""
-    from .pose_search import SearchConfig, keys_from_frames, search_poses, smooth_frames
+    frames (rendering with ``renderer`` resized to the search's size; settings for the motion the
+    prompt was understood as, :func:`~akd_blender.core.pose_search.search_config_for`), and the fitted
+    per-frame offsets become ``params``' keys (in place). ``progress`` is told of each drawing step and
+    each batch the search scores; ``should_cancel`` is checked after each drawing step and before each
+    search pass (True raises :class:`~akd_blender.core.errors.Cancelled`). Returns figures for the
+    report: image error per frame before / after (``search_error_start``, ``search_error``),
+    ``search_renders``, ``sample_frames``."""
+    from .pose_search import SearchProgress, keys_from_frames, search_config_for, search_poses, smooth_frames
     from .render import make_cameras
 
     search = config.search
     device = params.rotvec.device
-    video = prior.sample(
-        text, generator=generator, guidance=search.guidance, steps=search.steps
-    )  # text.first_frame: the character
+    began = time.perf_counter()
+
+    def drawn(done: int, total: int) -> None:
+        if progress is not None:
+            progress("draw", done, total, _eta(time.perf_counter() - began, done, total), f"step {done}/{total}")
+        if should_cancel is not None and should_cancel():
+            raise Cancelled(f"drawing cancelled at step {done} of {total}")
+
+    def searched(p: SearchProgress) -> None:
+        if progress is not None:
+            progress("search", p.done, p.total, _eta(p.seconds, p.done, p.total), f"sweep {p.sweep + 1}/{p.sweeps} · {p.stage}")
+
+    video = prior.sample(text, generator=generator, guidance=search.guidance, steps=search.steps, progress=drawn)
     video = video.to(device, torch.float32)  # [Fp,3,h,w] in [0,1]
     if video.shape[-2:] != (config.height, config.width):
         video = torch.nn.functional.interpolate(video, size=(config.height, config.width), mode="area")
@@ -118,11 +152,13 @@ def start_from_sample(
         renderer.resized(*size),
         lambda path: make_cameras(rig, path, *size, mode=config.camera, **camera_options),
         ss,
-        SearchConfig(scales=tuple(search.scales)),
+        search_config_for((getattr(text, "extra", None) or {}).get("motion"), scales=tuple(search.scales)),
+        progress=searched,
+        should_cancel=should_cancel,
     )
     keys = params.rotvec.shape[0]
     rotvec = smooth_frames(result.rotvec, search.smooth)
-    root = smooth_frames(result.lift, search.smooth) + result.travel  # the steady travel is kept as is
+    root = smooth_frames(result.lift, search.smooth, hold_first=True) + result.travel  # the steady travel is kept as is
     params.rotvec.copy_(keys_from_frames(rotvec, keys, config.interpolation) * params.axis_mask)
     params.root_offset.copy_(keys_from_frames(root, keys, config.interpolation))
     return {

@@ -29,12 +29,16 @@ __all__ = ["Progress", "Preview", "Done", "Failed", "Stopped", "Message", "Worke
 
 @dataclass(frozen=True)
 class Progress:
-    """Step ``step`` of ``total`` done; ``losses`` {name: float}; ``eta_seconds`` (None: unknown)."""
+    """Step ``step`` of ``total`` of ``phase`` done ("load", "draw", "search", "steps", "physics": see
+    :class:`~akd_blender.core.job.JobCallbacks`); ``losses`` {name: float} (optimiser steps only);
+    ``eta_seconds`` of the phase (None: unknown); ``detail`` e.g. "sweep 2/6 · hips"."""
 
     step: int
     total: int
     losses: dict[str, float]
     eta_seconds: float | None = None
+    phase: str = "steps"
+    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -81,7 +85,8 @@ def run_job(request: JobRequest, post: Callable[[Message], None], should_cancel:
     """
 
     def on_progress(p) -> None:
-        post(Progress(int(p.step), int(p.total), {k: float(v) for k, v in (p.losses or {}).items()}, p.eta_seconds))
+        losses = {k: float(v) for k, v in (p.losses or {}).items()}
+        post(Progress(int(p.step), int(p.total), losses, p.eta_seconds, str(p.phase), str(p.detail)))
 
     def on_preview(clip, step: int) -> None:
         post(Preview(clip, int(step)))

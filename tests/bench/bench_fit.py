@@ -60,7 +60,7 @@ class GroundTruthPrior:
     def sds_loss(self, video, text, step, total_steps, generator=None, region=None) -> dict:
         return {"loss": multiscale_mse(video.float(), self.video.to(video.device))}
 
-    def sample(self, text, generator=None, guidance: float = 3.0, steps: int = 30) -> torch.Tensor:
+    def sample(self, text, generator=None, guidance: float = 3.0, steps: int = 30, progress=None) -> torch.Tensor:
         """The "drawn" video of the sample-then-fit start: the ground truth (first view)."""
         return self.video[:: self.views]
 

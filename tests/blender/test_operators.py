@@ -233,6 +233,25 @@ def test_drain_keeps_newest_progress_and_preview():
     assert wk.drain(q) == []
 
 
+def test_the_panel_bar_names_each_phase(addon):
+    arm = _character()
+    _settings()
+    run = operators.snapshot(bpy.context, arm)
+    state = bpy.context.window_manager.akd_run
+    for message, text, factor in (
+        (wk.Progress(0, 1, {}, None, "load", "model tiny"), "Loading model 0/1 · model tiny", 0.0),
+        (wk.Progress(3, 30, {}, 9.0, "draw", "step 3/30"), "Drawing 3/30 · step 3/30 · ETA 0:09", 0.1),
+        (
+            wk.Progress(120, 960, {}, 41.0, "search", "sweep 2/6 · hips"),
+            "Pose search 120/960 · sweep 2/6 · hips · ETA 0:41",
+            0.125,
+        ),
+        (wk.Progress(47, 94, {}, 1.0, "physics", "pass 1"), "Physics 47/94 · pass 1 · ETA 0:01", 0.5),
+    ):
+        assert operators.handle_messages(bpy.context, run, [message]) is None
+        assert state.status == text and state.progress == pytest.approx(factor), state.status
+
+
 def test_handle_messages_progress_preview_result(addon):
     arm = _character()
     _settings(prompt="a  person\twaves")
@@ -359,7 +378,10 @@ def test_worker_thread_cancel_mid_run_frees_the_model(tiny_model):
     worker = wk.Worker(spec)
     worker.start()
     first = worker.queue.get(timeout=120)  # the worker is running: progress arrives from its thread
-    assert isinstance(first, wk.Progress) and first.total == 500
+    assert isinstance(first, wk.Progress) and (first.phase, first.step, first.total) == ("load", 0, 1)
+    while not (isinstance(first, wk.Progress) and first.phase == "steps"):
+        first = worker.queue.get(timeout=120)
+    assert first.total == 500
     assert cached_priors() == [(tiny_model, "cpu")]
     worker.cancel()
     worker.join(60)
@@ -367,6 +389,33 @@ def test_worker_thread_cancel_mid_run_frees_the_model(tiny_model):
     messages = wk.drain(worker.queue)
     assert isinstance(messages[-1], wk.Stopped) and not any(isinstance(m, wk.Done) for m in messages)
     assert cached_priors() == []  # cancelling released the model
+
+
+@pytest.mark.parametrize("phase", ["draw", "search"])
+def test_cancel_while_the_embedded_model_draws_or_the_pose_search_runs_changes_nothing(addon, phase):
+    """The panel's path with the embedded model's default start (draw, then pose search): Cancel pressed
+    while the phase runs stops the worker in that phase; no action is written and the pose is restored."""
+    arm = _character()
+    settings = _settings(prompt="a person waves", model="TINY")
+    settings.start, settings.auto_steps = "sample", True
+    actions, rest = sorted(bpy.data.actions.keys()), _basis(arm)
+    run = operators.snapshot(bpy.context, arm)
+    reports = []
+    run.report = lambda level, text: reports.append((level, text))
+    run.worker = wk.Worker(run.request)
+    run.worker.start()
+    seen = []
+    while not seen or not isinstance(seen[-1], wk.TERMINAL):
+        seen.append(run.worker.queue.get(timeout=300))
+        if isinstance(seen[-1], wk.Progress) and seen[-1].phase == phase:
+            run.worker.cancel()
+    run.worker.join(60)
+    assert isinstance(seen[-1], wk.Stopped), seen[-1]
+    phases = [m.phase for m in seen if isinstance(m, wk.Progress)]
+    assert phase in phases and phases[phases.index(phase) :] == [phase] * (len(phases) - phases.index(phase))
+    assert operators.handle_messages(bpy.context, run, [seen[-1]]) == "CANCELLED"
+    assert sorted(bpy.data.actions.keys()) == actions and arm.animation_data.action.name == "OldAction"
+    assert np.allclose(_basis(arm), rest) and "cancelled" in reports[-1][1]
 
 
 def test_panel_choices_and_defaults_are_the_cores(addon):

@@ -201,3 +201,14 @@ def test_cli_flags_are_derived_from_the_core_settings():
         5,
         30.0,
     )
+
+
+def test_the_progress_bar_follows_every_phase(batch):
+    """The tqdm bars on stderr: the model's loading, the optimiser steps, physics and the writing of the
+    actions and files each move a bar of their own to its end."""
+    err = batch["result"].stderr
+    for bar in ("akd root load", "akd Biped physics", "akd Biped load"):
+        assert f"{bar}: 100%" in err, err[-3000:]
+    assert "akd root steps: 100%" in err and "2/2" in err
+    assert "akd root write: 100%" in err and "5/5" in err  # actions, keys, save, preview, export
+    assert "akd Biped write: 100%" in err and "4/4" in err  # actions, keys, save, export

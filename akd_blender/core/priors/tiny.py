@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -215,11 +216,15 @@ class TinyPrior(SDSPrior):
         generator: torch.Generator | None = None,
         guidance: float = 3.0,
         steps: int = 30,
+        progress: Callable[[int, int], None] | None = None,
     ) -> torch.Tensor:
         """A video the teacher draws for ``text``: [F,3,H,W] in [0,1] (DDIM, CFG ``guidance``). An image
-        teacher draws the character of ``first_frame`` [3,H,W] in [0,1] (default ``text.first_frame``)."""
+        teacher draws the character of ``first_frame`` [3,H,W] in [0,1] (default ``text.first_frame``).
+        ``progress(done, total)`` after each DDIM step (an exception it raises stops the drawing)."""
         first = self._first_frame(text, first_frame)
-        return sample_videos(self.unet, self.cfg, text.cond[:, 0], text.uncond[:, 0], guidance, steps, generator, first)[0]
+        return sample_videos(
+            self.unet, self.cfg, text.cond[:, 0], text.uncond[:, 0], guidance, steps, generator, first, progress=progress
+        )[0]
 
     def free(self) -> None:
         self.unet.to("cpu")

@@ -14,6 +14,7 @@ the video it draws shows that character's body (text dropout for CFG leaves the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 import torch
@@ -240,9 +241,11 @@ def sample_videos(
     steps: int = 30,
     generator: torch.Generator | None = None,
     first_frame: torch.Tensor | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> torch.Tensor:
     """DDIM sampling with classifier-free guidance: text embeddings [B,384] → videos [B,F,3,H,W] in [0,1].
-    ``first_frame`` [3,H,W] or [B,3,H,W] in [0,1]: the character an image teacher draws (required then)."""
+    ``first_frame`` [3,H,W] or [B,3,H,W] in [0,1]: the character an image teacher draws (required then);
+    ``progress(done, total)`` is called after each DDIM step."""
     from ..base import cfg_combine
 
     device, dtype = text.device, next(unet.parameters()).dtype
@@ -259,11 +262,13 @@ def sample_videos(
     sched.set_timesteps(steps, device=device)
     shape = (b, 3 * cfg.frames, cfg.height, cfg.width)
     x = torch.randn(shape, generator=generator, device=generator.device if generator else "cpu").to(device, torch.float32)
-    for t in sched.timesteps:
+    for done, t in enumerate(sched.timesteps, 1):
         ts = t.expand(2 * b).to(device)
         emb = torch.cat([uncond, text])
         pred = unet(model_input(torch.cat([x, x]).to(dtype), first_frame), ts, **text_condition(emb, dtype)).sample.float()
         # cfg_combine takes [2,...] (uncond, cond) → [1,...]; apply per batch element.
         pred = torch.cat([cfg_combine(pred[i::b], guidance) for i in range(b)])
         x = sched.step(pred, t, x).prev_sample
+        if progress is not None:
+            progress(done, len(sched.timesteps))
     return unpack(x, cfg.frames).clamp(0, 1)
