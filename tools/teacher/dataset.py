@@ -34,6 +34,7 @@ __all__ = [
     "render_items",
     "render_clips",
     "build_dataset",
+    "as_uint8",
 ]
 
 MOTION_KEYS: tuple[tuple[str, str], ...] = tuple((c, s.label) for c, specs in MOTIONS.items() for s in specs)
@@ -96,6 +97,11 @@ def _clip(rig, item: ClipItem, frames: int, fps: float) -> MotionClip:
     if item.label == NONE_LABEL:
         return rest_clip(rig, frames, fps, item.variation.facing)
     return make_clip(rig, item.character, item.label, item.variation, frames, fps)
+
+
+def as_uint8(video: torch.Tensor) -> torch.Tensor:
+    """Float pixels in [0,1] (any shape) → uint8 on the CPU (rounded, clamped)."""
+    return (video * 255).round().clamp(0, 255).to(torch.uint8).cpu()
 
 
 @torch.no_grad()
@@ -165,7 +171,7 @@ def render_items(
             clips = [_clip(rig, items[i], frames, fps) for i in idx]
             views = [(items[i].azimuth, items[i].elevation) for i in idx]
             video = render_clips(rig, clips, views, height, width, renderer=renderers[character], camera_options=camera_options)
-            out[idx] = (video * 255).round().clamp(0, 255).to(torch.uint8).cpu()
+            out[idx] = as_uint8(video)
     return out
 
 

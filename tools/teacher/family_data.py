@@ -23,12 +23,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from akd_blender.core.kinematics import Skeleton
 from akd_blender.core.procedural.family import HELDOUT_SEEDS, TRAIN_SEEDS, make_member
 from akd_blender.core.procedural.family.truth import truth_roles
 from akd_blender.core.procedural.library import LIBRARY, BodyPose, make_role_clip, sample_variations
 from akd_blender.core.procedural.motions import Variation
-from akd_blender.core.render import DEFAULT_VIEW, Renderer, SceneStyle, concat_cameras, make_cameras, root_path
+from akd_blender.core.render import DEFAULT_VIEW, Renderer, SceneStyle
+
+from .dataset import as_uint8, render_clips
 
 __all__ = ["FAMILY_MOTIONS", "FamilyItem", "family_items", "render_family", "build_family_dataset", "motion_phrase_rows"]
 
@@ -83,18 +84,15 @@ def _render_member(task: tuple) -> torch.Tensor:
     rig, roles = member.rig, truth_roles(member)
     h, w = height * supersample, width * supersample
     renderer = Renderer(rig, h, w, backend=backend, device=device, style=style)
-    skeleton = Skeleton(rig).to(renderer.device)
-    verts, cams = [], []
-    for label, v in wanted:
-        for clip in (make_role_clip(rig, roles, label, v, frames, fps), BodyPose(rig, roles, 1, fps).clip(v.facing)):
-            posed = skeleton(clip)
-            verts.append(posed)
-            cams.append(make_cameras(rig, root_path(posed), h, w, mode="follow", **options))
-    rgba = renderer.render(torch.cat(verts), concat_cameras(cams))
+    views = [(options["azimuth"], options["elevation"])] * len(wanted)
+    motions = [make_role_clip(rig, roles, label, v, frames, fps) for label, v in wanted]
+    standing = [BodyPose(rig, roles, 1, fps).clip(v.facing) for _, v in wanted]
+    video = torch.cat(
+        [render_clips(rig, c, views, h, w, renderer=renderer, camera_options=options) for c in (motions, standing)], 1
+    )
     if supersample > 1:
-        rgba = torch.nn.functional.avg_pool2d(rgba, supersample)
-    rgb = (rgba[:, :3] * 255).round().clamp(0, 255).to(torch.uint8).cpu()
-    return rgb.reshape(len(wanted), frames + 1, 3, height, width)
+        video = torch.nn.functional.avg_pool2d(video.flatten(0, 1), supersample).view(len(wanted), frames + 1, 3, height, width)
+    return as_uint8(video)
 
 
 def _rendered(tasks: list, workers: int):

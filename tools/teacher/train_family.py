@@ -35,6 +35,7 @@ from akd_blender.core.priors.tiny_model.model import (
 )
 from akd_blender.core.priors.tiny_model.text import PhraseTable
 
+from .dataset import as_uint8
 from .family_data import FAMILY_MOTIONS, build_family_dataset, motion_phrase_rows
 from .train import log, train_teacher
 
@@ -80,8 +81,7 @@ def evaluate_family(unet, cfg: TeacherConfig, held: dict, table: PhraseTable, de
     )
     out["drawn_vs_truth_rmse"] = float((drawn - videos).pow(2).mean().sqrt())
     out["drawn_frame0_vs_first_frame_rmse"] = float((drawn[:, 0] - firsts).pow(2).mean().sqrt())
-    as_bytes = lambda x: (x * 255).round().clamp(0, 255).to(torch.uint8).cpu()  # noqa: E731
-    return out, {"drawn": as_bytes(drawn), "truth": held["videos"], "firsts": held["firsts"]}
+    return out, {"drawn": as_uint8(drawn), "truth": held["videos"], "firsts": held["firsts"]}
 
 
 def main(argv: list[str] | None = None) -> int:
