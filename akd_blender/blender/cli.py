@@ -18,6 +18,9 @@ and ``blender --command akd …`` (registered by the extension). One job:
 ``--jobs FILE`` runs a JSON list of jobs (objects whose keys are the flag names, e.g.
 ``{"input": "a.glb", "prompt": "…", "out": "a.blend"}``; flags given on the command line are the
 defaults); a failing job is reported and the others still run; a summary ends the run.
+The SDS and drawing settings (``--cfg-scale``, ``--t-min``, ``--t-max``, ``--lr``, ``--root-lr``,
+``--draw-guidance``, ``--draw-steps``) are :data:`~akd_blender.core.config.TUNABLES`, the same the
+panel's Advanced section offers.
 
 What the model understood the prompt as is printed as ``akd: understood as <motion> ("<training
 phrasing>", similarity 0.87)`` on stdout (the embedded teacher; ``core.understanding.understood_line``)
@@ -40,9 +43,20 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 
-from ..core.config import CAMERA_MODES, DEVICES, KEY_MODES, KEYS_DEFAULT, START_MODES, DistillConfig, SettingError
+from ..core.config import (
+    CAMERA_MODES,
+    DEVICES,
+    KEY_MODES,
+    KEYS_DEFAULT,
+    START_MODES,
+    TUNABLES,
+    DistillConfig,
+    SettingError,
+    setting_name,
+    with_tunables,
+)
 from ..core.errors import AkdError, Cancelled, InputError
 from ..core.understanding import understood_line
 
@@ -114,6 +128,7 @@ class CliJob:
     keys: str = KEYS_DEFAULT
     set_scene_range: bool = False
     allow_nearest: bool = False
+    tunables: dict = field(default_factory=dict)  # core.config.TUNABLES given: {name: value}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -175,18 +190,24 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
         help="go ahead with the nearest known motion when the model matches none well enough "
         "(default: such a prompt stops with exit 2, naming the nearest motions)",
     )
+    for t in TUNABLES:
+        p.add_argument(
+            f"--{t.name.replace('_', '-')}", type=t.kind, metavar="N", help=f"{t.description} (default {t.default():g})"
+        )
     p.add_argument("--jobs", metavar="FILE", help="a JSON list of jobs (keys = flag names)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
 
-_JOB_KEYS = {f.name for f in fields(CliJob)}
+_JOB_KEYS = {f.name for f in fields(CliJob)} - {"tunables"}
+_TUNABLE_NAMES = {t.name for t in TUNABLES}
 
 
 def parse_jobs(argv: Sequence[str]) -> tuple[list[CliJob], argparse.Namespace]:
     """Parse the command line into jobs (one, or the ``--jobs`` file's list). Raises InputError."""
     ns = build_parser().parse_args(list(argv))
-    base = CliJob(**{k: v for k, v in vars(ns).items() if k in _JOB_KEYS})
+    given = {t.name: getattr(ns, t.name) for t in TUNABLES if getattr(ns, t.name) is not None}
+    base = CliJob(**{k: v for k, v in vars(ns).items() if k in _JOB_KEYS}, tunables=given)
     if not ns.jobs:
         return [base], ns
     try:
@@ -201,10 +222,11 @@ def parse_jobs(argv: Sequence[str]) -> tuple[list[CliJob], argparse.Namespace]:
     jobs = []
     for n, item in enumerate(items, 1):
         values = {str(k).replace("-", "_"): v for k, v in item.items()}
-        unknown = sorted(set(values) - _JOB_KEYS)
-        if unknown:
-            raise InputError(f"--jobs: job {n} has unknown key '{unknown[0]}'")
-        jobs.append(replace(base, **values))
+        unknown = sorted(set(values) - _JOB_KEYS - _TUNABLE_NAMES)
+        if unknown or "tunables" in values:
+            raise InputError(f"--jobs: job {n} has unknown key '{(unknown or ['tunables'])[0]}'")
+        tuned = {**base.tunables, **{k: values.pop(k) for k in list(values) if k in _TUNABLE_NAMES}}
+        jobs.append(replace(base, **values, tunables=tuned))
     return jobs, ns
 
 
@@ -217,7 +239,7 @@ def check_usage(job: CliJob) -> None:
     try:
         distill_config(job, frame_start=1, fps=job.fps or 24.0).validate()
     except SettingError as exc:
-        raise InputError(f"--{exc.field.replace('_', '-')} {exc.reason}") from None
+        raise InputError(f"--{setting_name(exc.field).replace('_', '-')} {exc.reason}") from None
     if job.keys not in KEY_MODES:
         raise InputError(f"--keys must be one of {', '.join(KEY_MODES)} (got '{job.keys}')")
     if job.preview and (job.preview_size < 16 or job.preview_size % 2):
@@ -259,7 +281,7 @@ def distill_config(job: CliJob, frame_start: int, fps: float) -> DistillConfig:
         "start": job.start,
     }
     values = {k: v for k, v in given.items() if v is not None}
-    return DistillConfig(
+    config = DistillConfig(
         frame_start=frame_start,
         fps=fps,
         seed=job.seed,
@@ -270,6 +292,7 @@ def distill_config(job: CliJob, frame_start: int, fps: float) -> DistillConfig:
         preview_every=0,
         **values,
     )
+    return with_tunables(config, job.tunables)
 
 
 _PHASE_UNITS = {"load": "model", "draw": "step", "search": "clip", "steps": "step", "physics": "frame"}

@@ -95,13 +95,19 @@ def frame_range(scene: bpy.types.Scene, settings) -> tuple[int, int]:
 def check_request(request: JobRequest) -> None:
     """:meth:`JobRequest.validate`, a bad setting named by its panel label (e.g. "Steps must be …")."""
     from ..core.config import SettingError
-    from ..core.errors import InputError
-    from .properties import LABELS
 
     try:
         request.validate()
     except SettingError as exc:
-        raise InputError(f"{LABELS.get(exc.field, exc.field)} {exc.reason}") from None
+        raise _labelled(exc) from None
+
+
+def _labelled(exc) -> Exception:
+    """A core ``SettingError`` as an InputError naming the setting by its panel label."""
+    from ..core.errors import InputError
+    from .properties import LABELS
+
+    return InputError(f"{LABELS.get(exc.field, exc.field)} {exc.reason}")
 
 
 def snapshot(context: bpy.types.Context, armature_obj: bpy.types.Object) -> RunContext:
@@ -115,10 +121,16 @@ def snapshot(context: bpy.types.Context, armature_obj: bpy.types.Object) -> RunC
     first, last = frame_range(context.scene, settings)
     scene_fps = context.scene.render.fps / context.scene.render.fps_base
     fps = float(scene_fps if settings.use_scene_fps else settings.fps)
+    from ..core.config import SettingError
+
+    try:
+        config = distill_config(settings, first, last - first + 1, fps)
+    except SettingError as exc:  # a tunable out of its range
+        raise _labelled(exc) from None
     request = JobRequest(
         rig=None,
         prompt=settings.prompt.strip(),
-        config=distill_config(settings, first, last - first + 1, fps),
+        config=config,
         model=model_spec(settings),
         physics=bool(settings.physics),
     )

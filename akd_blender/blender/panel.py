@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bpy
 
+from ..core.config import TUNABLES
 from .operators import active_run
 
 __all__ = ["VIEW3D_PT_akd", "VIEW3D_PT_akd_advanced", "CLASSES"]
@@ -103,6 +104,8 @@ class VIEW3D_PT_akd_advanced(_AKDPanel, bpy.types.Panel):
         settings = context.scene.akd
         layout.prop(settings, "resolution")
         layout.prop(settings, "preview_every")
+        for t in TUNABLES:
+            layout.prop(settings, t.name)
 
 
 def _progress(layout, state) -> None:

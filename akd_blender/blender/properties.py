@@ -10,9 +10,19 @@ from __future__ import annotations
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
-from ..core.config import CAMERA_MODES, DEVICES, KEY_MODES, KEYS_DEFAULT, START_MODES, DistillConfig
+from ..core.config import CAMERA_MODES, DEVICES, KEY_MODES, KEYS_DEFAULT, START_MODES, TUNABLES, DistillConfig, with_tunables
 
-__all__ = ["AKD_Settings", "AKD_RunState", "MODELS", "CHOICES", "LABELS", "model_spec", "distill_config", "CLASSES"]
+__all__ = [
+    "AKD_Settings",
+    "AKD_RunState",
+    "MODELS",
+    "CHOICES",
+    "LABELS",
+    "model_spec",
+    "distill_config",
+    "tunable_values",
+    "CLASSES",
+]
 
 # (label, description) of each choice of the core's lists (core.config); a test checks they match
 CHOICES = {
@@ -45,7 +55,7 @@ LABELS = {
     "device": "Device",
     "camera": "Camera",
     "start": "Start",
-}
+} | {t.field: t.label for t in TUNABLES}
 
 
 def _items(name: str) -> list[tuple[str, str, str]]:
@@ -93,7 +103,7 @@ def model_spec(settings: AKD_Settings) -> str:
 
 def distill_config(settings: AKD_Settings, frame_start: int, frames: int, fps: float) -> DistillConfig:
     """The DistillConfig of the panel's settings for a motion of ``frames`` frames from ``frame_start``."""
-    return DistillConfig(
+    config = DistillConfig(
         steps=None if settings.auto_steps else int(settings.steps),
         frames=frames,
         fps=fps,
@@ -108,6 +118,26 @@ def distill_config(settings: AKD_Settings, frame_start: int, frames: int, fps: f
         loop=bool(settings.loop),
         allow_nearest=bool(settings.allow_nearest),
         preview_every=int(settings.preview_every),
+    )
+    return with_tunables(config, tunable_values(settings))
+
+
+def tunable_values(settings: AKD_Settings) -> dict[str, float | int]:
+    """The Advanced section's :data:`~akd_blender.core.config.TUNABLES` as set in the panel (floats
+    rounded to 6 significant digits: Blender keeps them in single precision)."""
+    return {
+        t.name: int(getattr(settings, t.name)) if t.kind is int else float(f"{getattr(settings, t.name):.6g}") for t in TUNABLES
+    }
+
+
+def _tunable_property(t):
+    """The panel property of a tunable: its label, description, range and the core's default."""
+    if t.kind is int:
+        return IntProperty(
+            name=t.label, description=t.description.capitalize(), default=t.default(), min=t.minimum, max=t.maximum
+        )
+    return FloatProperty(
+        name=t.label, description=t.description.capitalize(), default=t.default(), min=t.minimum, max=t.maximum, precision=3
     )
 
 
@@ -177,6 +207,9 @@ class AKD_Settings(bpy.types.PropertyGroup):
         default=False,
     )
     preview_every: IntProperty(name="Preview Every", description="Update the pose every N steps (0: off)", default=10, min=0)
+
+
+AKD_Settings.__annotations__.update({t.name: _tunable_property(t) for t in TUNABLES})  # the Advanced section's
 
 
 class AKD_RunState(bpy.types.PropertyGroup):

@@ -1,5 +1,6 @@
 """What an animator gets on the artist rigs with the default path: floating, penetration, root slide,
-keys and time per rig × prompt, read from the product's own report (``run_akd.py --report``).
+keys, key-reduction error and time per rig × prompt, read from the product's own report (``run_akd.py --report``),
+and the motion judge's verdict on the action each job wrote (``--out``; this checkout's judge for every ``--root``).
 
 Each case is one ``run_akd.py`` process (the embedded teacher, start "auto" = draw then pose search,
 every other setting at its default), run one after the other. Cases: Fox, CesiumMan and RiggedFigure
@@ -33,18 +34,30 @@ CASES = (
 FIELDS = ("floating_fraction", "penetration_max", "root_travel_max", "start_gap")
 
 
+def judged(blend: Path, action: str) -> tuple[str, float]:
+    """The motion judge's verdict (this checkout's judge, whatever code wrote ``blend``): (label, p)."""
+    cmd = [sys.executable, "-m", "akd_blender.blender.judge_cli", "--input", str(blend), "--action", action, "--json"]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"judging {action} in {blend}: exit {done.returncode}\n{done.stderr[-2000:]}")
+    verdict = json.loads(done.stdout.strip().splitlines()[-1])
+    return verdict["label"], float(verdict["probability"])
+
+
 def run_case(root: Path, asset: Path, prompt: str, frames: int | None) -> dict:
-    """One default job through ``root/run_akd.py`` → the figures of its report."""
+    """One default job through ``root/run_akd.py`` → the figures of its report, and the motion judge's
+    verdict on the action it wrote."""
     with tempfile.TemporaryDirectory() as tmp:
-        report_path = Path(tmp) / "report.json"
+        report_path, blend = Path(tmp) / "report.json", Path(tmp) / "out.blend"
         cmd = [sys.executable, str(root / "run_akd.py"), "--input", str(asset), "--prompt", prompt]
-        cmd += ["--report", str(report_path), "--quiet", "--device", "cpu"]
+        cmd += ["--report", str(report_path), "--out", str(blend), "--quiet", "--device", "cpu"]
         if frames:
             cmd += ["--frames", str(frames)]
         done = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
         if done.returncode != 0:
             raise RuntimeError(f"{asset.stem} '{prompt}': exit {done.returncode}\n{done.stderr[-2000:]}")
         report = json.loads(report_path.read_text())
+        label, probability = judged(blend, report["action_names"][0])
     metrics = report["motion_metrics"]
     return {
         "rig": asset.stem,
@@ -53,6 +66,10 @@ def run_case(root: Path, asset: Path, prompt: str, frames: int | None) -> dict:
         "frames": report["frames"],
         **{k: metrics[k] for k in FIELDS},
         "keys_per_channel": report["keys"]["keys_per_channel"],
+        "key_error_deg": report["keys"]["rotation_error_deg"],
+        "key_error_h": report["keys"]["location_error"],
+        "judged": label,
+        "judged_p": probability,
         "seconds": report["seconds"],
         "warnings": report["warnings"],
     }
@@ -98,12 +115,27 @@ def silences(asset: Path, prompt: str) -> dict:
 
 def table(before: list[dict], after: list[dict]) -> str:
     """A markdown table: one row per case, before → after for each figure."""
-    head = "| rig | prompt (understood as) | floating fraction | max penetration (h) | root slide max (h) | keys / channel | seconds |"
-    lines = [head, "|---|---|---|---|---|---|---|"]
+    head = (
+        "| rig | prompt (understood as) | floating fraction | max penetration (h) | root slide max (h) | start gap (h) "
+        "| keys / channel | max key error (°, h) | judged as | seconds |"
+    )
+    lines = [head, "|---" * 10 + "|"]
     old = {(r["rig"], r["prompt"]): r for r in before}
 
     def pair(b: dict, r: dict, key: str, fmt: str) -> str:
         return f"{format(b[key], fmt)} → {format(r[key], fmt)}" if key in b else format(r[key], fmt)
+
+    def cell(row: dict, fmt) -> str:
+        return fmt(row) if "judged" in row else "–"
+
+    def both(b: dict, r: dict, fmt) -> str:
+        return f"{cell(b, fmt)} → {cell(r, fmt)}" if b else cell(r, fmt)
+
+    def key_error(row: dict) -> str:
+        return f"{row['key_error_deg']:.2f}°, {row['key_error_h']:.4f}"
+
+    def verdict(row: dict) -> str:
+        return f"{row['judged']} {row['judged_p']:.2f}"
 
     for r in after:
         b = old.get((r["rig"], r["prompt"]), {})
@@ -113,7 +145,10 @@ def table(before: list[dict], after: list[dict]) -> str:
             pair(b, r, "floating_fraction", ".2f"),
             pair(b, r, "penetration_max", ".3f"),
             pair(b, r, "root_travel_max", ".2f"),
+            pair(b, r, "start_gap", ".3f"),
             pair(b, r, "keys_per_channel", ".1f"),
+            both(b, r, key_error),
+            both(b, r, verdict),
             pair(b, r, "seconds", ".0f"),
         ]
         lines.append("| " + " | ".join(cells) + " |")

@@ -19,6 +19,7 @@ import akd_blender
 from akd_blender.blender import operators, registration
 from akd_blender.core import worker as wk
 from akd_blender.core.config import DistillConfig
+from akd_blender.core.errors import InputError
 from akd_blender.core.job import JobRequest, JobResult
 from akd_blender.core.motion import MotionClip
 from akd_blender.core.priors_cache import cached_priors
@@ -430,7 +431,30 @@ def test_panel_choices_and_defaults_are_the_cores(addon):
         assert rna[name].default == getattr(core.DistillConfig, name), name
     assert [item.identifier for item in rna["keys"].enum_items] == list(core.KEY_MODES)
     assert rna["keys"].default == core.KEYS_DEFAULT == "sparse" and rna["set_scene_range"].default is False
-    assert set(properties.LABELS) <= {f.name for f in fields(core.DistillConfig)}
+    assert set(properties.LABELS) <= {f.name for f in fields(core.DistillConfig)} | {t.field for t in core.TUNABLES}
+
+
+def test_the_advanced_tunables_default_to_the_core_and_reach_the_request(addon):
+    from akd_blender.core.config import TUNABLES
+
+    rna = bpy.context.scene.akd.bl_rna.properties
+    for t in TUNABLES:
+        prop = rna[t.name]
+        assert prop.type == ("INT" if t.kind is int else "FLOAT") and prop.name == t.label, t.name
+        assert prop.default == pytest.approx(t.default(), rel=1e-6) and (prop.hard_min, prop.hard_max) == pytest.approx(
+            (t.minimum, t.maximum)
+        )
+    arm = _character()
+    settings = _settings()
+    assert operators.snapshot(bpy.context, arm).request.config.sds.cfg_scale == TUNABLES[0].default()
+    settings.cfg_scale, settings.t_max, settings.draw_steps = 4.5, 0.7, 11
+    config = operators.snapshot(bpy.context, arm).request.config
+    assert (config.sds.cfg_scale, config.sds.t_max, config.search.steps) == (4.5, 0.7, 11)
+    settings.t_min = 0.9  # above Noise Max: the job names the setting by its label
+    with pytest.raises(InputError, match="^Noise Min timestep range"):
+        operators.snapshot(bpy.context, arm)
+    for t in TUNABLES:
+        setattr(settings, t.name, t.default())
 
 
 def test_allow_nearest_tick_through_rna_reaches_the_request(addon):

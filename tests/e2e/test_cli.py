@@ -203,6 +203,34 @@ def test_cli_flags_are_derived_from_the_core_settings():
     )
 
 
+def test_every_tunable_is_a_flag_and_a_jobs_key_that_reaches_the_config(tmp_path):
+    """``--cfg-scale`` … are core.config.TUNABLES: typed flags defaulting to the core, jobs-file keys, and a
+    bad value is named by its flag."""
+    from akd_blender.blender import cli
+    from akd_blender.core.config import TUNABLES, DistillConfig, with_tunables
+
+    actions = {a.dest: a for a in cli.build_parser()._actions}
+    for t in TUNABLES:
+        assert actions[t.name].type is t.kind and actions[t.name].default is None, t.name
+        assert f"--{t.name.replace('_', '-')}" in actions[t.name].option_strings
+    argv = ["--input", "x.blend", "--prompt", "p", "--cfg-scale", "5", "--t-max", "0.7", "--draw-steps", "9"]
+    jobs, _ = cli.parse_jobs(argv)
+    got = cli.distill_config(jobs[0], frame_start=1, fps=24.0)
+    assert got == with_tunables(DistillConfig(preview_every=0), {"cfg_scale": 5.0, "t_max": 0.7, "draw_steps": 9})
+    listing = tmp_path / "jobs.json"
+    listing.write_text(json.dumps([{"prompt": "a", "lr": 0.005}, {"prompt": "b", "draw-guidance": 6}]))
+    jobs, _ = cli.parse_jobs([*argv, "--jobs", str(listing)])
+    first, second = (cli.distill_config(j, frame_start=1, fps=24.0) for j in jobs)
+    assert (first.lr, first.sds.cfg_scale, second.search.guidance, second.lr) == (0.005, 5.0, 6.0, DistillConfig().lr)
+    with pytest.raises(InputError, match=r"^--t-min must be between 0 and 1 \(got 3\)"):
+        cli.check_usage(cli.CliJob(input="x.blend", prompt="p", report=str(tmp_path / "r.json"), tunables={"t_min": 3}))
+    with pytest.raises(InputError, match="--draw-steps"):
+        cli.parse_jobs(["--input", "x.blend", "--draw-steps", "many"])
+    listing.write_text(json.dumps([{"prompt": "a", "tunables": {}}]))
+    with pytest.raises(InputError, match="unknown key 'tunables'"):
+        cli.parse_jobs([*argv, "--jobs", str(listing)])
+
+
 def test_the_progress_bar_follows_every_phase(batch):
     """The tqdm bars on stderr: the model's loading, the optimiser steps, physics and the writing of the
     actions and files each move a bar of their own to its end."""
