@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -158,7 +159,39 @@ def distill(
     Raises InputError (bad config / prompt; PromptNotUnderstood when the prior reads the prompt as no
     known motion and ``config.allow_nearest`` is off), ModelNotAvailable (prior missing), Cancelled (within one
     step of ``should_cancel`` returning True), NumericalError (NaN/Inf loss or gradient).
+    On the CPU the same seed and torch thread count give the same motion bit for bit
+    (:func:`reproducible_on_cpu`).
     """
+    config = config or DistillConfig()
+    config.validate()
+    with reproducible_on_cpu(config.resolved_device()):
+        return _distill(rig, prompt, config, prior, callbacks, init_pose)
+
+
+@contextmanager
+def reproducible_on_cpu(device: torch.device) -> Iterator[None]:
+    """On the CPU, torch's deterministic algorithms for the ``with`` block (warnings only where an op has
+    none), then the previous setting again; other devices are left alone. Without them, index_put with
+    accumulate (the backward of the renderer's gathers over faces and pixels) adds in thread order on
+    several threads, and two runs of one job differ in the last bits."""
+    if device.type != "cpu" or torch.are_deterministic_algorithms_enabled():
+        yield
+        return
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(False)
+
+
+def _distill(
+    rig: RigAsset,
+    prompt: str,
+    config: DistillConfig | None,
+    prior,
+    callbacks: DistillCallbacks | None,
+    init_pose: MotionClip | None,
+) -> DistillResult:
     t_start = time.perf_counter()
     config = config or DistillConfig()
     config.validate()
@@ -173,6 +206,7 @@ def distill(
     if draws < world_size:
         raise SettingError("draws", f"must be at least the number of processes, {world_size} (got {draws})")
     mine = parallel.own_draws(draws, rank, world_size)
+    config = replace(config, draws=draws)
     generator = parallel.draw_generator(config.seed, 0)  # the start's drawing, then SDS draw 0
     generators = {d: generator if d == 0 else parallel.draw_generator(config.seed, d) for d in mine}
 
@@ -195,6 +229,8 @@ def distill(
     if isinstance(understanding, Understanding):  # a prior that reads prompts as known motions
         require_understood(understanding, config.allow_nearest)
     extra = {k: v for k, v in (getattr(text, "extra", None) or {}).items() if isinstance(v, str | int | float)}
+    if world_size > 1:
+        extra["processes"] = world_size  # the draws were shared out over this many ranks
     t = timer("text", t)
 
     # 2. Motion, skeleton, renderer, optimiser.

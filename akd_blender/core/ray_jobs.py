@@ -172,7 +172,8 @@ def run_tasks(
                         results[index] = lost(_why(exc))
                     bar.update(1)
                     if on_done is not None:
-                        on_done(index, results[index])
+                        with tqdm.external_write_mode(file=sys.stdout):  # lines printed above the bar
+                            on_done(index, results[index])
         except KeyboardInterrupt:
             for ref in pending:
                 ray.cancel(ref, force=True)
