@@ -105,7 +105,8 @@ def ray_session(address: str | None = None, num_cpus: int | None = None, num_gpu
     else:
         paths = [str(PACKAGE_DIR.parent), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
-        ray.init(num_cpus=num_cpus, num_gpus=num_gpus, runtime_env={"env_vars": env}, **kwargs)
+        # "local": always a new instance of this process's own, never a cluster found on the machine
+        ray.init(address="local", num_cpus=num_cpus, num_gpus=num_gpus, runtime_env={"env_vars": env}, **kwargs)
     try:
         yield ray
     finally:
