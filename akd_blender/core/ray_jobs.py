@@ -101,7 +101,10 @@ def ray_session(address: str | None = None, num_cpus: int | None = None, num_gpu
     kwargs: dict[str, Any] = {"log_to_driver": False, "include_dashboard": False}
     if address:
         runtime_env = {"env_vars": env, "py_modules": [str(PACKAGE_DIR)]}
-        ray.init(address=address, runtime_env=runtime_env, **kwargs)
+        try:
+            ray.init(address=address, runtime_env=runtime_env, **kwargs)
+        except ConnectionError as exc:
+            raise InputError(f"--ray: cannot connect to a Ray cluster at '{address}' ({' '.join(str(exc).split())})") from None
     else:
         paths = [str(PACKAGE_DIR.parent), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
