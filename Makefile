@@ -8,9 +8,9 @@ export AKD_SHARED := $(abspath $(SHARED))
 
 .PHONY: setup demo test test-all lint bench
 
-## setup: the project venv at .venv (torch CPU build from local disk, bpy 5.0.1, test tools)
+## setup: the project venv at .venv (torch CPU build from local disk, bpy 5.0.1, test tools, Ray for the --ray tests)
 setup: $(VENV)/.installed
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+$(VENV)/.installed: requirements.txt requirements-dev.txt requirements-ray.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt

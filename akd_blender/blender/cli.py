@@ -22,6 +22,16 @@ The SDS and drawing settings (``--cfg-scale``, ``--t-min``, ``--t-max``, ``--lr`
 ``--draw-guidance``, ``--draw-steps``) are :data:`~akd_blender.core.config.TUNABLES`, the same the
 panel's Advanced section offers.
 
+``--ray [ADDRESS]`` runs the jobs at once, each a Ray task (a local Ray by default, the cluster at
+ADDRESS when given; :mod:`akd_blender.core.ray_jobs`) asking for ``--ray-cpus`` CPUs and ``--ray-gpus``
+GPUs (a fraction shares one GPU); each task imports bpy in its worker process and runs the job as the
+serial run does (:func:`run_cli_job`), so reports, summary and exit code are the serial run's; a tqdm
+bar counts the finished jobs. Ray is an optional dependency (``pip install -r requirements-ray.txt``).
+
+``torchrun --nproc-per-node N run_akd.py …`` runs each job on N processes (one GPU each): the SDS draws
+of a step are shared out and the motion's gradients summed (:mod:`akd_blender.core.parallel`); rank 0
+prints and writes, the other ranks write nothing.
+
 What the model understood the prompt as is printed as ``akd: understood as <motion> ("<training
 phrasing>", similarity 0.87)`` on stdout (the embedded teacher; ``core.understanding.understood_line``)
 unless ``--quiet``. A prompt it matches to no known motion well enough stops the job with one line
@@ -60,7 +70,17 @@ from ..core.config import (
 from ..core.errors import AkdError, Cancelled, InputError
 from ..core.understanding import understood_line
 
-__all__ = ["CliJob", "REPORT_FIELDS", "EXPORT_FORMATS", "build_parser", "parse_jobs", "run_one", "main"]
+__all__ = [
+    "CliJob",
+    "JobOutcome",
+    "REPORT_FIELDS",
+    "EXPORT_FORMATS",
+    "build_parser",
+    "parse_jobs",
+    "run_one",
+    "run_cli_job",
+    "main",
+]
 
 EXPORT_FORMATS = (".fbx", ".bvh", ".glb", ".gltf")
 
@@ -117,6 +137,7 @@ class CliJob:
     width: int | None = None
     camera: str | None = None
     start: str | None = None
+    draws: int | None = None
     loop: bool = False
     physics: bool = False
     ground_action: str | None = None
@@ -164,6 +185,11 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
         help="auto (default): sample when the model can draw (the embedded teacher), else pose; pose: SDS from the "
         "current pose; sample: the model draws a video, the pose search fits it, --steps SDS steps refine (default 0)",
     )
+    p.add_argument(
+        "--draws",
+        type=int,
+        help="SDS draws per step (default: one per process; under torchrun the processes share them out)",
+    )
     p.add_argument("--loop", action="store_true", help="make the motion cyclic")
     p.add_argument("--physics", action="store_true", help="ground the distilled motion with MuJoCo")
     p.add_argument("--ground-action", metavar="NAME", help="no distillation: ground this existing action with MuJoCo")
@@ -195,6 +221,28 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
             f"--{t.name.replace('_', '-')}", type=t.kind, metavar="N", help=f"{t.description} (default {t.default():g})"
         )
     p.add_argument("--jobs", metavar="FILE", help="a JSON list of jobs (keys = flag names)")
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help="run the jobs at once through Ray (pip install -r requirements-ray.txt): a local Ray by default, "
+        "the cluster at ADDRESS when given (e.g. auto or ray://head:10001)",
+    )
+    p.add_argument("--ray-cpus", type=float, default=1.0, help="CPUs each job asks Ray for (default 1)")
+    p.add_argument(
+        "--ray-gpus",
+        type=float,
+        help="GPUs each job asks Ray for, e.g. 0.125 for 8 jobs per GPU (default: 1 when Ray has GPUs and the "
+        "jobs' --device is not cpu, else 0)",
+    )
+    p.add_argument(
+        "--ray-threads",
+        type=int,
+        help="torch threads per job (default: this machine's torch default, as in the serial run, so CPU results "
+        "are the serial run's)",
+    )
+    p.add_argument("--ray-retries", type=int, default=2, help="runs again a job whose Ray worker died (default 2)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -279,6 +327,7 @@ def distill_config(job: CliJob, frame_start: int, fps: float) -> DistillConfig:
         "width": job.width,
         "camera": job.camera,
         "start": job.start,
+        "draws": job.draws,
     }
     values = {k: v for k, v in given.items() if v is not None}
     config = DistillConfig(
@@ -332,8 +381,11 @@ class _Bar:
             self.bar = None
 
 
-def run_one(job: CliJob, progress: bool = True) -> dict:
-    """Run one job; returns its report (also written to ``job.report``). Raises AkdError."""
+def run_one(job: CliJob, progress: bool = True, write_files: bool = True) -> dict:
+    """Run one job; returns its report (also written to ``job.report``). Raises AkdError.
+
+    ``write_files`` False: nothing is written (``--out``, ``--preview``, ``--export``, ``--report`` are
+    left alone; the ranks of a ``torchrun`` job other than rank 0 run so)."""
     import bpy
 
     from .. import __version__
@@ -414,24 +466,24 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
         wrote("keys")
 
         outputs = {}
-        if job.out:
+        if job.out and write_files:
             t = time.perf_counter()
             bpy.ops.wm.save_as_mainfile(filepath=os.path.abspath(job.out), copy=True)
             outputs["out"], timings["save"] = os.path.abspath(job.out), time.perf_counter() - t
             wrote("save")
-        if job.preview:
+        if job.preview and write_files:
             t = time.perf_counter()
             write_preview(rig, clip, job.preview, job.preview_size, camera=job.camera)
             outputs["preview"], timings["preview"] = os.path.abspath(job.preview), time.perf_counter() - t
             wrote("preview")
-        if job.export:
+        if job.export and write_files:
             t = time.perf_counter()
             export(arm, clip, job.export)
             outputs["export"], timings["export"] = os.path.abspath(job.export), time.perf_counter() - t
             wrote("export")
     finally:
         bar.close()
-    if job.report:
+    if job.report and write_files:
         outputs["report"] = os.path.abspath(job.report)
 
     from ..core.job import job_warnings
@@ -471,7 +523,7 @@ def run_one(job: CliJob, progress: bool = True) -> dict:
         "warnings": warnings,
         "scene_changes": changes,
     }
-    if job.report:
+    if job.report and write_files:
         with open(job.report, "w", encoding="utf-8") as fh:
             json.dump(report, fh, indent=2)
     return report
@@ -585,6 +637,81 @@ def _say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
+@dataclass(frozen=True)
+class JobOutcome:
+    """How one job of a run ended: ``code`` (the exit code, 0 done), ``text`` (the summary's line:
+    "done" or the error), ``report`` (the job's report when done), ``details`` (an internal error's
+    traceback)."""
+
+    code: int
+    text: str
+    report: dict | None = None
+    details: str = ""
+
+
+def run_cli_job(job: CliJob, progress: bool = True, write_files: bool = True) -> JobOutcome:
+    """:func:`run_one` with its errors as a :class:`JobOutcome` (KeyboardInterrupt passes through)."""
+    try:
+        return JobOutcome(0, "done", run_one(job, progress=progress, write_files=write_files))
+    except AkdError as exc:
+        return JobOutcome(exc.exit_code, " ".join(str(exc).split()) or type(exc).__name__)
+    except Exception as exc:  # an internal error: keep going with the next job
+        import traceback
+
+        return JobOutcome(1, f"internal error: {' '.join(str(exc).split()) or type(exc).__name__}", None, traceback.format_exc())
+
+
+def _ray_job(job: CliJob) -> JobOutcome:
+    """One job in a Ray worker process (its own bpy): the serial path, without a progress bar."""
+    return run_cli_job(job, progress=False)
+
+
+def _lost_job(line: str) -> JobOutcome:
+    return JobOutcome(1, f"internal error: {line}")
+
+
+def _announce(label: str, outcome: JobOutcome, quiet: bool) -> None:
+    """Print what a finished job says: understood line, warnings, done (stdout / stderr), or its error."""
+    if outcome.code:
+        if outcome.details:
+            print(outcome.details, file=sys.stderr, end="" if outcome.details.endswith("\n") else "\n")
+        _say(f"akd: {label}error: {outcome.text}")
+        return
+    report = outcome.report
+    understood = understood_line(report["distill"])
+    if understood and not quiet:
+        print(f"akd: {label}{understood}", flush=True)
+    if not quiet:
+        for warning in report["warnings"]:
+            _say(f"akd: {label}warning: {warning}")
+    print(f"akd: {label}done: {', '.join(report['action_names'])} ({report['seconds']:.1f} s)", flush=True)
+
+
+def _ray_resources(ns: argparse.Namespace, jobs: list[CliJob], ray):
+    from ..core.ray_jobs import TaskResources
+
+    gpus = ns.ray_gpus
+    if gpus is None:
+        gpus = 1.0 if ray.cluster_resources().get("GPU", 0) > 0 and any(job.device != "cpu" for job in jobs) else 0.0
+    return TaskResources(num_cpus=ns.ray_cpus, num_gpus=gpus, threads=ns.ray_threads, retries=ns.ray_retries)
+
+
+def _run_ray(ns: argparse.Namespace, jobs: list[CliJob], label) -> list[JobOutcome]:
+    """Every job as a Ray task (:func:`~akd_blender.core.ray_jobs.run_tasks`), each announced as it finishes."""
+    if os.path.basename(sys.argv[0] if sys.argv else "").lower().startswith("blender"):
+        raise InputError("--ray runs from Python with the bpy module (python run_akd.py …), not inside the Blender executable")
+    from ..core.ray_jobs import TaskResources, ray_session, run_tasks
+
+    TaskResources(num_cpus=ns.ray_cpus, num_gpus=ns.ray_gpus or 0.0, threads=ns.ray_threads, retries=ns.ray_retries).validate()
+    with ray_session(None if ns.ray == "local" else ns.ray) as ray:
+        resources = _ray_resources(ns, jobs, ray)
+
+        def done(index: int, outcome: JobOutcome) -> None:
+            _announce(label(index + 1), outcome, ns.quiet)
+
+        return run_tasks(_ray_job, jobs, resources, lost=_lost_job, on_done=done, progress=not ns.quiet)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (see the module docstring)."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -595,31 +722,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AkdError as exc:
         _say(f"akd: error: {exc}")
         return exc.exit_code
-    results = []
-    try:
-        for n, job in enumerate(jobs, 1):
-            label = f"job {n}/{len(jobs)}: " if ns.jobs else ""
-            try:
-                report = run_one(job, progress=not ns.quiet)
-                results.append((job, 0, "done"))
-                understood = understood_line(report["distill"])
-                if understood and not ns.quiet:
-                    print(f"akd: {label}{understood}", flush=True)
-                if not ns.quiet:
-                    for warning in report["warnings"]:
-                        _say(f"akd: {label}warning: {warning}")
-                print(f"akd: {label}done: {', '.join(report['action_names'])} ({report['seconds']:.1f} s)", flush=True)
-            except AkdError as exc:
-                line = " ".join(str(exc).split()) or type(exc).__name__
-                _say(f"akd: {label}error: {line}")
-                results.append((job, exc.exit_code, line))
-            except Exception as exc:  # an internal error: keep going with the next job
-                import traceback
 
-                traceback.print_exc()
-                line = f"internal error: {' '.join(str(exc).split()) or type(exc).__name__}"
-                _say(f"akd: {label}error: {line}")
-                results.append((job, 1, line))
+    def label(n: int) -> str:
+        return f"job {n}/{len(jobs)}: " if ns.jobs else ""
+
+    rank = 0
+    outcomes: list[JobOutcome] = []
+    try:
+        if int(os.environ.get("WORLD_SIZE", "1")) > 1:  # torchrun: every rank runs each job, rank 0 writes
+            if ns.ray is not None:
+                raise InputError("--ray and torchrun: run one job on several GPUs (torchrun) or many jobs through Ray, not both")
+            from ..core.parallel import init_from_env
+
+            rank, _ = init_from_env(jobs[0].device)
+        if ns.ray is not None:
+            outcomes = _run_ray(ns, jobs, label)
+        else:
+            for n, job in enumerate(jobs, 1):
+                outcome = run_cli_job(job, progress=not ns.quiet and rank == 0, write_files=rank == 0)
+                if rank == 0:
+                    _announce(label(n), outcome, ns.quiet)
+                outcomes.append(outcome)
+    except AkdError as exc:
+        _say(f"akd: error: {' '.join(str(exc).split())}")
+        return exc.exit_code
     except KeyboardInterrupt:
         _say("akd: cancelled")
         return Cancelled.exit_code
@@ -627,13 +753,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ..core.priors_cache import free_gpu_memory
 
         free_gpu_memory()
-    if ns.jobs:
-        failed = [r for r in results if r[1]]
-        print(f"akd: summary: {len(results) - len(failed)} of {len(results)} jobs done, {len(failed)} failed", flush=True)
-        for n, (job, code, text) in enumerate(results, 1):
-            print(f"akd:   job {n} [{'ok' if not code else f'exit {code}'}] {job.input}: {text}", flush=True)
-        return failed[0][1] if failed else 0
-    return results[0][1]
+    if ns.jobs and rank == 0:
+        failed = [o for o in outcomes if o.code]
+        print(f"akd: summary: {len(outcomes) - len(failed)} of {len(outcomes)} jobs done, {len(failed)} failed", flush=True)
+        for n, (job, outcome) in enumerate(zip(jobs, outcomes), 1):
+            print(
+                f"akd:   job {n} [{'ok' if not outcome.code else f'exit {outcome.code}'}] {job.input}: {outcome.text}", flush=True
+            )
+    failed = [o for o in outcomes if o.code]
+    return failed[0].code if failed else 0
 
 
 def job_dict(job: CliJob) -> dict:

@@ -149,6 +149,9 @@ class DistillConfig:
     SDS:
         sds: :class:`SDSSettings`, handed to the prior with every query (the prior is never changed).
         negative_prompt: text for the unconditional branch ("").
+        draws: SDS draws per step (each its own noise and timestep; the step's SDS loss is their mean):
+            None → one per process (1, or the world size of a ``torch.distributed`` job, whose ranks share
+            the draws: :mod:`akd_blender.core.parallel`); at least the number of processes.
         target_reuse: with mode "target" and target space "pixel", query the prior every N steps
             and regress the render onto the same decoded target video in between (1 = every step; 4;
             priors that return no decoded target are queried every step).
@@ -192,6 +195,7 @@ class DistillConfig:
     views: int = 1
     render_backend: str = "auto"
     supersample: int | None = None
+    draws: int | None = None
     w_sds: float = 1.0
     w_smooth: float = 1.0
     w_ground: float = 10.0
@@ -223,6 +227,8 @@ class DistillConfig:
         _one_of("start", self.start, START_MODES)
         _one_of("camera", self.camera, CAMERA_MODES)
         _one_of("interpolation", self.interpolation, INTERPOLATIONS)
+        if self.draws is not None and self.draws < 1:
+            raise SettingError("draws", f"must be at least 1 (got {self.draws})")
         if not (self.lr > 0 and math.isfinite(self.lr)):
             raise SettingError("lr", f"must be a positive number (got {self.lr})")
         if self.device.startswith("cuda"):

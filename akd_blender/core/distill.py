@@ -15,14 +15,17 @@ timesteps come from one seeded generator).
 
 from __future__ import annotations
 
+import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 import torch
 
-from .config import START_MODES, DistillConfig, SDSSettings, SearchSettings, config_from_dict
+from . import parallel
+from .config import START_MODES, DistillConfig, SDSSettings, SearchSettings, SettingError, config_from_dict
 from .errors import AkdError, Cancelled, InputError
 from .image_losses import character_region, crop_video, multiscale_mse
 from .kinematics import Skeleton
@@ -132,11 +135,11 @@ def _query(prior, video, text, step: int, steps: int, generator, region, setting
     return prior.sds_loss(video, text, step, steps, generator, region=region, settings=settings)
 
 
-def _check_finite(step: int, losses: dict[str, torch.Tensor]) -> None:
+def _check_finite(step: int, losses: dict[str, float]) -> None:
     for name, value in losses.items():
-        if not torch.isfinite(value).all():
+        if not math.isfinite(value):
             raise NumericalError(
-                f"distillation diverged at step {step}: loss '{name}' is {float(value.detach())}; try a lower learning rate or CFG scale"
+                f"distillation diverged at step {step}: loss '{name}' is {value}; try a lower learning rate or CFG scale"
             )
 
 
@@ -156,7 +159,39 @@ def distill(
     Raises InputError (bad config / prompt; PromptNotUnderstood when the prior reads the prompt as no
     known motion and ``config.allow_nearest`` is off), ModelNotAvailable (prior missing), Cancelled (within one
     step of ``should_cancel`` returning True), NumericalError (NaN/Inf loss or gradient).
+    On the CPU the same seed and torch thread count give the same motion bit for bit
+    (:func:`reproducible_on_cpu`).
     """
+    config = config or DistillConfig()
+    config.validate()
+    with reproducible_on_cpu(config.resolved_device()):
+        return _distill(rig, prompt, config, prior, callbacks, init_pose)
+
+
+@contextmanager
+def reproducible_on_cpu(device: torch.device) -> Iterator[None]:
+    """On the CPU, torch's deterministic algorithms for the ``with`` block (warnings only where an op has
+    none), then the previous setting again; other devices are left alone. Without them, index_put with
+    accumulate (the backward of the renderer's gathers over faces and pixels) adds in thread order on
+    several threads, and two runs of one job differ in the last bits."""
+    if device.type != "cpu" or torch.are_deterministic_algorithms_enabled():
+        yield
+        return
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(False)
+
+
+def _distill(
+    rig: RigAsset,
+    prompt: str,
+    config: DistillConfig | None,
+    prior,
+    callbacks: DistillCallbacks | None,
+    init_pose: MotionClip | None,
+) -> DistillResult:
     t_start = time.perf_counter()
     config = config or DistillConfig()
     config.validate()
@@ -166,7 +201,14 @@ def distill(
     device = config.resolved_device()
     timer = _Timer(device)
     torch.manual_seed(config.seed)
-    generator = torch.Generator("cpu").manual_seed(config.seed)
+    rank, world_size = parallel.world()
+    draws = config.draws or world_size
+    if draws < world_size:
+        raise SettingError("draws", f"must be at least the number of processes, {world_size} (got {draws})")
+    mine = parallel.own_draws(draws, rank, world_size)
+    config = replace(config, draws=draws)
+    generator = parallel.draw_generator(config.seed, 0)  # the start's drawing, then SDS draw 0
+    generators = {d: generator if d == 0 else parallel.draw_generator(config.seed, d) for d in mine}
 
     # 1. Prior and text (the text embedding is computed once).
     if prior is None:
@@ -187,6 +229,8 @@ def distill(
     if isinstance(understanding, Understanding):  # a prior that reads prompts as known motions
         require_understood(understanding, config.allow_nearest)
     extra = {k: v for k, v in (getattr(text, "extra", None) or {}).items() if isinstance(v, str | int | float)}
+    if world_size > 1:
+        extra["processes"] = world_size  # the draws were shared out over this many ranks
     t = timer("text", t)
 
     # 2. Motion, skeleton, renderer, optimiser.
@@ -217,7 +261,7 @@ def distill(
         "loop": config.w_loop if config.loop else 0.0,
     }
     history: list[dict[str, float]] = []
-    cached_target = cached_box = None
+    cached: dict[int, tuple[torch.Tensor, tuple]] = {}  # draw → (decoded target video, its box) for reuse steps
     if image_prior:
         text = replace(text, first_frame=first_frame(rig, params, skeleton, renderer, config, camera_options))
     t = timer("setup", t)
@@ -230,6 +274,7 @@ def distill(
         extra |= start_from_sample(
             rig, prior, text, generator, config, params, renderer, camera_options, started, callbacks.should_cancel
         )
+        parallel.broadcast_parameters([params.rotvec, params.root_offset])  # every rank steps from rank 0's fit
         t = timer("sample_and_search", t)
     loop_start = time.perf_counter()
 
@@ -256,17 +301,25 @@ def distill(
             rgba = torch.nn.functional.avg_pool2d(rgba, ss)  # [F·views,4,H,W], antialiased
         video = rgba[:, :3]
         t = timer("render", t)
-        # 5. Losses.
-        if cached_target is not None and step % max(config.target_reuse, 1):
-            sds = {"loss": multiscale_mse(crop_video(video.float(), cached_box), cached_target)}
-        else:
-            region = character_region(rgba[:, 3])
-            sds = _query(prior, video, text, step, config.steps, generator, region, sds_settings)
-            cached_target = sds.pop("target_video", None) if config.target_reuse > 1 else None
-            box = sds.pop("target_box", None)
-            cached_box = (0, 0, *video.shape[-2:]) if box is None else box
+        # 5. Losses: this process's SDS draws (each with its own generator), then the regularisers.
+        reuse = bool(cached) and step % max(config.target_reuse, 1) != 0
+        region = None if reuse else character_region(rgba[:, 3])
+        sds_sum, sds_facts = torch.zeros((), device=device), {}
+        for d in mine:
+            if reuse:
+                target, box = cached[d]
+                sds = {"loss": multiscale_mse(crop_video(video.float(), box), target)}
+            else:
+                sds = _query(prior, video, text, step, config.steps, generators[d], region, sds_settings)
+                target, box = sds.pop("target_video", None), sds.pop("target_box", None)
+                if target is not None and config.target_reuse > 1:
+                    cached[d] = (target, (0, 0, *video.shape[-2:]) if box is None else tuple(int(v) for v in box))
+            sds_sum = sds_sum + sds["loss"].float().to(device)
+            for k, v in sds.items():
+                if k != "loss" and v.numel() == 1:
+                    sds_facts[f"sds_{k}"] = sds_facts.get(f"sds_{k}", 0.0) + float(v) / draws
         t = timer("prior", t)
-        terms = {"sds": sds["loss"].float().to(device)}
+        terms = {"sds": sds_sum / draws}
         if weights["smooth"]:
             terms["smooth"] = smoothness_loss(joints, scale)
         if weights["ground"]:
@@ -277,20 +330,24 @@ def distill(
             terms["limits"] = joint_limit_loss(rotations, limits, limit_bones)
         if weights["loop"]:
             terms["loop"] = loop_loss(rotations, joints, scale)
-        total = config.w_sds * terms["sds"] + sum(weights[k] * v for k, v in terms.items() if k != "sds")
-        terms["total"] = total
-        _check_finite(step, terms)
-        # 6. Backward and update (motion parameters only).
+        regularisers = sum(weights[k] * v for k, v in terms.items() if k != "sds")
+        # 6. Backward (this rank's share: its draws, 1/N of the regularisers), gradients summed over ranks, update.
         optimiser.zero_grad(set_to_none=True)
-        total.backward()
+        (config.w_sds * terms["sds"] + regularisers / world_size).backward()
+        parallel.sum_gradients([params.rotvec, params.root_offset])
         t = timer("backward", t)
+        # 7. The step's figures over all draws (one process: exactly its own).
+        summed = parallel.sum_values({"sds": float(terms["sds"].detach()), **sds_facts}, device)
+        record = {k: float(v.detach()) for k, v in terms.items()} | {"sds": summed.pop("sds")}
+        total = config.w_sds * torch.tensor(record["sds"], dtype=torch.float32) + torch.as_tensor(regularisers).detach().cpu()
+        record["total"] = float(total)
+        record |= summed
+        _check_finite(step, record)
         for p in (params.rotvec, params.root_offset):
             if p.grad is not None and not torch.isfinite(p.grad).all():
                 raise NumericalError(f"distillation diverged at step {step}: non-finite gradient on the motion parameters")
         optimiser.step()
         timer("optimiser", t)
-        record = {k: float(v.detach()) for k, v in terms.items()}
-        record.update({f"sds_{k}": float(v) for k, v in sds.items() if k != "loss" and v.numel() == 1})
         history.append(record)
         done = step + 1
         if callbacks.progress is not None:
