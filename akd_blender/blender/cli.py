@@ -42,7 +42,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields, replace
 
-from ..core.config import CAMERA_MODES, DEVICES, KEY_MODES, KEYS_DEFAULT, START_MODES, DistillConfig, SettingError
+from ..core.config import CAMERA_MODES, DEVICES, KEY_MODES, KEYS_DEFAULT, MODEL_CHOICES, START_MODES, DistillConfig, SettingError
 from ..core.errors import AkdError, Cancelled, InputError
 from ..core.understanding import understood_line
 
@@ -133,7 +133,8 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
     p.add_argument(
         "--model",
         default="tiny",
-        help='"tiny" (embedded teacher that animates your character), "tiny-text", a diffusers folder or a hub id',
+        help='"tiny" (embedded teacher that animates your character), "tiny-text", a diffusers folder, a hub id, or one of '
+        + ", ".join(f"{m.alias} ({m.task})" for m in MODEL_CHOICES),
     )
     p.add_argument("--frames", type=int, help="number of frames (≥ 2)")
     p.add_argument("--fps", type=float, help="frames per second (default: the scene's)")
@@ -146,7 +147,7 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
     p.add_argument(
         "--start",
         choices=START_MODES,
-        help="auto (default): sample when the model can draw (the embedded teacher), else pose; pose: SDS from the "
+        help="auto (default): sample when the model can draw (the embedded teacher, the image-to-video models), else pose; pose: SDS from the "
         "current pose; sample: the model draws a video, the pose search fits it, --steps SDS steps refine (default 0)",
     )
     p.add_argument("--loop", action="store_true", help="make the motion cyclic")

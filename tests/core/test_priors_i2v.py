@@ -204,3 +204,12 @@ def test_default_start_draws_then_fits(priors):
         del prior.sample
     assert len(seen) == 1 and seen[0].shape == (3, 16, 16)  # the character's render is the first frame
     assert result.extra["sample_frames"] == prior.frames and len(result.history) == 1
+
+
+def test_model_choices_are_the_registry_aliases():
+    from akd_blender.core.config import MODEL_CHOICES
+
+    assert {m.alias: m.hub_id for m in MODEL_CHOICES} == ALIASES
+    tasks = {m.alias: m.task for m in MODEL_CHOICES}
+    assert [a for a, t in tasks.items() if t == "image-to-video"] == ["cogvideox-5b-i2v", "wan2.1-i2v-14b-480p", "wan2.2-ti2v-5b"]
+    assert len({m.ident for m in MODEL_CHOICES}) == len(MODEL_CHOICES) and all(m.gpu for m in MODEL_CHOICES)

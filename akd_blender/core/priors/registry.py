@@ -20,6 +20,7 @@ from pathlib import Path
 
 import torch
 
+from ..config import MODEL_CHOICES
 from ..errors import InputError, ModelNotAvailable
 from .base import MemoryOptions, SDSSettings, VideoPrior
 
@@ -28,18 +29,11 @@ __all__ = ["ALIASES", "EMBEDDED", "hub_cache_dir", "load_prior", "resolve_spec"]
 EMBEDDED = ("tiny", "tiny-text")
 """The embedded teachers: ``"tiny"`` (image and text, the default) and ``"tiny-text"`` (text only)."""
 
-ALIASES = {
-    "cogvideox-2b": "THUDM/CogVideoX-2b",
-    "cogvideox-5b": "THUDM/CogVideoX-5b",
-    "wan2.1-1.3b": "Wan-AI/Wan2.1-T2V-1.3B-Diffusers",
-    "wan2.1-14b": "Wan-AI/Wan2.1-T2V-14B-Diffusers",
-    "cogvideox-5b-i2v": "THUDM/CogVideoX-5b-I2V",
-    "wan2.1-i2v-14b-480p": "Wan-AI/Wan2.1-I2V-14B-480P-Diffusers",
-    "wan2.2-ti2v-5b": "Wan-AI/Wan2.2-TI2V-5B-Diffusers",
-}
-"""Short names of the supported hub models. Text-to-video (SDS from a pose): CogVideoX-2B/5B, Wan2.1
-T2V 1.3B/14B. Image-to-video (shown the character's render, they draw it moving: draw then fit, or SDS
-conditioned on the first frame): CogVideoX-5B-I2V, Wan2.1-I2V-14B-480P, Wan2.2-TI2V-5B."""
+ALIASES = {choice.alias: choice.hub_id for choice in MODEL_CHOICES}
+"""Short names of the supported hub models (:data:`~akd_blender.core.config.MODEL_CHOICES`). Text-to-video
+(SDS from a pose): CogVideoX-2B/5B, Wan2.1 T2V 1.3B/14B. Image-to-video (shown the character's render,
+they draw it moving: draw then fit, or SDS conditioned on the first frame): CogVideoX-5B-I2V,
+Wan2.1-I2V-14B-480P, Wan2.2-TI2V-5B."""
 
 
 _HUB_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*/[A-Za-z0-9_][A-Za-z0-9_.-]*")  # owner/name (dots allowed: Wan2.1)
