@@ -189,6 +189,9 @@ class SearchSettings:
         supersample: supersampling of the search's renders (2; capped at the loop's own).
         smooth: Gaussian smoothing of the searched poses over the drawn video's frames, in frames
             (0.75; 0 = none): calms the frame-to-frame jitter of the search's discrete choices.
+        max_side: the longest side, in pixels, of the video the search compares against (256): a
+            larger drawing (a diffusers model's 480 × 720) is area-downsampled to it, keeping its aspect,
+            before the search renders its candidates (at that size × ``supersample``).
     """
 
     guidance: float = 3.0
@@ -196,6 +199,7 @@ class SearchSettings:
     scales: tuple[float, ...] = (2.4, 1.6, 1.0, 0.6, 0.3, 0.15)
     supersample: int = 2
     smooth: float = 0.75
+    max_side: int = 256
 
 
 @dataclass
@@ -294,6 +298,8 @@ class DistillConfig:
             value = getattr(self, name)
             if value is not None and value < 8:
                 raise SettingError(name, f"must be at least 8 pixels (got {value})")
+        if self.search.max_side < 8:
+            raise SettingError("search.max_side", f"must be at least 8 pixels (got {self.search.max_side})")
         if self.device not in DEVICES and not self.device.startswith("cuda:"):
             raise SettingError("device", f"must be auto, cpu or cuda (got {self.device!r})")
         _one_of("start", self.start, START_MODES)

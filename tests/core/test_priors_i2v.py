@@ -213,3 +213,28 @@ def test_model_choices_are_the_registry_aliases():
     tasks = {m.alias: m.task for m in MODEL_CHOICES}
     assert [a for a, t in tasks.items() if t == "image-to-video"] == ["cogvideox-5b-i2v", "wan2.1-i2v-14b-480p", "wan2.2-ti2v-5b"]
     assert len({m.ident for m in MODEL_CHOICES}) == len(MODEL_CHOICES) and all(m.gpu for m in MODEL_CHOICES)
+
+
+def test_the_search_fits_a_large_drawing_at_most_max_side(monkeypatch):
+    from akd_blender.core import pose_search
+    from akd_blender.core.config import SettingError
+    from akd_blender.core.start import search_size
+
+    assert search_size(480, 720, 256) == (171, 256) and search_size(32, 32, 256) == (32, 32)
+    assert search_size(704, 1280, 128) == (70, 128)
+    seen = []
+
+    def stop(rig, target, *args, **kwargs):
+        seen.append((tuple(target.shape[-2:]), (args[2].height, args[2].width)))
+        raise RuntimeError("seen")
+
+    monkeypatch.setattr(pose_search, "search_poses", stop)
+    prior = build("cogvideox-i2v")
+    config = DistillConfig(
+        frames=9, height=48, width=64, device="cpu", steps=0, supersample=2, search=SearchSettings(steps=1, max_side=32)
+    )
+    with pytest.raises(RuntimeError, match="seen"):
+        distill(biped(), PROMPT, config, prior=prior)
+    assert seen == [((24, 32), (48, 64))]  # the drawing at 24 × 32, rendered ×2 supersampled
+    with pytest.raises(SettingError, match="max_side"):
+        DistillConfig(search=SearchSettings(max_side=4)).validate()
