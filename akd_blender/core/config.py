@@ -20,6 +20,7 @@ __all__ = [
     "START_MODES",
     "DEVICES",
     "SDS_MODES",
+    "SEARCH_APPEARANCES",
     "TARGET_SPACES",
     "INTERPOLATIONS",
     "KEY_MODES",
@@ -35,6 +36,7 @@ CAMERA_MODES: tuple[str, ...] = ("follow", "fixed", "orbit")
 START_MODES: tuple[str, ...] = ("auto", "pose", "sample")
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
 SDS_MODES: tuple[str, ...] = ("target", "score")
+SEARCH_APPEARANCES: tuple[str, ...] = ("rgb", "normalised")
 TARGET_SPACES: tuple[str, ...] = ("pixel", "latent")
 INTERPOLATIONS: tuple[str, ...] = ("cubic", "linear")
 # How a job keys its new action: "sparse" (key reduction within an error bound) or "dense" (every frame)
@@ -192,6 +194,9 @@ class SearchSettings:
         max_side: the longest side, in pixels, of the video the search compares against (256): a
             larger drawing (a diffusers model's 480 × 720) is area-downsampled to it, keeping its aspect,
             before the search renders its candidates (at that size × ``supersample``).
+        appearance: how the search compares renders with the drawing: "rgb" (default) or "normalised"
+            (each image's colour channels standardised first: a drawing whose colours or brightness
+            drifted from the render; :class:`~akd_blender.core.pose_search.SearchConfig`).
     """
 
     guidance: float = 3.0
@@ -200,6 +205,7 @@ class SearchSettings:
     supersample: int = 2
     smooth: float = 0.75
     max_side: int = 256
+    appearance: str = "rgb"
 
 
 @dataclass
@@ -298,6 +304,7 @@ class DistillConfig:
             value = getattr(self, name)
             if value is not None and value < 8:
                 raise SettingError(name, f"must be at least 8 pixels (got {value})")
+        _one_of("search.appearance", self.search.appearance, SEARCH_APPEARANCES)
         if self.search.max_side < 8:
             raise SettingError("search.max_side", f"must be at least 8 pixels (got {self.search.max_side})")
         if self.device not in DEVICES and not self.device.startswith("cuda:"):

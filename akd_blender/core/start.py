@@ -171,7 +171,9 @@ def start_from_sample(
         renderer.resized(*size),
         lambda path: make_cameras(rig, path, *size, mode=config.camera, **camera_options),
         ss,
-        search_config_for((getattr(text, "extra", None) or {}).get("motion"), scales=tuple(search.scales)),
+        search_config_for(
+            (getattr(text, "extra", None) or {}).get("motion"), scales=tuple(search.scales), appearance=search.appearance
+        ),
         progress=searched,
         should_cancel=should_cancel,
     )
