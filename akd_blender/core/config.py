@@ -92,7 +92,7 @@ MODEL_CHOICES: tuple[ModelChoice, ...] = (
         "Wan2.1-14B",
         "Wan-AI/Wan2.1-T2V-14B-Diffusers",
         "text-to-video",
-        "an 80 GB GPU (28 GB of bf16 weights)",
+        "an 80 GB GPU (28 GB of bf16 weights; not measured)",
     ),
     ModelChoice(
         "cogvideox-5b-i2v",
@@ -100,7 +100,7 @@ MODEL_CHOICES: tuple[ModelChoice, ...] = (
         "CogVideoX-5B-I2V",
         "THUDM/CogVideoX-5b-I2V",
         "image-to-video",
-        "draws your character; a 40 GB GPU (A100-40GB, L40S)",
+        "draws your character; aim: a 40 GB GPU (A100-40GB, L40S)",
     ),
     ModelChoice(
         "wan2.1-i2v-14b-480p",
@@ -108,7 +108,7 @@ MODEL_CHOICES: tuple[ModelChoice, ...] = (
         "Wan2.1-I2V-14B-480P",
         "Wan-AI/Wan2.1-I2V-14B-480P-Diffusers",
         "image-to-video",
-        "draws your character; an 80 GB GPU (29 GB of bf16 weights with its CLIP image encoder)",
+        "draws your character; an 80 GB GPU (29 GB of bf16 weights with its CLIP image encoder; not measured)",
     ),
     ModelChoice(
         "wan2.2-ti2v-5b",
@@ -116,7 +116,7 @@ MODEL_CHOICES: tuple[ModelChoice, ...] = (
         "Wan2.2-TI2V-5B",
         "Wan-AI/Wan2.2-TI2V-5B-Diffusers",
         "image-to-video",
-        "draws your character; a 24 GB GPU (RTX 4090) with fewer frames and a smaller video",
+        "draws your character; aim: a 24 GB GPU (RTX 4090) in the lowest-memory mode",
     ),
 )
 """The named models, text-to-video first; ``core.priors.registry.ALIASES`` maps their aliases to hub ids."""
