@@ -60,6 +60,7 @@ from ..core.config import (
     DEVICES,
     KEY_MODES,
     KEYS_DEFAULT,
+    MODEL_CHOICES,
     START_MODES,
     TUNABLES,
     DistillConfig,
@@ -169,7 +170,8 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
     p.add_argument(
         "--model",
         default="tiny",
-        help='"tiny" (embedded teacher that animates your character), "tiny-text", a diffusers folder or a hub id',
+        help='"tiny" (embedded teacher that animates your character), "tiny-text", a diffusers folder, a hub id, or one of '
+        + ", ".join(f"{m.alias} ({m.task})" for m in MODEL_CHOICES),
     )
     p.add_argument("--frames", type=int, help="number of frames (≥ 2)")
     p.add_argument("--fps", type=float, help="frames per second (default: the scene's)")
@@ -182,7 +184,7 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
     p.add_argument(
         "--start",
         choices=START_MODES,
-        help="auto (default): sample when the model can draw (the embedded teacher), else pose; pose: SDS from the "
+        help="auto (default): sample when the model can draw (the embedded teacher, the image-to-video models), else pose; pose: SDS from the "
         "current pose; sample: the model draws a video, the pose search fits it, --steps SDS steps refine (default 0)",
     )
     p.add_argument(

@@ -10,7 +10,17 @@ from __future__ import annotations
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
-from ..core.config import CAMERA_MODES, DEVICES, KEY_MODES, KEYS_DEFAULT, START_MODES, TUNABLES, DistillConfig, with_tunables
+from ..core.config import (
+    CAMERA_MODES,
+    DEVICES,
+    KEY_MODES,
+    KEYS_DEFAULT,
+    MODEL_CHOICES,
+    START_MODES,
+    TUNABLES,
+    DistillConfig,
+    with_tunables,
+)
 
 __all__ = [
     "AKD_Settings",
@@ -32,7 +42,10 @@ CHOICES = {
         "orbit": ("Orbit", "The camera follows and turns around the character"),
     },
     "start": {
-        "auto": ("Automatic", "A drawn video when the model can draw (the embedded one), else the current pose"),
+        "auto": (
+            "Automatic",
+            "A drawn video when the model can draw (the embedded one, the image-to-video ones), else the current pose",
+        ),
         "pose": ("Current pose", "Hold the pose the armature has now and let the model move it (SDS)"),
         "sample": ("Drawn video", "The model draws a video, a pose search fits the rig to it, SDS steps (if any) refine"),
     },
@@ -76,19 +89,7 @@ MODELS = (
         "The shipped text-only teacher (draws its own two characters; for comparison)",
         "tiny-text",
     ),
-    (
-        "COGVIDEOX_2B",
-        "CogVideoX-2B",
-        "THUDM/CogVideoX-2b from the Hugging Face cache (about 13 GB of GPU memory)",
-        "THUDM/CogVideoX-2b",
-    ),
-    ("COGVIDEOX_5B", "CogVideoX-5B", "THUDM/CogVideoX-5b from the Hugging Face cache (the paper's prior)", "THUDM/CogVideoX-5b"),
-    (
-        "WAN_1_3B",
-        "Wan2.1-1.3B",
-        "Wan-AI/Wan2.1-T2V-1.3B-Diffusers from the Hugging Face cache (fits small GPUs)",
-        "Wan-AI/Wan2.1-T2V-1.3B-Diffusers",
-    ),
+    *((m.ident, m.label, f"{m.hub_id} from the Hugging Face cache, {m.task}: {m.gpu}", m.hub_id) for m in MODEL_CHOICES),
     ("FOLDER", "Folder…", "A diffusers model saved in a local folder", None),
 )
 
@@ -154,7 +155,7 @@ class AKD_Settings(bpy.types.PropertyGroup):
     )
     model: EnumProperty(
         name="Model",
-        description="The text-to-video model the motion is distilled from",
+        description="The video model the motion is distilled from",
         items=[(i, label, desc) for i, label, desc, _spec in MODELS],
         default="TINY",
     )

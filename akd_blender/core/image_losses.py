@@ -32,6 +32,15 @@ def multiscale_errors(video: torch.Tensor, target: torch.Tensor, scales: int | N
     return torch.stack(levels).mean(0)
 
 
+def standardise(video: torch.Tensor, floor: float = 0.05) -> torch.Tensor:
+    """[N,C,H,W] with each image's channels shifted to mean 0 and divided by their spread (standard
+    deviation over the image, at least ``floor``): the same picture under another per-channel gain and
+    offset (a colour cast, a brightness or contrast change) comes out the same."""
+    mean = video.mean((-2, -1), keepdim=True)
+    spread = video.std((-2, -1), keepdim=True).clamp_min(floor)
+    return (video - mean) / spread
+
+
 def multiscale_mse(video: torch.Tensor, target: torch.Tensor, scales: int | None = None) -> torch.Tensor:
     """Mean of MSEs between ``video`` and ``target`` [F,3,H,W] at 1, 1/2, 1/4 … resolution (a scalar).
 

@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from .errors import Cancelled
-from .image_losses import multiscale_errors
+from .image_losses import multiscale_errors, standardise
 from .kinematics import Skeleton
 from .motion import interpolation_basis
 from .render import Cameras, Renderer, concat_cameras, root_path
@@ -84,6 +84,9 @@ class SearchConfig:
         the character stood.
     contact_tolerance: a gap up to this fraction of the height counts as touching the ground.
     batch: most renders per batch (bounds memory).
+    appearance: how renders are compared with the target: "rgb" (the colours as they are) or
+        "normalised" (each image's channels standardised first, :func:`~akd_blender.core.image_losses.standardise`:
+        a drawing whose colours or brightness drifted from the render still matches its pose).
     """
 
     scales: tuple[float, ...] = (2.4, 1.6, 1.0, 0.6, 0.3, 0.15)
@@ -101,6 +104,7 @@ class SearchConfig:
     anchor_start: bool = True
     contact_tolerance: float = 0.01
     batch: int = 512
+    appearance: str = "rgb"
 
 
 @dataclass(frozen=True)
@@ -188,9 +192,18 @@ class _Scorer:
     sets, as the follow camera would) and scores them against the target, per frame."""
 
     def __init__(
-        self, skeleton: Skeleton, renderer: Renderer, cameras_for: Callable, target: torch.Tensor, supersample: int, batch: int
+        self,
+        skeleton: Skeleton,
+        renderer: Renderer,
+        cameras_for: Callable,
+        target: torch.Tensor,
+        supersample: int,
+        batch: int,
+        appearance: str = "rgb",
     ):
         self.skeleton, self.renderer, self.cameras_for = skeleton, renderer, cameras_for
+        self.normalised = appearance == "normalised"
+        target = standardise(target) if self.normalised else target
         self.target, self.ss, self.batch, self.renders = target, supersample, batch, 0
         self.lowest = torch.zeros(0)  # [C,F] world Z of the lowest vertex of the last call's candidates
         self.report: Callable[[int, int], None] = lambda clips, renders: None  # told of each batch scored
@@ -208,6 +221,7 @@ class _Scorer:
             cams = concat_cameras([self.cameras_for(root_path(verts[i * frames : (i + 1) * frames])) for i in range(c1 - c0)])
             rgba = self.renderer.render(verts, cams)
             video = torch.nn.functional.avg_pool2d(rgba[:, :3], self.ss) if self.ss > 1 else rgba[:, :3]
+            video = standardise(video) if self.normalised else video
             err = multiscale_errors(video, self.target.repeat(c1 - c0, 1, 1, 1))
             out.append(err.view(c1 - c0, frames, views).sum(-1))
             lowest.append(verts[..., 2].amin(-1).view(c1 - c0, frames))
@@ -269,7 +283,11 @@ def search_poses(
     rot = base_rotations.to(device, torch.float32).clone()
     loc = base_locations.to(device, torch.float32).clone()
     base_rot, base_loc = rot.clone(), loc.clone()
-    scorer = _Scorer(skeleton, renderer, cameras_for, target.to(device, torch.float32), supersample, config.batch)
+    if config.appearance not in ("rgb", "normalised"):
+        raise ValueError(f"search_poses: appearance must be 'rgb' or 'normalised', not {config.appearance!r}")
+    scorer = _Scorer(
+        skeleton, renderer, cameras_for, target.to(device, torch.float32), supersample, config.batch, config.appearance
+    )
     free = np.flatnonzero(~rig.rotation_locks.all(axis=1))
     root = int(rig.root_indices[0])
     root_axes = torch.as_tensor(

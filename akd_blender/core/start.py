@@ -15,7 +15,16 @@ from .errors import Cancelled, InputError
 from .motion import MotionClip, MotionParams
 from .rig import RigAsset
 
-__all__ = ["resolve_start", "resolve_sizes", "held_pose", "start_from_sample", "StartProgress", "character_kind", "first_frame"]
+__all__ = [
+    "search_size",
+    "resolve_start",
+    "resolve_sizes",
+    "held_pose",
+    "start_from_sample",
+    "StartProgress",
+    "character_kind",
+    "first_frame",
+]
 
 
 def _name(prior) -> str:
@@ -90,6 +99,15 @@ def first_frame(
     return rgba[0, :3]
 
 
+def search_size(height: int, width: int, max_side: int) -> tuple[int, int]:
+    """(h, w): ``height`` × ``width`` scaled down (aspect kept, at least 8 px) so that the longer side
+    is at most ``max_side``; unchanged when it already is."""
+    scale = max_side / max(height, width)
+    if scale >= 1:
+        return height, width
+    return max(8, round(height * scale)), max(8, round(width * scale))
+
+
 StartProgress = Callable[[str, int, int, float | None, str], None]
 """``(phase, done, total, eta_seconds, detail)``: phase "draw" (DDIM steps) or "search" (candidate
 clips scored, :class:`~akd_blender.core.pose_search.SearchProgress`), detail e.g. "sweep 2/6 · hips"."""
@@ -139,11 +157,12 @@ def start_from_sample(
 
     video = prior.sample(text, generator=generator, guidance=search.guidance, steps=search.steps, progress=drawn)
     video = video.to(device, torch.float32)  # [Fp,3,h,w] in [0,1]
-    if video.shape[-2:] != (config.height, config.width):
-        video = torch.nn.functional.interpolate(video, size=(config.height, config.width), mode="area")
+    fit = search_size(config.height, config.width, search.max_side)
+    if video.shape[-2:] != fit:
+        video = torch.nn.functional.interpolate(video, size=fit, mode="area")
     frames = video.shape[0]
     ss = max(1, min(search.supersample, config.supersample))
-    size = (config.height * ss, config.width * ss)
+    size = (fit[0] * ss, fit[1] * ss)
     result = search_poses(
         rig,
         video,
@@ -152,7 +171,9 @@ def start_from_sample(
         renderer.resized(*size),
         lambda path: make_cameras(rig, path, *size, mode=config.camera, **camera_options),
         ss,
-        search_config_for((getattr(text, "extra", None) or {}).get("motion"), scales=tuple(search.scales)),
+        search_config_for(
+            (getattr(text, "extra", None) or {}).get("motion"), scales=tuple(search.scales), appearance=search.appearance
+        ),
         progress=searched,
         should_cancel=should_cancel,
     )

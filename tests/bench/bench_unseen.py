@@ -139,9 +139,9 @@ def extend_phrases(prior, path: Path) -> None:
 
 
 def distil_case(
-    case: Case, artists: Path, prior, device: str, gt_count: int, search_steps: int | None = None
+    case: Case, artists: Path, prior, device: str, gt_count: int, search_steps: int | None = None, search: dict | None = None
 ) -> tuple[dict, MotionClip]:
-    """Distil one case → (its figures that need no judge, the clip)."""
+    """Distil one case → (its figures that need no judge, the clip); ``search``: SearchSettings fields to change."""
     from dataclasses import replace
 
     rig, roles = load_case_rig(case, artists)
@@ -149,6 +149,8 @@ def distil_case(
     config = DistillConfig(seed=case.seed, device=device, allow_nearest=True)
     if search_steps is not None:
         config = replace(config, search=replace(config.search, steps=search_steps))
+    if search:
+        config = replace(config, search=replace(config.search, **search))
     result = run_request(JobRequest(rig, case.prompt, config), prior=prior)
     seconds = time.time() - t0
     clip = result.clip

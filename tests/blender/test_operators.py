@@ -432,6 +432,15 @@ def test_panel_choices_and_defaults_are_the_cores(addon):
     assert [item.identifier for item in rna["keys"].enum_items] == list(core.KEY_MODES)
     assert rna["keys"].default == core.KEYS_DEFAULT == "sparse" and rna["set_scene_range"].default is False
     assert set(properties.LABELS) <= {f.name for f in fields(core.DistillConfig)} | {t.field for t in core.TUNABLES}
+    models = [item.identifier for item in rna["model"].enum_items]
+    assert models == ["TINY", "TINY_TEXT", *(m.ident for m in core.MODEL_CHOICES), "FOLDER"]
+    assert {"COGVIDEOX_5B_I2V", "WAN_I2V_14B", "WAN_TI2V_5B"} <= set(models)
+    scene = bpy.context.scene
+    scene.akd.model = "WAN_TI2V_5B"
+    try:
+        assert properties.model_spec(scene.akd) == "Wan-AI/Wan2.2-TI2V-5B-Diffusers"
+    finally:
+        scene.akd.model = "TINY"
 
 
 def test_the_advanced_tunables_default_to_the_core_and_reach_the_request(addon):

@@ -123,3 +123,127 @@ def save_pipeline(pipe, folder: str | Path) -> Path:
     folder = Path(folder)
     pipe.save_pretrained(folder)
     return folder
+
+
+def cogvideox_i2v_pipeline(seed: int = 0):
+    """A CogVideoXImageToVideoPipeline of tiny random components: as :func:`cogvideox_pipeline`, the
+    transformer taking 2 × 4 latent channels (noisy + image latents) with learned positional embeddings
+    (CogVideoX-5B-I2V's choice: the video must be the model's 16 × 16 pixels)."""
+    from diffusers import CogVideoXImageToVideoPipeline, CogVideoXTransformer3DModel
+
+    base = cogvideox_pipeline(seed)
+    torch.manual_seed(seed)
+    transformer = CogVideoXTransformer3DModel(
+        num_attention_heads=2,  # 2 heads
+        attention_head_dim=16,  # × 16 = inner dim 32 (rotary embeddings need head_dim / 8 even)
+        in_channels=8,  # noisy latents (4) + image latents (4)
+        out_channels=4,
+        time_embed_dim=2,
+        text_embed_dim=TEXT_DIM,
+        num_layers=1,
+        sample_width=2,  # latent 2 × 2 = 16 × 16 pixels
+        sample_height=2,
+        sample_frames=9,  # the model's clip: 9 frames
+        patch_size=2,
+        temporal_compression_ratio=4,
+        max_text_seq_length=TEXT_LEN,
+        use_rotary_positional_embeddings=True,
+        use_learned_positional_embeddings=True,
+    )
+    return CogVideoXImageToVideoPipeline(
+        tokenizer=base.tokenizer, text_encoder=base.text_encoder, vae=base.vae, transformer=transformer, scheduler=base.scheduler
+    )
+
+
+def wan_i2v_pipeline(seed: int = 0):
+    """A WanImageToVideoPipeline of tiny random components (Wan2.1-I2V's layout): the transformer takes
+    16 noisy + 4 mask + 16 condition channels and CLIP image tokens (a 2-layer CLIP vision model of width 4)."""
+    from diffusers import WanImageToVideoPipeline, WanTransformer3DModel
+    from transformers import CLIPImageProcessor, CLIPVisionConfig, CLIPVisionModelWithProjection
+
+    base = wan_pipeline(seed)
+    torch.manual_seed(seed)
+    transformer = WanTransformer3DModel(
+        patch_size=(1, 2, 2),
+        num_attention_heads=2,
+        attention_head_dim=12,  # inner dim 24
+        in_channels=36,  # 16 noisy + 4 mask + 16 condition
+        out_channels=16,
+        text_dim=TEXT_DIM,
+        freq_dim=256,
+        ffn_dim=32,
+        num_layers=2,
+        cross_attn_norm=True,
+        qk_norm="rms_norm_across_heads",
+        rope_max_seq_len=32,
+        image_dim=4,  # = CLIP hidden size
+        added_kv_proj_dim=24,  # image tokens get their own key/value projections (= inner dim, as in Wan2.1-I2V)
+    )
+    torch.manual_seed(seed)
+    image_encoder = CLIPVisionModelWithProjection(
+        CLIPVisionConfig(
+            hidden_size=4,
+            projection_dim=4,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            image_size=32,
+            intermediate_size=16,
+            patch_size=8,
+        )
+    )
+    return WanImageToVideoPipeline(
+        tokenizer=base.tokenizer,
+        text_encoder=base.text_encoder,
+        vae=base.vae,
+        scheduler=base.scheduler,
+        image_processor=CLIPImageProcessor(crop_size=32, size=32),
+        image_encoder=image_encoder,
+        transformer=transformer,
+    )
+
+
+def wan_ti2v_pipeline(seed: int = 0):
+    """A WanPipeline with ``expand_timesteps`` of tiny random components (Wan2.2-TI2V-5B's layout:
+    VAE ×16 spatial with 2 × 2 patches, 48 latent channels; transformer 48 → 48)."""
+    from diffusers import AutoencoderKLWan, WanPipeline, WanTransformer3DModel
+
+    base = wan_pipeline(seed)
+    torch.manual_seed(seed)
+    vae = AutoencoderKLWan(
+        base_dim=3,
+        z_dim=48,  # Wan2.2's latent channels
+        in_channels=12,  # 3 × 2 × 2 patchified pixels
+        out_channels=12,
+        is_residual=True,
+        patch_size=2,
+        latents_mean=[0.0] * 48,
+        latents_std=[1.0] * 48,
+        dim_mult=[1, 1, 1, 1],
+        num_res_blocks=1,
+        scale_factor_spatial=16,
+        scale_factor_temporal=4,
+        temperal_downsample=[False, True, True],
+    )
+    torch.manual_seed(seed)
+    transformer = WanTransformer3DModel(
+        patch_size=(1, 2, 2),
+        num_attention_heads=2,
+        attention_head_dim=12,
+        in_channels=48,
+        out_channels=48,
+        text_dim=TEXT_DIM,
+        freq_dim=256,
+        ffn_dim=32,
+        num_layers=2,
+        cross_attn_norm=True,
+        qk_norm="rms_norm_across_heads",
+        rope_max_seq_len=32,
+    )
+    return WanPipeline(
+        tokenizer=base.tokenizer,
+        text_encoder=base.text_encoder,
+        vae=vae,
+        scheduler=base.scheduler,
+        transformer=transformer,
+        expand_timesteps=True,
+    )

@@ -173,6 +173,9 @@ def test_cli_flags_are_derived_from_the_core_settings():
     from akd_blender.core.render import CAMERA_MODES
 
     actions = {a.dest: a for a in cli.build_parser()._actions}
+    for model in core.MODEL_CHOICES:  # --model names the published models, image-to-video ones included
+        assert f"{model.alias} ({model.task})" in actions["model"].help
+    assert "cogvideox-5b-i2v (image-to-video)" in actions["model"].help
     assert actions["camera"].choices == core.CAMERA_MODES == CAMERA_MODES
     assert actions["start"].choices == core.START_MODES and actions["device"].choices == core.DEVICES
     assert actions["keys"].choices == core.KEY_MODES and actions["keys"].default == core.KEYS_DEFAULT == "sparse"

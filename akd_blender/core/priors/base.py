@@ -334,6 +334,18 @@ def decode_crop(
     return dec, inner, box
 
 
+def resample_frames(video: torch.Tensor, frames: int) -> torch.Tensor:
+    """[F,3,H,W] → [frames,3,H,W], linear interpolation in time (differentiable; unchanged when F = frames)."""
+    f = video.shape[0]
+    if f == frames:
+        return video
+    pos = torch.linspace(0, f - 1, frames, device=video.device)
+    lo = pos.floor().long().clamp(max=f - 1)
+    hi = (lo + 1).clamp(max=f - 1)
+    a = (pos - lo.to(pos.dtype)).view(-1, 1, 1, 1).to(video.dtype)
+    return video[lo] * (1 - a) + video[hi] * a
+
+
 def round_to(value: int, multiple: int) -> int:
     """The nearest positive multiple of ``multiple``."""
     return max(multiple, int(math.floor(value / multiple + 0.5)) * multiple)

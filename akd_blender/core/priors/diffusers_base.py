@@ -122,15 +122,7 @@ class DiffusersPrior(SDSPrior):
         encoder.to(self.device)
         try:
             with torch.no_grad():
-                cond, uncond = self.pipe.encode_prompt(
-                    prompt=prompt,
-                    negative_prompt=negative_prompt,
-                    do_classifier_free_guidance=True,
-                    num_videos_per_prompt=1,
-                    max_sequence_length=self.max_sequence_length,
-                    device=self.device,
-                    dtype=self.dtype,
-                )
+                cond, uncond = self._encode_prompt(prompt, negative_prompt)
         finally:
             if self.memory.free_text_encoder and self.device.type != "cpu":
                 encoder.to("cpu")
@@ -139,13 +131,31 @@ class DiffusersPrior(SDSPrior):
         self._text_cache[key] = text
         return text
 
+    def _encode_prompt(self, prompt: str, negative_prompt: str) -> tuple[torch.Tensor, torch.Tensor]:
+        """Adapter hook: (cond, uncond) [1,L,D] from the pipeline's own ``encode_prompt`` (text encoder on the device)."""
+        return self.pipe.encode_prompt(
+            prompt=prompt,
+            negative_prompt=negative_prompt,
+            do_classifier_free_guidance=True,
+            num_videos_per_prompt=1,
+            max_sequence_length=self.max_sequence_length,
+            device=self.device,
+            dtype=self.dtype,
+        )
+
     # Model hooks shared by both adapters -------------------------------------------------------
     def _predict(self, noisy: torch.Tensor, timestep: torch.Tensor, text: TextEmbedding, cfg: bool) -> torch.Tensor:
         embeds = torch.cat([text.uncond, text.cond]) if cfg else text.cond
         batch = torch.cat([noisy] * embeds.shape[0]).to(self.dtype)
         steps = timestep.reshape(1).expand(embeds.shape[0]).to(self.device)
+        condition = self._conditioning(noisy, text)
         with self._on_device(self.transformer):
-            return self._run_transformer(batch, steps, embeds)
+            return self._run_transformer(batch, steps, embeds, **condition)
+
+    def _conditioning(self, noisy: torch.Tensor, text: TextEmbedding) -> dict:
+        """Adapter hook: extra keyword arguments of :meth:`_run_transformer` for latents shaped like
+        ``noisy`` (an image-to-video adapter's first-frame condition); none for text-to-video."""
+        return {}
 
     @abstractmethod
     def _run_transformer(self, latents: torch.Tensor, timesteps: torch.Tensor, embeds: torch.Tensor) -> torch.Tensor:
@@ -153,7 +163,7 @@ class DiffusersPrior(SDSPrior):
 
     def free(self) -> None:
         """Drop the components and cached embeddings and release the CUDA cache."""
-        for part in ("transformer", "vae", "text_encoder"):
+        for part in ("transformer", "vae", "text_encoder", "image_encoder"):
             module = getattr(self.pipe, part, None)
             if module is not None:
                 module.to("cpu")

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import torch
 
+from ..config import MODEL_CHOICES
 from ..errors import InputError, ModelNotAvailable
 from .base import MemoryOptions, SDSSettings, VideoPrior
 
@@ -28,12 +29,11 @@ __all__ = ["ALIASES", "EMBEDDED", "hub_cache_dir", "load_prior", "resolve_spec"]
 EMBEDDED = ("tiny", "tiny-text")
 """The embedded teachers: ``"tiny"`` (image and text, the default) and ``"tiny-text"`` (text only)."""
 
-ALIASES = {
-    "cogvideox-2b": "THUDM/CogVideoX-2b",
-    "cogvideox-5b": "THUDM/CogVideoX-5b",
-    "wan2.1-1.3b": "Wan-AI/Wan2.1-T2V-1.3B-Diffusers",
-    "wan2.1-14b": "Wan-AI/Wan2.1-T2V-14B-Diffusers",
-}
+ALIASES = {choice.alias: choice.hub_id for choice in MODEL_CHOICES}
+"""Short names of the supported hub models (:data:`~akd_blender.core.config.MODEL_CHOICES`). Text-to-video
+(SDS from a pose): CogVideoX-2B/5B, Wan2.1 T2V 1.3B/14B. Image-to-video (shown the character's render,
+they draw it moving: draw then fit, or SDS conditioned on the first frame): CogVideoX-5B-I2V,
+Wan2.1-I2V-14B-480P, Wan2.2-TI2V-5B."""
 
 
 _HUB_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*/[A-Za-z0-9_][A-Za-z0-9_.-]*")  # owner/name (dots allowed: Wan2.1)
@@ -52,16 +52,32 @@ def resolve_spec(spec: str) -> str:
     return ALIASES.get(spec.strip().lower(), spec.strip())
 
 
-def _adapter_for(class_name: str, where: str):
-    from .cogvideox import CogVideoXPrior
-    from .wan import WanPrior
-
+def _adapter_for(index: dict, where: str):
+    """(diffusers pipeline class, adapter class) for a pipeline's ``model_index.json`` contents: its
+    ``_class_name`` decides; a ``WanPipeline`` with ``expand_timesteps`` is Wan2.2-TI2V (image-to-video)."""
+    class_name = str(index.get("_class_name", ""))
     if class_name.startswith("CogVideoX"):
         import diffusers
+
+        if class_name == "CogVideoXImageToVideoPipeline":
+            from .cogvideox_i2v import CogVideoXImageToVideoPrior
+
+            return diffusers.CogVideoXImageToVideoPipeline, CogVideoXImageToVideoPrior
+        from .cogvideox import CogVideoXPrior
 
         return diffusers.CogVideoXPipeline, CogVideoXPrior
     if class_name.startswith("Wan"):
         import diffusers
+
+        if class_name == "WanImageToVideoPipeline":
+            from .wan_i2v import WanImageToVideoPrior
+
+            return diffusers.WanImageToVideoPipeline, WanImageToVideoPrior
+        if index.get("expand_timesteps"):
+            from .wan_i2v import WanImageToVideoPrior
+
+            return diffusers.WanPipeline, WanImageToVideoPrior
+        from .wan import WanPrior
 
         return diffusers.WanPipeline, WanPrior
     raise InputError(f"{where} holds a {class_name or 'unknown'} pipeline; supported video priors are CogVideoX and Wan")
@@ -128,10 +144,10 @@ def load_prior(
         # huggingface_hub's request headers fetch an agent registry over the network.
         source, where = str(index.parent), f"hub model '{repo}' (Hugging Face cache {hub_cache_dir()})"
     try:
-        class_name = json.loads(index.read_text()).get("_class_name", "")
+        contents = json.loads(index.read_text())
     except (OSError, ValueError) as exc:
         raise ModelNotAvailable(f"{where}: cannot read model_index.json ({exc})") from None
-    pipeline_cls, adapter = _adapter_for(class_name, where)
+    pipeline_cls, adapter = _adapter_for(contents if isinstance(contents, dict) else {}, where)
     load_dtype = dtype or (torch.bfloat16 if device.type == "cuda" else torch.float32)
     try:
         pipe = pipeline_cls.from_pretrained(source, dtype=load_dtype)

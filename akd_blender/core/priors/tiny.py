@@ -42,7 +42,7 @@ import torch.nn.functional as F
 
 from ..errors import InputError, ModelNotAvailable
 from ..understanding import PromptVocabulary
-from .base import SDSPrior, SDSSettings, TextEmbedding
+from .base import SDSPrior, SDSSettings, TextEmbedding, resample_frames
 from .tiny_model.model import (
     TeacherConfig,
     build_scheduler,
@@ -62,18 +62,6 @@ ASSET_DIR = Path(__file__).resolve().parents[2] / "assets" / "teacher"
 """The text-only teacher (prior ``"tiny-text"``) and the judge of its two characters."""
 IMAGE_ASSET_DIR = Path(__file__).resolve().parents[2] / "assets" / "teacher_image"
 """The image-and-text teacher (prior ``"tiny"``, the default), trained on the character family."""
-
-
-def _resample_frames(video: torch.Tensor, frames: int) -> torch.Tensor:
-    """[F,3,H,W] → [frames,3,H,W], linear interpolation in time (differentiable)."""
-    f = video.shape[0]
-    if f == frames:
-        return video
-    pos = torch.linspace(0, f - 1, frames, device=video.device)
-    lo = pos.floor().long().clamp(max=f - 1)
-    hi = (lo + 1).clamp(max=f - 1)
-    a = (pos - lo.to(pos.dtype)).view(-1, 1, 1, 1).to(video.dtype)
-    return video[lo] * (1 - a) + video[hi] * a
 
 
 class TinyPrior(SDSPrior):
@@ -161,7 +149,7 @@ class TinyPrior(SDSPrior):
     # SDSPrior hooks (latents = frame-stacked pixels [1, F·3, H, W] in [-1,1]) ----------------
     def _prepare_video(self, video: torch.Tensor) -> torch.Tensor:
         self._input_frames = video.shape[0]
-        video = _resample_frames(video, self.frames)
+        video = resample_frames(video, self.frames)
         if video.shape[-2:] != (self.height, self.width):
             video = F.interpolate(video, size=(self.height, self.width), mode="bilinear", align_corners=False, antialias=True)
         return video
@@ -172,7 +160,7 @@ class TinyPrior(SDSPrior):
     def _decode(self, latents: torch.Tensor) -> torch.Tensor:
         """Latents → video [F_in,3,H,W] in [0,1] at the frame count the caller rendered."""
         video = unpack(latents.float(), self.frames)[0]
-        return _resample_frames(video, getattr(self, "_input_frames", self.frames))
+        return resample_frames(video, getattr(self, "_input_frames", self.frames))
 
     def _step(self, t: float) -> int:
         return int(round(t * (self.cfg.train_timesteps - 1)))
