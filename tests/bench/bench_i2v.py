@@ -35,35 +35,13 @@ from pathlib import Path
 import torch
 
 from akd_blender.core.priors.base import MemoryOptions
+from tests.bench.bench_priors import COGVIDEOX_TRANSFORMER
 
 CUDA = torch.cuda.is_available()
 PROMPT = "a fox trots forward"
 
-COGVIDEOX_I2V_TRANSFORMER = dict(  # THUDM/CogVideoX-5b-I2V transformer/config.json
-    num_attention_heads=48,
-    attention_head_dim=64,
+COGVIDEOX_I2V_TRANSFORMER = COGVIDEOX_TRANSFORMER | dict(  # THUDM/CogVideoX-5b-I2V transformer/config.json
     in_channels=32,  # 16 noisy + 16 image latents
-    out_channels=16,
-    flip_sin_to_cos=True,
-    freq_shift=0,
-    time_embed_dim=512,
-    text_embed_dim=4096,
-    num_layers=42,
-    dropout=0.0,
-    attention_bias=True,
-    sample_width=90,
-    sample_height=60,
-    sample_frames=49,
-    patch_size=2,
-    temporal_compression_ratio=4,
-    max_text_seq_length=226,
-    activation_fn="gelu-approximate",
-    timestep_activation_fn="silu",
-    norm_elementwise_affine=True,
-    norm_eps=1e-5,
-    spatial_interpolation_scale=1.875,
-    temporal_interpolation_scale=1.0,
-    use_rotary_positional_embeddings=True,
     use_learned_positional_embeddings=True,
 )
 WAN22_TI2V_TRANSFORMER = dict(  # Wan-AI/Wan2.2-TI2V-5B-Diffusers transformer/config.json
