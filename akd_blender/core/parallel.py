@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import socket
 from collections.abc import Sequence
 
 import numpy as np
@@ -32,6 +33,8 @@ __all__ = [
     "keep_nvls_off",
     "world",
     "init_from_env",
+    "free_port",
+    "set_local_rank_env",
     "draw_generator",
     "own_draws",
     "sum_gradients",
@@ -75,6 +78,20 @@ def init_from_env(device: str = "auto") -> tuple[int, int]:
             torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")) % torch.cuda.device_count())
         torch.distributed.init_process_group("nccl" if cuda else "gloo", timeout=GROUP_TIMEOUT)
     return world()
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free now (for a local rendezvous)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def set_local_rank_env(rank: int, size: int, port: int) -> None:
+    """Set the environment torchrun gives rank ``rank`` of ``size`` processes on this machine
+    (rendezvous at 127.0.0.1:``port``), for :func:`init_from_env` in a process spawned without torchrun."""
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE=str(size))
+    os.environ["LOCAL_RANK"] = str(rank)
 
 
 def draw_generator(seed: int, draw: int) -> torch.Generator:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import sys
 import time
 from pathlib import Path
@@ -70,8 +69,7 @@ def queries_per_second(args: argparse.Namespace, device: str) -> dict:
 
 
 def _rank(rank: int, size: int, port: int, args: argparse.Namespace, out: str) -> None:
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE=str(size))
-    os.environ["LOCAL_RANK"] = str(rank)
+    parallel.set_local_rank_env(rank, size, port)
     parallel.init_from_env(args.device)
     try:
         row = queries_per_second(args, "cuda" if args.device == "cuda" else "cpu")
@@ -79,12 +77,6 @@ def _rank(rank: int, size: int, port: int, args: argparse.Namespace, out: str) -
             Path(out).write_text(json.dumps(row))
     finally:
         torch.distributed.destroy_process_group()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -113,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.device == "cuda":
         torch.cuda.empty_cache()
     rank0 = out / "bench_ddp_rank0.json"
-    mp.spawn(_rank, args=(args.gpus, _free_port(), args, str(rank0)), nprocs=args.gpus, join=True)
+    mp.spawn(_rank, args=(args.gpus, parallel.free_port(), args, str(rank0)), nprocs=args.gpus, join=True)
     many = json.loads(rank0.read_text())
     rank0.unlink()
     speedup = many["queries_per_s"] / one["queries_per_s"]

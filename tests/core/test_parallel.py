@@ -4,7 +4,6 @@ the same two draws per step, with the embedded teacher."""
 from __future__ import annotations
 
 import os
-import socket
 
 import numpy as np
 import pytest
@@ -35,8 +34,7 @@ def _run(draws: int | None) -> tuple[np.ndarray, list[dict]]:
 
 def _rank(rank: int, size: int, port: int, out: str) -> None:
     """One torchrun-like process: the launcher's environment, join the group, distil, rank 0 saves."""
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE=str(size))
-    os.environ["LOCAL_RANK"] = str(rank)
+    parallel.set_local_rank_env(rank, size, port)
     os.environ.pop(parallel.NVLS_VARIABLE, None)
     assert parallel.init_from_env("cpu") == (rank, size)
     assert os.environ[parallel.NVLS_VARIABLE] == "0"
@@ -48,15 +46,9 @@ def _rank(rank: int, size: int, port: int, out: str) -> None:
         torch.distributed.destroy_process_group()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_two_gloo_processes_match_one_process_with_two_draws(tmp_path):
     out = str(tmp_path / "rank0.npz")
-    mp.spawn(_rank, args=(2, _free_port(), out), nprocs=2, join=True)
+    mp.spawn(_rank, args=(2, parallel.free_port(), out), nprocs=2, join=True)
     spread = np.load(out)
     rotations, history = _run(2)
     np.testing.assert_allclose(spread["rotations"], rotations, atol=1e-5)
