@@ -211,6 +211,13 @@ def save_clips(clips: dict[str, MotionClip], path: Path) -> None:
     np.savez_compressed(path, **arrays)
 
 
+def save_shard(rows: list[dict], clips: dict[str, MotionClip], out: Path) -> None:
+    """A shard's unjudged rows (``out``) and clips (``out`` with suffix ``.clips.npz``), for ``--merge``."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save_clips(clips, out.with_suffix(".clips.npz"))
+    out.write_text(json.dumps({"cases": rows}, indent=1))
+
+
 def load_clips(path: Path, rows: list[dict], artists: Path) -> dict[str, MotionClip]:
     out = {}
     with np.load(path) as data:
@@ -319,14 +326,13 @@ def main(argv: list[str] | None = None) -> int:
             f"dist {row['joint_distance']:.3f} vs rest {row['rest_distance']:.3f}",
             flush=True,
         )
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    save_clips(clips, out.with_suffix(".clips.npz"))
+        if judge is None:  # a shard cut short by a time limit keeps the fits it finished
+            save_shard(rows, clips, Path(args.out))
     if judge is None:
-        out.write_text(json.dumps({"cases": rows}, indent=1))
-        print(f"{len(rows)} fits (not judged) → {out}")
+        print(f"{len(rows)} fits (not judged) → {args.out}")
         return 0
-    return report(rows, out)
+    save_clips(clips, Path(args.out).with_suffix(".clips.npz"))
+    return report(rows, Path(args.out))
 
 
 if __name__ == "__main__":
