@@ -40,7 +40,7 @@ CAMERA_MODES: tuple[str, ...] = ("follow", "fixed", "orbit")
 START_MODES: tuple[str, ...] = ("auto", "pose", "sample")
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
 SDS_MODES: tuple[str, ...] = ("target", "score")
-SEARCH_APPEARANCES: tuple[str, ...] = ("rgb", "normalised")
+SEARCH_APPEARANCES: tuple[str, ...] = ("rgb", "normalised", "matched")
 TARGET_SPACES: tuple[str, ...] = ("pixel", "latent")
 INTERPOLATIONS: tuple[str, ...] = ("cubic", "linear")
 # How a job keys its new action: "sparse" (key reduction within an error bound) or "dense" (every frame)
@@ -198,9 +198,11 @@ class SearchSettings:
         max_side: the longest side, in pixels, of the video the search compares against (256): a
             larger drawing (a diffusers model's 480 × 720) is area-downsampled to it, keeping its aspect,
             before the search renders its candidates (at that size × ``supersample``).
-        appearance: how the search compares renders with the drawing: "rgb" (default) or "normalised"
+        appearance: how the search compares renders with the drawing: "rgb" (default), "normalised"
             (each image's colour channels standardised first: a drawing whose colours or brightness
-            drifted from the render; :class:`~akd_blender.core.pose_search.SearchConfig`).
+            drifted from the render) or "matched" (the drawing recoloured into the render's colours
+            through its first frame, a ground the render lacks ignored but for the character's
+            coverage; :class:`~akd_blender.core.pose_search.SearchConfig`).
     """
 
     guidance: float = 3.0

@@ -11,7 +11,15 @@ import math
 import torch
 import torch.nn.functional as F
 
-__all__ = ["multiscale_errors", "multiscale_mse", "crop_video", "character_region"]
+__all__ = [
+    "multiscale_errors",
+    "multiscale_mse",
+    "crop_video",
+    "character_region",
+    "standardise",
+    "colour_map",
+    "match_first_frame",
+]
 
 
 def _pyramid(video: torch.Tensor, target: torch.Tensor, scales: int | None):
@@ -67,3 +75,79 @@ def character_region(alpha: torch.Tensor, threshold: float = 0.02) -> tuple[int,
     if rows.numel() == 0:
         return None
     return int(rows[0]), int(cols[0]), int(rows[-1]) + 1, int(cols[-1]) + 1
+
+
+def colour_map(drawn: torch.Tensor, rendered: torch.Tensor, ridge: float = 1e-2) -> torch.Tensor:
+    """The affine colour map [4,3] that best turns ``drawn`` colours [P,3] into ``rendered`` ones [P,3]
+    (least squares, ridge-pulled toward the identity by ``ridge`` × P); apply as ``[c, 1] @ map``."""
+    x = torch.cat([drawn, torch.ones_like(drawn[:, :1])], 1).double()
+    identity = torch.eye(4, 3, dtype=x.dtype, device=x.device)
+    lam = ridge * max(drawn.shape[0], 1)
+    gram = x.T @ x + lam * torch.eye(4, dtype=x.dtype, device=x.device)
+    return torch.linalg.solve(gram, x.T @ rendered.double() + lam * identity).to(drawn.dtype)
+
+
+def match_first_frame(
+    video: torch.Tensor,
+    render: torch.Tensor,
+    first: int = 1,
+    temperature: float = 0.08,
+    foreign_gap: float = 0.15,
+    palette: int = 2048,
+    levels: int = 64,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """A drawing recoloured into the render's colours through its first frame, and where it shows a
+    ground that the render does not have.
+
+    The drawing's first ``first`` images show what the render ``render`` shows (the start pose, from the
+    same cameras), so each of their pixels pairs a drawn colour with the render's colour of the same
+    point (character part, ground or sky; pixels of the render's outline, which blend both, make no
+    pair). First the drawing's colours go through the affine map that
+    best turns its character's first-frame colours into the render's (:func:`colour_map`: a colour cast
+    or brightness change). Then every pixel is looked up by colour among the pairs (a softmax over
+    squared RGB distances with ``temperature``; colours rounded to ``levels`` steps per channel, so each
+    distinct colour is looked up once) and takes the render's colour of the pairs it matches: another
+    texture of the drawing maps back onto the render's own colours, part by part. A pair is *foreign*
+    where the render shows no character (alpha < 0.5) and the mapped drawing's colour there is further
+    than ``foreign_gap`` (RGB distance) from every ground and sky colour of the render: a ground or sky
+    the drawing repainted (a ground drawn a pixel off still matches the render's own colours).
+
+    Args:
+        video: [N,3,H,W] the drawing in [0,1]; its first ``first`` images are the start pose.
+        render: [first,4,H,W] the render (RGB + alpha) of the start pose at the drawing's size.
+        palette: most pairs used (evenly strided over the first images' pixels).
+    Returns:
+        (recoloured [N,3,H,W] in [0,1], foreign [N,1,H,W] in [0,1]: the share of each pixel's match
+        that is a foreign ground).
+    """
+    if render.shape[0] != first or render.shape[1] != 4 or render.shape[-2:] != video.shape[-2:]:
+        raise ValueError(f"render must be [{first},4,{video.shape[-2]},{video.shape[-1]}], got {tuple(render.shape)}")
+    drawn = video[:first].permute(0, 2, 3, 1).reshape(-1, 3)
+    rendered = render[:, :3].permute(0, 2, 3, 1).reshape(-1, 3)
+    alpha = render[:, 3].reshape(-1)
+    body = alpha > 0.5
+    mapping = (
+        colour_map(drawn[body], rendered[body])
+        if int(body.sum()) >= 16
+        else torch.eye(4, 3, dtype=video.dtype, device=video.device)
+    )
+    pure = torch.nonzero((alpha < 0.02) | (alpha > 0.98)).flatten()  # outline pixels blend both: no pairs
+    keep = pure[torch.linspace(0, pure.shape[0] - 1, min(palette, pure.shape[0]), device=video.device).round().long()]
+    drawn, rendered, alpha = drawn[keep], rendered[keep], alpha[keep]
+    drawn = (torch.cat([drawn, torch.ones_like(drawn[:, :1])], 1) @ mapping).clamp(0.0, 1.0)
+    ground = rendered[alpha < 0.5]
+    far = torch.cdist(drawn, ground).amin(1) > foreign_gap if ground.shape[0] else torch.ones_like(alpha, dtype=torch.bool)
+    foreign = ((alpha < 0.5) & far).to(video.dtype)
+    values = torch.cat([rendered, foreign[:, None]], 1)  # [P,4]
+    pixels = video.permute(0, 2, 3, 1).reshape(-1, 3)
+    pixels = (torch.cat([pixels, torch.ones_like(pixels[:, :1])], 1) @ mapping).clamp(0.0, 1.0)
+    codes = (pixels * (levels - 1)).round().long() @ torch.tensor([levels * levels, levels, 1], device=video.device)
+    unique, where = torch.unique(codes, return_inverse=True)
+    colours = torch.stack([unique // (levels * levels), unique // levels % levels, unique % levels], 1).to(video.dtype) / (
+        levels - 1
+    )
+    looked = torch.cat(
+        [torch.softmax(-torch.cdist(c, drawn).pow(2) / temperature**2, dim=1) @ values for c in colours.split(1 << 14)]
+    )
+    out = looked[where].view(video.shape[0], video.shape[2], video.shape[3], 4).permute(0, 3, 1, 2)
+    return out[:, :3].clamp(0.0, 1.0).contiguous(), out[:, 3:].contiguous()

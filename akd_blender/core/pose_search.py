@@ -24,13 +24,16 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from .config import SEARCH_APPEARANCES
 from .errors import Cancelled
-from .image_losses import multiscale_errors, standardise
+from .image_losses import match_first_frame, multiscale_errors, standardise
 from .kinematics import Skeleton
 from .motion import interpolation_basis
 from .render import Cameras, Renderer, concat_cameras, root_path
 from .rig import RigAsset
 from .rotations import quat_multiply, quat_to_matrix, quat_to_rotvec, rotvec_to_quat
+
+FOREIGN_COVER_WEIGHT = 0.25  # per pixel of character drawn over a ground the render does not have (squared units)
 
 __all__ = [
     "continuous_rotvecs",
@@ -84,9 +87,13 @@ class SearchConfig:
         the character stood.
     contact_tolerance: a gap up to this fraction of the height counts as touching the ground.
     batch: most renders per batch (bounds memory).
-    appearance: how renders are compared with the target: "rgb" (the colours as they are) or
+    appearance: how renders are compared with the target: "rgb" (the colours as they are),
         "normalised" (each image's channels standardised first, :func:`~akd_blender.core.image_losses.standardise`:
-        a drawing whose colours or brightness drifted from the render still matches its pose).
+        a drawing whose colours or brightness drifted from the render still matches its pose) or
+        "matched" (the target recoloured into the render's colours through its first frame, which shows
+        the base pose, :func:`~akd_blender.core.image_losses.match_first_frame`; where the drawing shows
+        a ground or sky the render lacks, only the character's coverage there is penalised, at
+        ``FOREIGN_COVER_WEIGHT`` per pixel).
     """
 
     scales: tuple[float, ...] = (2.4, 1.6, 1.0, 0.6, 0.3, 0.15)
@@ -205,8 +212,26 @@ class _Scorer:
         self.normalised = appearance == "normalised"
         target = standardise(target) if self.normalised else target
         self.target, self.ss, self.batch, self.renders = target, supersample, batch, 0
+        self.foreign: torch.Tensor | None = None  # [F·views,1,H,W] where the drawing's ground is not the render's
         self.lowest = torch.zeros(0)  # [C,F] world Z of the lowest vertex of the last call's candidates
         self.report: Callable[[int, int], None] = lambda clips, renders: None  # told of each batch scored
+
+    def _render(self, rotations: torch.Tensor, locations: torch.Tensor, frames: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """Clips of poses [C·F,J,4], [C·F,J,3] → (vertices [C·F,V,3], RGBA [C·F·views,4,H,W] at the target's size)."""
+        copies = rotations.shape[0] // frames
+        verts = self.skeleton.deform(rotations, locations)
+        cams = concat_cameras([self.cameras_for(root_path(verts[i * frames : (i + 1) * frames])) for i in range(copies)])
+        rgba = self.renderer.render(verts, cams)
+        return verts, torch.nn.functional.avg_pool2d(rgba, self.ss) if self.ss > 1 else rgba
+
+    def match_to(self, rotations: torch.Tensor, locations: torch.Tensor) -> None:
+        """Recolour the target through its first frame, which shows the poses [F,J,4], [F,J,3]
+        (:func:`~akd_blender.core.image_losses.match_first_frame`); :attr:`foreign` then marks the
+        drawing's ground that the render does not have: there only a character render is penalised."""
+        frames = rotations.shape[0]
+        views = self.target.shape[0] // frames
+        _, rgba = self._render(rotations, locations, frames)
+        self.target, self.foreign = match_first_frame(self.target, rgba[:views], first=views)
 
     def errors(self, rotations: torch.Tensor, locations: torch.Tensor, frames: int) -> torch.Tensor:
         """Candidate poses [C·F,J,4], [C·F,J,3] (candidate-major) → errors [C,F] against the target
@@ -217,12 +242,15 @@ class _Scorer:
         out, lowest = [], []
         for c0 in range(0, copies, per):
             c1 = min(copies, c0 + per)
-            verts = self.skeleton.deform(rotations[c0 * frames : c1 * frames], locations[c0 * frames : c1 * frames])
-            cams = concat_cameras([self.cameras_for(root_path(verts[i * frames : (i + 1) * frames])) for i in range(c1 - c0)])
-            rgba = self.renderer.render(verts, cams)
-            video = torch.nn.functional.avg_pool2d(rgba[:, :3], self.ss) if self.ss > 1 else rgba[:, :3]
-            video = standardise(video) if self.normalised else video
-            err = multiscale_errors(video, self.target.repeat(c1 - c0, 1, 1, 1))
+            verts, rgba = self._render(rotations[c0 * frames : c1 * frames], locations[c0 * frames : c1 * frames], frames)
+            video = standardise(rgba[:, :3]) if self.normalised else rgba[:, :3]
+            target = self.target.repeat(c1 - c0, 1, 1, 1)
+            if self.foreign is None:
+                err = multiscale_errors(video, target)
+            else:  # colours where the drawing shows the render's world; elsewhere only the silhouette counts
+                foreign = self.foreign.repeat(c1 - c0, 1, 1, 1)
+                err = multiscale_errors((1 - foreign) * video, (1 - foreign) * target)
+                err = err + FOREIGN_COVER_WEIGHT * multiscale_errors(foreign * rgba[:, 3:], torch.zeros_like(foreign))
             out.append(err.view(c1 - c0, frames, views).sum(-1))
             lowest.append(verts[..., 2].amin(-1).view(c1 - c0, frames))
             self.renders += verts.shape[0] * views
@@ -283,11 +311,13 @@ def search_poses(
     rot = base_rotations.to(device, torch.float32).clone()
     loc = base_locations.to(device, torch.float32).clone()
     base_rot, base_loc = rot.clone(), loc.clone()
-    if config.appearance not in ("rgb", "normalised"):
-        raise ValueError(f"search_poses: appearance must be 'rgb' or 'normalised', not {config.appearance!r}")
+    if config.appearance not in SEARCH_APPEARANCES:
+        raise ValueError(f"search_poses: appearance must be one of {SEARCH_APPEARANCES}, not {config.appearance!r}")
     scorer = _Scorer(
         skeleton, renderer, cameras_for, target.to(device, torch.float32), supersample, config.batch, config.appearance
     )
+    if config.appearance == "matched":
+        scorer.match_to(rot, loc)
     free = np.flatnonzero(~rig.rotation_locks.all(axis=1))
     root = int(rig.root_indices[0])
     root_axes = torch.as_tensor(

@@ -24,6 +24,7 @@ and saves clips (e.g. on a GPU), ``--merge`` judges the saved clips of the shard
     python tests/bench/bench_robustness.py --shard 0/8 --no-judge --out s0.json …
     python tests/bench/bench_robustness.py --merge s0.json s1.json … --out all.json
     … --appearance normalised   # the pose search comparing standardised colours (SearchSettings.appearance)
+    … --appearance matched      # the drawing recoloured through its first frame, a foreign ground ignored
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
+from akd_blender.core.config import SEARCH_APPEARANCES  # noqa: E402
 from akd_blender.core.motion import MotionClip  # noqa: E402
 from tests.bench.bench_unseen import (  # noqa: E402
     DEFAULT_ARTISTS,
@@ -277,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--device", default="auto")
     ap.add_argument("--search-steps", type=int, default=None, help="DDIM steps of the teacher's drawing (default: the config's)")
     ap.add_argument(
-        "--appearance", default="rgb", choices=("rgb", "normalised"), help="the pose search's comparison (SearchSettings)"
+        "--appearance", default="rgb", choices=SEARCH_APPEARANCES, help="the pose search's comparison (SearchSettings)"
     )
     ap.add_argument("--shard", default="0/1", help="K/N: run fits K, K+N, K+2N … of the (case, change) list only")
     ap.add_argument("--merge", nargs="+", help="shard JSON files: judge their saved clips into one table")
