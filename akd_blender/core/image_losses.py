@@ -108,8 +108,8 @@ def match_first_frame(
     squared RGB distances with ``temperature``; colours rounded to ``levels`` steps per channel, so each
     distinct colour is looked up once) and takes the render's colour of the pairs it matches: another
     texture of the drawing maps back onto the render's own colours, part by part. A pair is *foreign*
-    where the render shows no character (alpha < 0.5) and the mapped drawing's colour there is further
-    than ``foreign_gap`` (RGB distance) from every ground and sky colour of the render: a ground or sky
+    where the render shows no character (alpha < 0.5) and the drawing's colour there, mapped and as
+    drawn, is further than ``foreign_gap`` (RGB distance) from every ground and sky colour of the render: a ground or sky
     the drawing repainted (a ground drawn a pixel off still matches the render's own colours).
 
     Args:
@@ -134,9 +134,13 @@ def match_first_frame(
     pure = torch.nonzero((alpha < 0.02) | (alpha > 0.98)).flatten()  # outline pixels blend both: no pairs
     keep = pure[torch.linspace(0, pure.shape[0] - 1, min(palette, pure.shape[0]), device=video.device).round().long()]
     drawn, rendered, alpha = drawn[keep], rendered[keep], alpha[keep]
-    drawn = (torch.cat([drawn, torch.ones_like(drawn[:, :1])], 1) @ mapping).clamp(0.0, 1.0)
+    mapped = (torch.cat([drawn, torch.ones_like(drawn[:, :1])], 1) @ mapping).clamp(0.0, 1.0)
     ground = rendered[alpha < 0.5]
-    far = torch.cdist(drawn, ground).amin(1) > foreign_gap if ground.shape[0] else torch.ones_like(alpha, dtype=torch.bool)
+    if ground.shape[0]:  # far from the render's ground and sky, with the colour map and without it
+        far = torch.minimum(torch.cdist(mapped, ground).amin(1), torch.cdist(drawn, ground).amin(1)) > foreign_gap
+    else:
+        far = torch.ones_like(alpha, dtype=torch.bool)
+    drawn = mapped
     foreign = ((alpha < 0.5) & far).to(video.dtype)
     values = torch.cat([rendered, foreign[:, None]], 1)  # [P,4]
     pixels = video.permute(0, 2, 3, 1).reshape(-1, 3)
