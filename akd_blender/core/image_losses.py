@@ -18,6 +18,7 @@ __all__ = [
     "character_region",
     "standardise",
     "colour_map",
+    "apply_colour_map",
     "match_first_frame",
 ]
 
@@ -79,12 +80,17 @@ def character_region(alpha: torch.Tensor, threshold: float = 0.02) -> tuple[int,
 
 def colour_map(drawn: torch.Tensor, rendered: torch.Tensor, ridge: float = 1e-2) -> torch.Tensor:
     """The affine colour map [4,3] that best turns ``drawn`` colours [P,3] into ``rendered`` ones [P,3]
-    (least squares, ridge-pulled toward the identity by ``ridge`` × P); apply as ``[c, 1] @ map``."""
+    (least squares, ridge-pulled toward the identity by ``ridge`` × P); applied by :func:`apply_colour_map`."""
     x = torch.cat([drawn, torch.ones_like(drawn[:, :1])], 1).double()
     identity = torch.eye(4, 3, dtype=x.dtype, device=x.device)
     lam = ridge * max(drawn.shape[0], 1)
     gram = x.T @ x + lam * torch.eye(4, dtype=x.dtype, device=x.device)
     return torch.linalg.solve(gram, x.T @ rendered.double() + lam * identity).to(drawn.dtype)
+
+
+def apply_colour_map(colours: torch.Tensor, mapping: torch.Tensor) -> torch.Tensor:
+    """Colours [P,3] through an affine :func:`colour_map` [4,3], clamped to [0,1]."""
+    return (torch.cat([colours, torch.ones_like(colours[:, :1])], 1) @ mapping).clamp(0.0, 1.0)
 
 
 def match_first_frame(
@@ -134,24 +140,22 @@ def match_first_frame(
     pure = torch.nonzero((alpha < 0.02) | (alpha > 0.98)).flatten()  # outline pixels blend both: no pairs
     keep = pure[torch.linspace(0, pure.shape[0] - 1, min(palette, pure.shape[0]), device=video.device).round().long()]
     drawn, rendered, alpha = drawn[keep], rendered[keep], alpha[keep]
-    mapped = (torch.cat([drawn, torch.ones_like(drawn[:, :1])], 1) @ mapping).clamp(0.0, 1.0)
+    mapped = apply_colour_map(drawn, mapping)
     ground = rendered[alpha < 0.5]
     if ground.shape[0]:  # far from the render's ground and sky, with the colour map and without it
         far = torch.minimum(torch.cdist(mapped, ground).amin(1), torch.cdist(drawn, ground).amin(1)) > foreign_gap
-    else:
-        far = torch.ones_like(alpha, dtype=torch.bool)
-    drawn = mapped
+    else:  # no ground in the render: no pair is foreign
+        far = torch.zeros_like(alpha, dtype=torch.bool)
     foreign = ((alpha < 0.5) & far).to(video.dtype)
     values = torch.cat([rendered, foreign[:, None]], 1)  # [P,4]
-    pixels = video.permute(0, 2, 3, 1).reshape(-1, 3)
-    pixels = (torch.cat([pixels, torch.ones_like(pixels[:, :1])], 1) @ mapping).clamp(0.0, 1.0)
+    pixels = apply_colour_map(video.permute(0, 2, 3, 1).reshape(-1, 3), mapping)
     codes = (pixels * (levels - 1)).round().long() @ torch.tensor([levels * levels, levels, 1], device=video.device)
     unique, where = torch.unique(codes, return_inverse=True)
     colours = torch.stack([unique // (levels * levels), unique // levels % levels, unique % levels], 1).to(video.dtype) / (
         levels - 1
     )
     looked = torch.cat(
-        [torch.softmax(-torch.cdist(c, drawn).pow(2) / temperature**2, dim=1) @ values for c in colours.split(1 << 14)]
+        [torch.softmax(-torch.cdist(c, mapped).pow(2) / temperature**2, dim=1) @ values for c in colours.split(1 << 14)]
     )
     out = looked[where].view(video.shape[0], video.shape[2], video.shape[3], 4).permute(0, 3, 1, 2)
     return out[:, :3].clamp(0.0, 1.0).contiguous(), out[:, 3:].contiguous()

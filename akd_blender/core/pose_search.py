@@ -213,6 +213,7 @@ class _Scorer:
         target = standardise(target) if self.normalised else target
         self.target, self.ss, self.batch, self.renders = target, supersample, batch, 0
         self.foreign: torch.Tensor | None = None  # [F·views,1,H,W] where the drawing's ground is not the render's
+        self.kept: torch.Tensor | None = None  # [F·views,1,H,W] 1 − foreign: where colours are compared
         self.lowest = torch.zeros(0)  # [C,F] world Z of the lowest vertex of the last call's candidates
         self.report: Callable[[int, int], None] = lambda clips, renders: None  # told of each batch scored
 
@@ -231,7 +232,9 @@ class _Scorer:
         frames = rotations.shape[0]
         views = self.target.shape[0] // frames
         _, rgba = self._render(rotations, locations, frames)
-        self.target, self.foreign = match_first_frame(self.target, rgba[:views], first=views)
+        recoloured, self.foreign = match_first_frame(self.target, rgba[:views], first=views)
+        self.kept = 1 - self.foreign
+        self.target = self.kept * recoloured  # compared with the candidates' kept colours only
 
     def errors(self, rotations: torch.Tensor, locations: torch.Tensor, frames: int) -> torch.Tensor:
         """Candidate poses [C·F,J,4], [C·F,J,3] (candidate-major) → errors [C,F] against the target
@@ -248,9 +251,11 @@ class _Scorer:
             if self.foreign is None:
                 err = multiscale_errors(video, target)
             else:  # colours where the drawing shows the render's world; elsewhere only the silhouette counts
-                foreign = self.foreign.repeat(c1 - c0, 1, 1, 1)
-                err = multiscale_errors((1 - foreign) * video, (1 - foreign) * target)
-                err = err + FOREIGN_COVER_WEIGHT * multiscale_errors(foreign * rgba[:, 3:], torch.zeros_like(foreign))
+                kept, foreign = self.kept.repeat(c1 - c0, 1, 1, 1), self.foreign.repeat(c1 - c0, 1, 1, 1)
+                cover = foreign * rgba[:, 3:]
+                err = multiscale_errors(kept * video, target) + FOREIGN_COVER_WEIGHT * multiscale_errors(
+                    cover, torch.zeros_like(cover)
+                )
             out.append(err.view(c1 - c0, frames, views).sum(-1))
             lowest.append(verts[..., 2].amin(-1).view(c1 - c0, frames))
             self.renders += verts.shape[0] * views
