@@ -1,15 +1,17 @@
-"""Fixed-seed CPU distillations reproduce the keys recorded in ``same_keys.npz`` (tolerance 1e-6).
+"""Fixed-seed CPU distillations reproduce the keys recorded in ``same_keys.npz``.
 
 The fixture holds the rotations and locations of three small runs: the embedded teacher's default
 start (draw, then fit by the pose search; one search scale to stay quick), the teacher from the
 pose with 3 SDS steps, and a tiny random CogVideoX from the pose with 3 SDS steps.
 ``python -m tests.core.test_same_keys OUT.npz`` writes the same runs' keys to ``OUT.npz``.
 
-Tolerance 1e-6, except 1e-4 for the random CogVideoX: the loop runs forward kinematics once per
-step, so the joints' and the vertices' gradients are summed before the FK backward pass instead of
-after two; the float32 rounding differs, and Adam's normalised step turns it into differences up to
-3e-5 in the keys where the random prior's gradient is near zero. A changed seed moves those keys by
-more than 1e-2 (checked below), so the bound still tells a changed behaviour from rounding.
+Tolerance 1e-6 for the drawing-then-search case; 1e-4 for the two SDS cases. Their keys come from
+Adam, whose normalised step turns float32 rounding into differences up to about 4e-5 where the
+prior's gradient is near zero. That rounding differs between CPUs (torch picks its vector kernels by
+the instruction set: the teacher case gave 5e-7 on one x86 CPU and 3.7e-5 on another) and with the
+order in which the joints' and the vertices' gradients are summed (one FK pass per step). A changed
+seed moves those keys by more than 1e-2 (checked below), so the bound still tells a changed
+behaviour from rounding.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from akd_blender.core.distill import distill
 from akd_blender.core.procedural.characters import biped, quadruped
 
 FIXTURE = Path(__file__).with_name("same_keys.npz")
-TOLERANCE = {"teacher_sample": 1e-6, "teacher_pose": 1e-6, "cogvideox_pose": 1e-4}
+TOLERANCE = {"teacher_sample": 1e-6, "teacher_pose": 1e-4, "cogvideox_pose": 1e-4}
 
 
 def _teacher():
@@ -78,10 +80,11 @@ def test_the_same_keys_for_the_same_seed(name):
     assert err <= TOLERANCE[name]
 
 
-def test_another_seed_moves_the_keys_far_beyond_the_tolerance():
-    want = np.load(FIXTURE)["cogvideox_pose_rot"]
-    rotations, _ = keys_of("cogvideox_pose", seed=3)
-    assert np.abs(rotations - want).max() > 100 * TOLERANCE["cogvideox_pose"]
+@pytest.mark.parametrize("name", [name for name, bound in TOLERANCE.items() if bound > 1e-6])
+def test_another_seed_moves_the_keys_far_beyond_the_tolerance(name):
+    want = np.load(FIXTURE)[f"{name}_rot"]
+    rotations, _ = keys_of(name, seed=CASES[name][2].seed + 2)
+    assert np.abs(rotations - want).max() > 100 * TOLERANCE[name]
 
 
 if __name__ == "__main__":
