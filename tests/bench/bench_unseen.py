@@ -17,6 +17,12 @@ recovered share is below ``--bar``.
     python tests/bench/bench_unseen.py --embed FILE   # only write the cases' prompt embeddings (needs the text encoder)
     python tests/bench/bench_unseen.py --shard 0/4 --out s0.json …   # every 4th case, from case 0
     python tests/bench/bench_unseen.py --merge s0.json s1.json … --out all.json   # judge shards' saved clips, one table
+    python tests/bench/bench_unseen.py --oracle …   # the fit's ceiling: the teacher "draws" the true motion
+
+``--oracle`` replaces the teacher's drawing by the case's true motion (a held-out variation of the
+library motion on the case's rig, facing the camera, not one of the fidelity references) rendered
+as the distillation renders (the teacher's look, follow camera, its size and frame rate); the rest of
+the job is unchanged. What it recovers is the ceiling of the drawing-then-fit path on these rigs.
 """
 
 from __future__ import annotations
@@ -138,6 +144,40 @@ def extend_phrases(prior, path: Path) -> None:
     prior.encoder.table = PhraseTable(phrases, vectors)
 
 
+class OracleDrawing:
+    """The embedded teacher with its drawing replaced by ``truth`` rendered in the teacher's look."""
+
+    def __init__(self, prior, rig: RigAsset, truth: MotionClip) -> None:
+        self.prior, self.rig, self.truth = prior, rig, truth
+        self.name = f"{getattr(prior, 'name', 'prior')} (oracle drawing)"
+
+    def __getattr__(self, name: str):
+        return getattr(self.prior, name)
+
+    @torch.no_grad()
+    def sample(self, text, generator=None, guidance: float = 3.0, steps: int = 30, progress=None) -> torch.Tensor:
+        """The true motion's video [F,3,H,W] in [0,1] at the teacher's size (4× supersampled, area-pooled)."""
+        from akd_blender.core.render import Renderer, make_cameras, root_path
+
+        p, ss = self.prior, 4
+        device = getattr(p, "device", torch.device("cpu"))
+        vertices = Skeleton(self.rig).to(device)(self.truth)
+        size = (p.height * ss, p.width * ss)
+        renderer = Renderer(self.rig, *size, backend="auto", device=device, style=p.render_style)
+        rgba = renderer.render(vertices, make_cameras(self.rig, root_path(vertices), *size, **p.camera_options))
+        return torch.nn.functional.avg_pool2d(rgba, ss)[:, :3]
+
+
+def oracle_prior(case: Case, artists: Path, prior) -> OracleDrawing:
+    """``prior`` drawing case ``case``'s true motion: held-out variation (seed 1000 + case seed), facing 0,
+    ``prior.frames`` frames at ``prior.fps``."""
+    from dataclasses import replace
+
+    rig, roles = load_case_rig(case, artists)
+    variation = replace(sample_variations(case.label, "heldout", 1, 1000 + case.seed)[0], facing=0.0)
+    return OracleDrawing(prior, rig, make_role_clip(rig, roles, case.label, variation, prior.frames, prior.fps))
+
+
 def distil_case(
     case: Case, artists: Path, prior, device: str, gt_count: int, search_steps: int | None = None, search: dict | None = None
 ) -> tuple[dict, MotionClip]:
@@ -245,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--device", default="auto")
     ap.add_argument("--search-steps", type=int, default=None, help="DDIM steps of the teacher's drawing (default: the config's)")
     ap.add_argument("--model", default="tiny", help='the embedded teacher: "tiny" (image and text, default) or "tiny-text"')
+    ap.add_argument("--oracle", action="store_true", help="the teacher draws each case's true motion (the fit's ceiling)")
     ap.add_argument("--bar", type=float, default=0.0, help="exit 1 when the recovered share is below this")
     ap.add_argument("--shard", default="0/1", help="K/N: run cases K, K+N, K+2N … only")
     ap.add_argument("--merge", nargs="+", help="shard JSON files: judge their saved clips into one table (no distillation)")
@@ -274,7 +315,8 @@ def main(argv: list[str] | None = None) -> int:
     judge = load_judge(args)
     rows, clips = [], {}
     for case in cases:
-        row, clip = distil_case(case, artists, prior, device, args.gt, args.search_steps)
+        drawer = oracle_prior(case, artists, prior) if args.oracle else prior
+        row, clip = distil_case(case, artists, drawer, device, args.gt, args.search_steps)
         clips[case.seed] = clip
         if judge is not None:
             row = judge_case(row, clip, artists, judge)
