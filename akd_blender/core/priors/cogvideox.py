@@ -78,15 +78,22 @@ class CogVideoXPrior(DiffusersPrior):
         return 1.0 - self._alpha(t)[1]
 
     def _run_transformer(self, latents: torch.Tensor, timesteps: torch.Tensor, embeds: torch.Tensor) -> torch.Tensor:
-        cfg = self.transformer.config
+        return self._call_transformer(latents, latents, timesteps, embeds)
+
+    def _call_transformer(
+        self, latents: torch.Tensor, hidden: torch.Tensor, timesteps: torch.Tensor, embeds: torch.Tensor, **extra
+    ) -> torch.Tensor:
+        """The transformer on ``hidden`` (``latents`` [B,F,C,h,w], with any channels concatenated), rotary
+        positions from ``latents``' shape where the model uses them; ``extra`` keywords go to the model."""
         rotary = None
-        if cfg.use_rotary_positional_embeddings:
+        if self.transformer.config.use_rotary_positional_embeddings:
             _, f, _, h, w = latents.shape
             rotary = self.pipe._prepare_rotary_positional_embeddings(h * self.spatial, w * self.spatial, f, self.device)
         return self.transformer(
-            hidden_states=latents,
+            hidden_states=hidden,
             encoder_hidden_states=embeds.to(self.dtype),
             timestep=timesteps,
             image_rotary_emb=rotary,
             return_dict=False,
+            **extra,
         )[0]

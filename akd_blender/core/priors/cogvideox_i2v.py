@@ -55,18 +55,6 @@ class CogVideoXImageToVideoPrior(ImageToVideoPrior, CogVideoXPrior):
     def _run_transformer(
         self, latents: torch.Tensor, timesteps: torch.Tensor, embeds: torch.Tensor, image_latents: torch.Tensor | None = None
     ) -> torch.Tensor:
-        cfg = self.transformer.config
         hidden = torch.cat([latents, image_latents.expand(latents.shape[0], -1, -1, -1, -1).to(latents.dtype)], dim=2)
-        rotary = None
-        if cfg.use_rotary_positional_embeddings:
-            _, f, _, h, w = latents.shape
-            rotary = self.pipe._prepare_rotary_positional_embeddings(h * self.spatial, w * self.spatial, f, self.device)
         ofs = None if self.ofs is None else latents.new_full((1,), self.ofs)
-        return self.transformer(
-            hidden_states=hidden,
-            encoder_hidden_states=embeds.to(self.dtype),
-            timestep=timesteps,
-            ofs=ofs,
-            image_rotary_emb=rotary,
-            return_dict=False,
-        )[0]
+        return self._call_transformer(latents, hidden, timesteps, embeds, ofs=ofs)
