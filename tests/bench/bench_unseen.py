@@ -146,10 +146,11 @@ def extend_phrases(prior, path: Path) -> None:
 
 
 class OracleDrawing:
-    """The embedded teacher with its drawing replaced by ``truth`` rendered in the teacher's look."""
+    """The embedded teacher with its drawing replaced by a true motion rendered in the teacher's look;
+    ``clip_of(frames, fps)`` is that motion on the rig at any length and rate."""
 
-    def __init__(self, prior, rig: RigAsset, truth: MotionClip, redo: Callable[[int, float], MotionClip]) -> None:
-        self.prior, self.rig, self.truth, self.redo = prior, rig, truth, redo
+    def __init__(self, prior, rig: RigAsset, clip_of: Callable[[int, float], MotionClip]) -> None:
+        self.prior, self.rig, self.clip_of = prior, rig, clip_of
         self.name = f"{getattr(prior, 'name', 'prior')} (oracle drawing)"
 
     def __getattr__(self, name: str):
@@ -157,45 +158,46 @@ class OracleDrawing:
 
     @torch.no_grad()
     def sample(self, text, generator=None, guidance: float = 3.0, steps: int = 30, progress=None) -> torch.Tensor:
-        """The true motion's video [F,3,H,W] in [0,1] at the teacher's size (4× supersampled, area-pooled)."""
-        from akd_blender.core.render import Renderer, make_cameras, root_path
+        """The true motion's video [F,3,H,W] in [0,1] at the teacher's size, frame count and rate (4×
+        supersampled, area-pooled)."""
+        from akd_blender.core.render import render_clip
 
         p, ss = self.prior, 4
-        device = getattr(p, "device", torch.device("cpu"))
-        vertices = Skeleton(self.rig).to(device)(self.truth)
-        size = (p.height * ss, p.width * ss)
-        renderer = Renderer(self.rig, *size, backend="auto", device=device, style=p.render_style)
-        rgba = renderer.render(vertices, make_cameras(self.rig, root_path(vertices), *size, **p.camera_options))
+        clip = self.clip_of(p.frames, p.fps)
+        rgba = render_clip(
+            self.rig,
+            clip,
+            p.height * ss,
+            p.width * ss,
+            device=getattr(p, "device", None),
+            style=p.render_style,
+            camera_options=p.camera_options,
+        )
         return torch.nn.functional.avg_pool2d(rgba, ss)[:, :3]
 
 
 def oracle_prior(case: Case, artists: Path, prior) -> OracleDrawing:
-    """``prior`` drawing case ``case``'s true motion: held-out variation (seed 1000 + case seed), facing 0,
-    ``prior.frames`` frames at ``prior.fps``."""
+    """``prior`` drawing case ``case``'s true motion: held-out variation (seed 1000 + case seed), facing 0."""
     from dataclasses import replace
 
     rig, roles = load_case_rig(case, artists)
     variation = replace(sample_variations(case.label, "heldout", 1, 1000 + case.seed)[0], facing=0.0)
-    return OracleDrawing(
-        prior,
-        rig,
-        make_role_clip(rig, roles, case.label, variation, prior.frames, prior.fps),
-        lambda frames, fps: make_role_clip(rig, roles, case.label, variation, frames, fps),
-    )
-
-
-def truth_distance(case: Case, artists: Path, drawer: OracleDrawing, frames: int, fps: float, gt_count: int) -> float:
-    """The drawn true motion's own joint distance to the case's references (the floor a perfect fit reaches)."""
-    rig, roles = load_case_rig(case, artists)
-    skeleton = Skeleton(rig)
-    refs = [joints_rel(skeleton, g, rig.height) for g in ground_truths(rig, roles, case.label, frames, fps, gt_count)]
-    return round(joint_distance(joints_rel(skeleton, drawer.redo(frames, fps), rig.height), refs), 4)
+    return OracleDrawing(prior, rig, lambda frames, fps: make_role_clip(rig, roles, case.label, variation, frames, fps))
 
 
 def distil_case(
-    case: Case, artists: Path, prior, device: str, gt_count: int, search_steps: int | None = None, search: dict | None = None
+    case: Case,
+    artists: Path,
+    prior,
+    device: str,
+    gt_count: int,
+    search_steps: int | None = None,
+    search: dict | None = None,
+    floor: Callable[[int, float], MotionClip] | None = None,
 ) -> tuple[dict, MotionClip]:
-    """Distil one case → (its figures that need no judge, the clip); ``search``: SearchSettings fields to change."""
+    """Distil one case → (its figures that need no judge, the clip); ``search``: SearchSettings fields to
+    change; ``floor(frames, fps)``: a motion whose own joint distance to the references goes in the
+    row as ``truth_distance`` (``--oracle``: the drawn truth, what a perfect fit scores)."""
     from dataclasses import replace
 
     rig, roles = load_case_rig(case, artists)
@@ -221,6 +223,8 @@ def distil_case(
         "understood": result.facts.get("understood"),
         "seconds": round(seconds, 2),
     }
+    if floor is not None:
+        row["truth_distance"] = round(joint_distance(joints_rel(skeleton, floor(clip.num_frames, clip.fps), height), refs), 4)
     return row, clip
 
 
@@ -334,9 +338,8 @@ def main(argv: list[str] | None = None) -> int:
     rows, clips = [], {}
     for case in cases:
         drawer = oracle_prior(case, artists, prior) if args.oracle else prior
-        row, clip = distil_case(case, artists, drawer, device, args.gt, args.search_steps)
-        if args.oracle:
-            row["truth_distance"] = truth_distance(case, artists, drawer, clip.num_frames, clip.fps, args.gt)
+        floor = drawer.clip_of if args.oracle else None
+        row, clip = distil_case(case, artists, drawer, device, args.gt, args.search_steps, floor=floor)
         clips[case.seed] = clip
         if judge is not None:
             row = judge_case(row, clip, artists, judge)
