@@ -203,6 +203,10 @@ class SearchSettings:
             drifted from the render) or "matched" (the drawing recoloured into the render's colours
             through its first frame, a ground the render lacks ignored but for the character's
             coverage; :class:`~akd_blender.core.pose_search.SearchConfig`).
+        motion_prior: the search may begin from a motion of the character's kind (the motion library
+            played on its bone roles, :mod:`~akd_blender.core.motion_prior`) when one matches the
+            drawing better than the standing pose (True); False: always from the standing pose.
+        prior_scales: the sweeps' angles after such a start (radians; None: ``scales``).
     """
 
     guidance: float = 3.0
@@ -212,6 +216,8 @@ class SearchSettings:
     smooth: float = 0.75
     max_side: int = 256
     appearance: str = "rgb"
+    motion_prior: bool = True
+    prior_scales: tuple[float, ...] | None = (0.6, 0.3, 0.15)
 
 
 @dataclass
@@ -354,8 +360,9 @@ def config_from_dict(data: dict) -> DistillConfig:
         if isinstance(values.get(key), dict):
             known = {f.name for f in fields(cls)}
             nested = {k: v for k, v in values[key].items() if k in known}
-            if "scales" in nested:
-                nested["scales"] = tuple(nested["scales"])
+            for key in ("scales", "prior_scales"):
+                if nested.get(key) is not None:
+                    nested[key] = tuple(nested[key])
             values[key] = cls(**nested)
     return replace(DistillConfig(), **values)
 

@@ -54,6 +54,8 @@ class SearchConfig:
     """Settings of :func:`search_poses`.
 
     scales: the candidate ring's angle per sweep (radians), coarse to fine.
+    prior_scales: the sweeps' angles when the search begins from one of the ``starts`` of
+        :func:`search_poses` (a motion already near the drawing needs no coarse sweeps); None: ``scales``.
     directions: swing directions in the ring (evenly spaced about the bone's axis).
     min_influence: bones whose subtree carries less than this fraction of the skin weights are not
         searched (fingers, eyes: they barely change the image).
@@ -97,6 +99,7 @@ class SearchConfig:
     """
 
     scales: tuple[float, ...] = (2.4, 1.6, 1.0, 0.6, 0.3, 0.15)
+    prior_scales: tuple[float, ...] | None = None
     directions: int = 8
     min_influence: float = 0.01
     root_lift: float = 0.15
@@ -148,7 +151,8 @@ class PoseSearchResult:
     the base pose like :class:`~akd_blender.core.motion.MotionParams`); ``lift``: [F,3] the root's
     lift per frame and ``velocity``: [3] its steady travel per frame (both armature space, Blender
     units); ``errors``: [F] multi-scale image error per frame after the search; ``start_errors``:
-    the same for the base pose; ``renders``: images rendered."""
+    the same for the base pose; ``renders``: images rendered; ``start``: which of the ``starts``
+    given to :func:`search_poses` the search began from (-1: the base pose)."""
 
     rotvec: torch.Tensor
     lift: torch.Tensor
@@ -156,6 +160,7 @@ class PoseSearchResult:
     errors: torch.Tensor
     start_errors: torch.Tensor
     renders: int
+    start: int = -1
 
     @property
     def travel(self) -> torch.Tensor:
@@ -276,6 +281,7 @@ def search_poses(
     config: SearchConfig | None = None,
     progress: Callable[[SearchProgress], None] | None = None,
     should_cancel: Callable[[], bool] | None = None,
+    starts: tuple[torch.Tensor, torch.Tensor] | None = None,
 ) -> PoseSearchResult:
     """Coarse-to-fine per-frame search of the bone rotations that make the render match ``target``.
 
@@ -304,6 +310,11 @@ def search_poses(
             ``total`` count candidate clips, so their ratio tracks the time spent); None: silent.
         should_cancel: checked before every bone, travel and height pass; True raises
             :class:`~akd_blender.core.errors.Cancelled` naming the sweep and the stage.
+        starts: candidate starting motions (a motion prior, :mod:`akd_blender.core.motion_prior`):
+            rotations [S,F,J,4] and the root's offsets [S,F,3] from ``base_locations`` (armature
+            space). Each is scored like a candidate of the sweeps (image error plus the ground terms,
+            summed over frames); the best one that beats the base pose is where the sweeps begin, its
+            horizontal root path kept under the searched lifts. None or S = 0: the base pose.
     The result does not depend on ``progress`` or ``should_cancel``.
     Returns:
         :class:`PoseSearchResult`; offsets are relative to the base pose (zero where nothing beat it).
@@ -333,6 +344,7 @@ def search_poses(
     up = rest_root.T @ up_arm  # the world's up axis in the root bone's rest frame
     ramp = torch.arange(frames, device=device, dtype=torch.float32)[:, None]  # frame index [F,1]
     lift = torch.zeros(frames, 3, device=device)  # the root's lift along up_arm [F,3] (armature space)
+    drift = torch.zeros(frames, 3, device=device)  # a chosen start's horizontal root path, kept under the lifts
     speed, velocity = 0.0, torch.zeros(3, device=device)  # travel along the facing per frame (armature space)
 
     def place(lifts: torch.Tensor, velocities: torch.Tensor) -> torch.Tensor:
@@ -369,13 +381,14 @@ def search_poses(
         return torch.tensor([0.0, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0], device=device) * min(scale, 0.6)
 
     bones = searched_bones(rig, config.min_influence)
-    tracker = _Tracker(rig, bones, config, progress)
+    prior_count = 0 if starts is None else int(starts[0].shape[0])
+    tracker = _Tracker(rig, bones, config, progress, prior_count)
     scorer.report = tracker.scored
 
     def check(sweep: int, stage: str) -> None:
         tracker.sweep, tracker.stage = sweep, stage
         if should_cancel is not None and should_cancel():
-            raise Cancelled(f"pose search cancelled in sweep {sweep + 1} of {len(config.scales)} ({stage})")
+            raise Cancelled(f"pose search cancelled in sweep {sweep + 1} of {tracker.sweeps} ({stage})")
 
     ground = float(rig.ground_height) + config.contact_tolerance * float(rig.height)
 
@@ -402,7 +415,23 @@ def search_poses(
     check(0, "start")
     start = scorer.errors(rot, loc, frames)[0]
     unit = float(start.mean().clamp_min(1e-12))
-    for sweep, scale in enumerate(config.scales):
+    chosen = -1
+    if prior_count:
+        check(0, "motion prior")
+        base_total = float((start + off_ground(scorer.lowest)[0]).sum())
+        locked = torch.as_tensor(rig.rotation_locks.all(axis=1), device=device)
+        prior_rot = torch.where(locked[None, None, :, None], rot[None], starts[0].to(device, torch.float32))
+        prior_lift = starts[1].to(device, torch.float32)
+        prior_loc = place(prior_lift, velocity[None].expand(prior_count, -1))
+        totals = (scorer.errors(prior_rot.reshape(-1, *rot.shape[1:]), prior_loc, frames) + off_ground(scorer.lowest)).sum(1)
+        pick = int(totals.argmin())
+        if float(totals[pick]) < base_total:
+            chosen, rot, lift = pick, prior_rot[pick].clone(), prior_lift[pick].clone()
+            drift = lift - (lift @ up_arm)[:, None] * up_arm
+            loc = place(lift[None], velocity[None])
+    scales = config.scales if chosen < 0 or config.prior_scales is None else config.prior_scales
+    tracker.plan(scales)
+    for sweep, scale in enumerate(scales):
         check(sweep, "travel")
         search_travel(scale)
         for b in bones:
@@ -421,7 +450,7 @@ def search_poses(
             count, rises = post.shape[0], rise.shape[0]
             turned = turned.repeat_interleave(rises, 0)  # candidate k: turn k // rises with lift move k % rises
             heights = (lift @ up_arm)[None] / lift_per_radian + rise[:, None]  # [L,F]
-            trial_lift = (heights[..., None] * lift_per_radian * up_arm).repeat(count, 1, 1)  # [C·L,F,3]
+            trial_lift = (drift + heights[..., None] * lift_per_radian * up_arm).repeat(count, 1, 1)  # [C·L,F,3]
             trial = rot.repeat(count * rises, 1, 1)  # [C·L·F,J,4]
             trial[:, b] = turned.reshape(-1, 4)
             score = scorer.errors(trial, place(trial_lift, velocity[None].expand(count * rises, -1)), frames)  # [C·L,F]
@@ -446,28 +475,34 @@ def search_poses(
             check(sweep, "height")
             moves = torch.tensor([0.0, scale, -scale], device=device)  # stay, up, down ("radians")
             heights = (lift @ up_arm)[None] / lift_per_radian + moves[:, None]  # [3,F]
-            trial_lift = heights[..., None] * lift_per_radian * up_arm  # [3,F,3] armature space
+            trial_lift = drift + heights[..., None] * lift_per_radian * up_arm  # [3,F,3] armature space
             score = scorer.errors(rot.repeat(3, 1, 1), place(trial_lift, velocity[None].expand(3, -1)), frames)
             score = anchored(score + off_ground(scorer.lowest), moves) + config.move_weight * unit * moves.abs()[:, None]
             pick = _best_path(score, config.time_weight * unit * _step_heights(heights))
             lift = trial_lift[pick, rows]
             loc = place(lift[None], velocity[None])
-    check(len(config.scales) - 1, "end")
+    check(len(scales) - 1, "end")
     best = scorer.errors(rot, loc, frames)[0]
     offsets = quat_multiply(_conjugate(base_rot[:, free]), rot[:, free])
-    return PoseSearchResult(continuous_rotvecs(quat_to_rotvec(offsets)), lift, velocity, best, start, scorer.renders)
+    return PoseSearchResult(continuous_rotvecs(quat_to_rotvec(offsets)), lift, velocity, best, start, scorer.renders, chosen)
 
 
 class _Tracker:
     """Counts the candidate clips :func:`search_poses` scores and reports them as :class:`SearchProgress`."""
 
-    def __init__(self, rig: RigAsset, bones: np.ndarray, config: SearchConfig, progress) -> None:
-        self.progress, self.sweeps = progress, len(config.scales)
+    def __init__(self, rig: RigAsset, bones: np.ndarray, config: SearchConfig, progress, starts: int = 0) -> None:
+        self.progress, self.rig, self.bones, self.config, self.starts = progress, rig, bones, config, starts
         self.done, self.renders, self.sweep, self.stage = 0, 0, 0, "start"
         self.began = time.perf_counter()
+        self.plan(config.scales)
+
+    def plan(self, scales: Sequence[float]) -> None:
+        """Count the work of the sweeps at ``scales`` (the motion prior's start may change them)."""
+        rig, bones, config = self.rig, self.bones, self.config
+        self.sweeps = len(scales)
         root = int(rig.root_indices[0])
-        total = 2  # the start and the final scoring
-        for scale in config.scales:
+        total = 2 + self.starts  # the start, the motion prior's starts and the final scoring
+        for scale in scales:
             total += 6 if config.root_travel > 0 else 0  # two travel passes of three speeds
             total += 3 if config.root_lift > 0 else 0  # the height pass
             for b in bones:

@@ -137,7 +137,9 @@ def start_from_sample(
     each batch the search scores; ``should_cancel`` is checked after each drawing step and before each
     search pass (True raises :class:`~akd_blender.core.errors.Cancelled`). Returns figures for the
     report: image error per frame before / after (``search_error_start``, ``search_error``),
-    ``search_renders``, ``sample_frames``."""
+    ``search_renders``, ``sample_frames``, ``search_start`` (the motion-prior start the search began
+    from, :func:`~akd_blender.core.motion_prior.prior_starts`, or "standing pose")."""
+    from .motion_prior import prior_starts, starts_as_channels
     from .pose_search import SearchProgress, keys_from_frames, search_config_for, search_poses, smooth_frames
     from .render import make_cameras
 
@@ -161,6 +163,7 @@ def start_from_sample(
     if video.shape[-2:] != fit:
         video = torch.nn.functional.interpolate(video, size=fit, mode="area")
     frames = video.shape[0]
+    starts = prior_starts(rig, frames, float(getattr(prior, "fps", None) or config.fps)) if search.motion_prior else []
     ss = max(1, min(search.supersample, config.supersample))
     size = (fit[0] * ss, fit[1] * ss)
     result = search_poses(
@@ -172,10 +175,16 @@ def start_from_sample(
         lambda path: make_cameras(rig, path, *size, mode=config.camera, **camera_options),
         ss,
         search_config_for(
-            (getattr(text, "extra", None) or {}).get("motion"), scales=tuple(search.scales), appearance=search.appearance
+            (getattr(text, "extra", None) or {}).get("motion"),
+            scales=tuple(search.scales),
+            prior_scales=None if search.prior_scales is None else tuple(search.prior_scales),
+            appearance=search.appearance,
         ),
         progress=searched,
         should_cancel=should_cancel,
+        starts=starts_as_channels(rig, starts, params.base_locations[0].expand(frames, -1, -1), int(rig.root_indices[0]))
+        if starts
+        else None,
     )
     keys = params.rotvec.shape[0]
     rotvec = smooth_frames(result.rotvec, search.smooth)
@@ -187,4 +196,10 @@ def start_from_sample(
         "search_error_start": float(result.start_errors.mean()),
         "search_error": float(result.errors.mean()),
         "search_renders": result.renders,
+        "search_start": _start_name(starts[result.start]) if result.start >= 0 else "standing pose",
     }
+
+
+def _start_name(start) -> str:
+    """How a report names a motion-prior start, e.g. ``"walk (speed 1.0, phase 0.25, direction 1)"``."""
+    return f"{start.label} (speed {start.speed:g}, phase {start.phase:g}, direction {start.direction})"

@@ -308,6 +308,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--search-steps", type=int, default=None, help="DDIM steps of the teacher's drawing (default: the config's)")
     ap.add_argument("--model", default="tiny", help='the embedded teacher: "tiny" (image and text, default) or "tiny-text"')
     ap.add_argument("--oracle", action="store_true", help="the teacher draws each case's true motion (the fit's ceiling)")
+    ap.add_argument(
+        "--search",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="a SearchSettings field to change, as a Python literal (e.g. motion_prior=False); repeatable",
+    )
     ap.add_argument("--bar", type=float, default=0.0, help="exit 1 when the recovered share is below this")
     ap.add_argument("--shard", default="0/1", help="K/N: run cases K, K+N, K+2N … only")
     ap.add_argument("--merge", nargs="+", help="shard JSON files: judge their saved clips into one table (no distillation)")
@@ -339,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     for case in cases:
         drawer = oracle_prior(case, artists, prior) if args.oracle else prior
         floor = drawer.clip_of if args.oracle else None
-        row, clip = distil_case(case, artists, drawer, device, args.gt, args.search_steps, floor=floor)
+        row, clip = distil_case(case, artists, drawer, device, args.gt, args.search_steps, search_fields(args.search), floor)
         clips[case.seed] = clip
         if judge is not None:
             row = judge_case(row, clip, artists, judge)
@@ -357,6 +364,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(rows)} distilled cases (not judged) → {out}")
         return 0
     return report(rows, args.bar, Path(args.out))
+
+
+def search_fields(pairs: list[str]) -> dict:
+    """``--search FIELD=VALUE`` pairs → SearchSettings fields (values read as Python literals)."""
+    import ast
+
+    out = {}
+    for pair in pairs:
+        key, _, value = pair.partition("=")
+        out[key.strip()] = ast.literal_eval(value.strip())
+    return out
 
 
 def load_judge(args):

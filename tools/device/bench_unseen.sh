@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
-# The unseen-rig benchmark in SHARDS parallel shards, no judge; returns shards.tgz for --merge.
+# The unseen-rig benchmark in SHARDS parallel shards, no judge; returns $RUN.tgz for --merge.
+# RUNS="name:ARGS;name2:ARGS2" runs several configurations side by side (SHARDS shards each).
 cd "$(dirname "$0")/../.." && source tools/device/_setup.sh
-N=${SHARDS:-8}; mkdir -p /tmp/b
-for k in $(seq 0 $((N - 1))); do
-  OMP_NUM_THREADS=2 timeout $(( START + ${LIMIT:-540} - $(date +%s) )) python3 tests/bench/bench_unseen.py --per-kind 12 \
-    --per-artist 8 --shard $k/$N --no-judge --device cuda --artists ${ARTISTS:-bench_out/artists} --out /tmp/b/s$k.json \
-    ${BENCH_ARGS:-} > /tmp/b_$k.log 2>&1 &
+N=${SHARDS:-8}
+RUNS=${RUNS:-"shards:${BENCH_ARGS:-}"}
+IFS=';' read -ra SPECS <<< "$RUNS"
+for spec in "${SPECS[@]}"; do
+  run=${spec%%:*}; args=${spec#*:}; mkdir -p /tmp/b_$run
+  for k in $(seq 0 $((N - 1))); do
+    OMP_NUM_THREADS=${THREADS:-2} timeout $(( START + ${LIMIT:-540} - $(date +%s) )) python3 tests/bench/bench_unseen.py \
+      --per-kind ${PER_KIND:-12} --per-artist ${PER_ARTIST:-8} --shard $k/$N --no-judge --device cuda \
+      --artists ${ARTISTS:-bench_out/artists} --out /tmp/b_$run/s$k.json $args > /tmp/b_$run/$k.log 2>&1 &
+  done
 done
 wait
-grep -h " → " /tmp/b_*.log | sort -n | tee "$OUT/cases.log" | tail -70
-grep -h -A3 Traceback /tmp/b_*.log | head -20
-(cd /tmp/b && tar czf "$OUT/shards.tgz" s*.json s*.clips.npz)
+for spec in "${SPECS[@]}"; do
+  run=${spec%%:*}
+  echo "== $run"; grep -h " → " /tmp/b_$run/*.log | sort -n | tee "$OUT/$run.log" | tail -70
+  grep -h -A3 Traceback /tmp/b_$run/*.log | head -20
+  (cd /tmp/b_$run && tar czf "$OUT/$run.tgz" s*.json s*.clips.npz)
+done
 ls -la "$OUT"; echo "total $(( $(date +%s) - START ))s"

@@ -47,6 +47,7 @@ __all__ = [
     "knee_sign",
     "location_carrier",
     "lowest_heights",
+    "location_axes",
 ]
 
 
@@ -162,7 +163,7 @@ def location_carrier(rig: RigAsset, root: int) -> int:
     return bone
 
 
-def _location_axes(rig: RigAsset, bone: int) -> np.ndarray:
+def location_axes(rig: RigAsset, bone: int) -> np.ndarray:
     """[3,3] L with armature-space delta = L · location, for a bone whose ancestors are at rest."""
     if rig.use_local_location[bone]:
         return rig.rest_matrices[bone, :3, :3]
@@ -342,7 +343,7 @@ class BodyPose:
         offset = offset - (offset @ self.up) * self.up
         delta = self.travel @ turn.T + (total_yaw @ offset - offset)
         carrier = location_carrier(rig, root)
-        axes = _location_axes(rig, carrier)
+        axes = location_axes(rig, carrier)
         locations = np.zeros((self.frames, rig.num_bones, 3))
         locations[:, carrier] = delta @ axes  # Lᵀ · delta
         clip = MotionClip(rig.bone_names, self.fps, 1, rotations, locations)

@@ -1,0 +1,102 @@
+"""Motion-prior starts: the kind's library motions as the pose search's candidate starting motions,
+chosen by the drawing (CPU)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+
+from akd_blender.core.kinematics import Skeleton
+from akd_blender.core.motion import MotionClip
+from akd_blender.core.motion_prior import prior_starts, starts_as_channels
+from akd_blender.core.pose_search import SearchConfig, search_poses
+from akd_blender.core.procedural.characters import biped
+from akd_blender.core.procedural.family import make_member
+from akd_blender.core.procedural.library import motions_for
+from akd_blender.core.render import Renderer, make_cameras, root_path
+from akd_blender.core.rig import RigAsset
+
+SIZE, FRAMES, FPS = 32, 8, 8.0
+
+
+@pytest.fixture(scope="module")
+def rig() -> RigAsset:
+    return biped()
+
+
+@pytest.fixture(scope="module")
+def starts(rig):
+    return prior_starts(rig, FRAMES, FPS, speeds=(1.0,), phases=2)
+
+
+def _render(rig: RigAsset, clip: MotionClip) -> torch.Tensor:
+    renderer = Renderer(rig, SIZE, SIZE, backend="torch", device="cpu")
+    with torch.no_grad():
+        vertices = Skeleton(rig)(clip)
+        return renderer.render(vertices, make_cameras(rig, root_path(vertices), SIZE, SIZE))[:, :3]
+
+
+def _search(rig: RigAsset, target: torch.Tensor, starts) -> object:
+    rest = MotionClip.rest(rig, FRAMES, FPS)
+    rotations, locations = rest.pose_channels()
+    channels = starts_as_channels(rig, starts, locations, int(rig.root_indices[0]))
+    renderer = Renderer(rig, SIZE, SIZE, backend="torch", device="cpu")
+    config = SearchConfig(scales=(0.3,), prior_scales=(), root_travel=0.0, leaves_ground=True)
+    return search_poses(
+        rig, target, rotations, locations, renderer, lambda p: make_cameras(rig, p, SIZE, SIZE), 1, config, starts=channels
+    )
+
+
+def test_starts_are_the_kinds_library_motions_without_duplicates(rig, starts):
+    labels = {s.label for s in starts}
+    assert labels == {spec.label for spec in motions_for("biped")}
+    assert all(s.clip.rotations.shape == (FRAMES, rig.num_bones, 4) for s in starts)
+    keys = {(np.round(s.clip.rotations, 5).tobytes(), np.round(s.clip.locations, 5).tobytes()) for s in starts}
+    assert len(keys) == len(starts)  # identical clips (a phase an acyclic motion ignores) are tried once
+    assert len(starts) < len(labels) * 2 * 2  # some were dropped as duplicates
+    walks = [s for s in starts if s.label == "walk"]
+    assert {(s.phase, s.direction) for s in walks} >= {(0.0, 1), (0.5, 1)}  # a gait keeps each phase
+
+
+def test_a_body_without_readable_roles_gets_no_starts():
+    rig = biped()
+    no_skin = replace(rig, weights=np.zeros_like(rig.weights))
+    assert prior_starts(no_skin, FRAMES, FPS) == []
+
+
+def test_channels_reproduce_each_start_as_the_search_poses_it(rig, starts):
+    rest = MotionClip.rest(rig, FRAMES, FPS)
+    _, base_locations = rest.pose_channels()
+    root = int(rig.root_indices[0])
+    rotations, offsets = starts_as_channels(rig, starts, base_locations, root)
+    assert rotations.shape == (len(starts), FRAMES, rig.num_bones, 4) and offsets.shape == (len(starts), FRAMES, 3)
+    skeleton = Skeleton(rig)
+    axes = torch.as_tensor(rig.rest_matrices[root, :3, :3] if rig.use_local_location[root] else np.eye(3), dtype=torch.float32)
+    for k in (0, len(starts) // 2, len(starts) - 1):
+        locations = base_locations.clone()
+        locations[:, root] = base_locations[:, root] + offsets[k] @ axes  # how the search places its root
+        posed = skeleton.deform(rotations[k], locations)
+        assert torch.allclose(posed, skeleton(starts[k].clip), atol=1e-4)
+
+
+def test_the_drawing_chooses_the_start(rig, starts):
+    for label in ("walk", "raise_arms"):
+        truth = next(s for s in starts if s.label == label)
+        result = _search(rig, _render(rig, truth.clip), starts)
+        assert starts[result.start].label == label
+        assert float(result.errors.mean()) < 0.2 * float(result.start_errors.mean())
+
+
+def test_a_drawing_of_standing_keeps_the_standing_start(rig, starts):
+    result = _search(rig, _render(rig, MotionClip.rest(rig, FRAMES, FPS)), starts)
+    assert result.start == -1
+    assert float(result.rotvec.abs().max()) < 1e-6
+
+
+def test_starts_play_on_an_unseen_family_member():
+    member = make_member("quadruped", 10501)
+    starts = prior_starts(member.rig, FRAMES, FPS, speeds=(1.0,), phases=1)
+    assert {s.label for s in starts} == {spec.label for spec in motions_for("quadruped")}
