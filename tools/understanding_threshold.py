@@ -1,5 +1,5 @@
 """Choose :data:`akd_blender.core.understanding.UNDERSTOOD_THRESHOLD` (``python -m tools.understanding_threshold``,
-``make understanding-threshold``; CPU, offline, about a minute).
+``make understanding-threshold``; CPU, offline, about 3 minutes on 2 cores).
 
 The prompts are ``tools/understanding_prompts.json``: per kind of character, wordings of its
 motions that are in no vocabulary ("known"), another kind's motions ("other_kind") and, for every
