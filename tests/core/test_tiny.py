@@ -161,13 +161,27 @@ def test_understand_averages_a_motions_best_wordings_and_conditions_on_a_trained
     groups = ["a", "b", "b", "b", "b"]
     trained = [True, True, False, False, False]
     prompt = torch.nn.functional.normalize(torch.tensor([0.95, 0.3, 0.1]), dim=0)
-    index, score = understand(prompt, vectors, groups, trained, top=1)
+    index, score = understand(prompt, vectors, groups, trained, top=1, whiten=False)
     assert groups[index] == "b" and trained[index]  # b's extra wording [2] is the prompt itself
     assert index == 1 and score == pytest.approx(float(vectors[2] @ prompt))
-    index, score = understand(prompt, vectors, groups, trained, top=3)
+    index, score = understand(prompt, vectors, groups, trained, top=3, whiten=False)
     assert index == 0 and score == pytest.approx(float(vectors[0] @ prompt))  # b's best three average less
     with pytest.raises(ValueError, match="no motion has a trained wording"):
         understand(prompt, vectors, groups, [False] * 5)
+
+
+def test_understand_discounts_what_a_motions_wordings_share_with_the_prompt_but_not_with_each_other():
+    """Axis 0 tells the motions apart; axes 1-2 are subjects, which vary within each motion. A prompt
+    of motion "b" whose subject (axis 1) is that of one wording of "a" reads as "a" by plain cosine,
+    as "b" once the within-motion spread is whitened."""
+    from akd_blender.core.priors.tiny_model.text import understand
+
+    rows = [[1.0, 1.0, 0.0], [1.0, -1.0, 0.0], [1.0, 0.0, 1.0], [-1.0, 0.0, 1.0], [-1.0, 0.0, -1.0], [-1.0, -1.0, 0.0]]
+    vectors = torch.nn.functional.normalize(torch.tensor(rows), dim=-1)
+    groups, trained = ["a", "a", "a", "b", "b", "b"], [True] * 6
+    prompt = torch.nn.functional.normalize(torch.tensor([-0.5, 2.0, 0.0]), dim=0)
+    assert groups[understand(prompt, vectors, groups, trained, top=1, whiten=False)[0]] == "a"
+    assert groups[understand(prompt, vectors, groups, trained, top=1)[0]] == "b"
 
 
 def test_blind_wordings_are_understood_as_their_motions(prior):

@@ -60,8 +60,8 @@ def test_library_vocabulary_holds_only_its_kinds_motions_with_every_wording():
 
 def test_test_prompts_are_read_as_the_threshold_tool_found(vocabularies, encoder):
     """The held-apart test prompts of tools/understanding_prompts.json at the shipped threshold: known
-    wordings read as their motion (69 of 74 when chosen), another kind's motions and unknown prompts
-    refused (117 of 117 when chosen)."""
+    wordings read as their motion (73 of 74 when chosen), another kind's motions and unknown prompts
+    refused (113 of 117 when chosen)."""
     test = PROMPTS["test"]
     known = [(k, p, f"{k}/{label}") for k, ms in test["known"].items() for label, ps in ms.items() for p in ps]
     unknown = [(k, p) for k, rows in test["other_kind"].items() for p, _ in rows]
@@ -72,8 +72,21 @@ def test_test_prompts_are_read_as_the_threshold_tool_found(vocabularies, encoder
         u = vocabularies[kind].understand(prompt, v)
         right += u.understood and u.motion == motion
     refused = sum(not vocabularies[k].understand(p, v).understood for (k, p), v in zip(unknown, vectors[len(known) :]))
-    assert len(known) == 74 and right >= 68, right
-    assert len(unknown) == 117 and refused >= 110, refused
+    assert len(known) == 74 and right >= 72, right
+    assert len(unknown) == 117 and refused >= 112, refused
+
+
+def test_the_teacher_reads_from_vectors_alone_as_the_vocabulary_does(vocabularies, encoder):
+    """text.understand and PromptMatcher (what the teacher has where only the phrase table is) pick
+    the same trained phrasing with the same score as PromptVocabulary."""
+    from akd_blender.core.priors.tiny_model.text import PromptMatcher, understand
+
+    vocab = vocabularies["quadruped"]
+    matcher = PromptMatcher(vocab.rows, vocab.vectors)
+    for prompt in ("a fox trots forward", "a dog lies down to rest", "plays the violin"):
+        u, emb = vocab.understand(prompt), encoder.encode([prompt])[0]
+        for index, score in (understand(emb, vocab.vectors, vocab.motions, vocab.trained), matcher.match(emb)):
+            assert index == u.index and score == pytest.approx(u.similarity, abs=1e-6)
 
 
 def test_known_wordings_are_understood_as_their_motion(vocabularies):

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from ...errors import ModelNotAvailable
-from ...understanding import rank_motions
+from ...understanding import TOP_WORDINGS, MotionSpace, rank_motions
 
 __all__ = ["TextEncoder", "PhraseTable", "TEXT_DIM", "understand", "PromptMatcher"]
 
@@ -97,23 +97,35 @@ class TextEncoder:
 
 
 def understand(
-    embedding: torch.Tensor, vectors: torch.Tensor, groups: list[str], trained: list[bool], top: int = 3
+    embedding: torch.Tensor,
+    vectors: torch.Tensor,
+    groups: list[str],
+    trained: list[bool],
+    top: int = TOP_WORDINGS,
+    whiten: bool = True,
 ) -> tuple[int, float]:
     """Which known wording a prompt should condition the teacher with.
 
     The motion (``groups``: one name per wording) whose ``top`` best-matching wordings match the
     prompt best on average wins; of that motion's wordings the teacher was trained on (``trained``),
     the one nearest the prompt is returned. A single nearest wording would let one shared word
-    decide (a subject noun: "a wolf walking" nearest "a wolf turns around on the spot"). The ranking
-    is :func:`akd_blender.core.understanding.rank_motions`.
+    decide (a subject noun: "a wolf walking" nearest "a wolf turns around on the spot"). Similarity
+    is :class:`akd_blender.core.understanding.MotionSpace`'s (within-motion whitened cosine; plain
+    cosine when ``whiten`` is False), the ranking
+    :func:`akd_blender.core.understanding.rank_motions`: the reading of
+    :class:`~akd_blender.core.understanding.PromptVocabulary`, from the vectors alone.
 
     Args:
         embedding: the prompt [D]; vectors: the known wordings [M,D] (both L2-normalised).
     Returns:
         (index into the wordings of the trained wording to condition on, the winning motion's mean
-        cosine similarity over its ``top`` best wordings).
+        similarity over its ``top`` best wordings).
     """
-    ranked = rank_motions(vectors @ embedding, groups, trained, top)
+    return _best(MotionSpace(vectors, groups, whiten).similarities(embedding), groups, trained, top)
+
+
+def _best(similarities: torch.Tensor, groups: list[str], trained: list[bool], top: int) -> tuple[int, float]:
+    ranked = rank_motions(similarities, groups, trained, top)
     if not ranked:
         raise ValueError("understand: no motion has a trained wording")
     score, index, _ = ranked[0]
@@ -122,12 +134,14 @@ def understand(
 
 class PromptMatcher:
     """Known wordings, (wording, motion, trained) triples, with their embeddings ``vectors`` [M,D]
-    (L2-normalised, in the same order); ``match`` reads a prompt as :func:`understand` does."""
+    (L2-normalised, in the same order); ``match`` reads a prompt as :func:`understand` does (the
+    :class:`~akd_blender.core.understanding.MotionSpace` built once)."""
 
     def __init__(self, vocabulary: list[tuple[str, str, bool]], vectors: torch.Tensor) -> None:
         self.wordings, self.motions, self.trained = (list(x) for x in zip(*vocabulary))
         self.vectors = vectors
+        self.space = MotionSpace(vectors, self.motions)
 
     def match(self, embedding: torch.Tensor) -> tuple[int, float]:
         """Prompt embedding [D] → (index of the trained wording to condition on, the motion's score)."""
-        return understand(embedding, self.vectors, self.motions, self.trained)
+        return _best(self.space.similarities(embedding), self.motions, self.trained, TOP_WORDINGS)
