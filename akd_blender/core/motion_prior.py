@@ -23,6 +23,7 @@ from .errors import InputError
 from .motion import MotionClip
 from .procedural.library.pose import location_axes
 from .rig import RigAsset
+from .rotations import quat_multiply
 
 __all__ = ["PriorStart", "PRIOR_SPEEDS", "PRIOR_PHASES", "prior_starts", "starts_as_channels"]
 
@@ -60,7 +61,6 @@ def prior_starts(
     cannot be read or its kind has no library motions (a serpent): the search then starts from the
     standing pose alone."""
     from .procedural.library import motions_for
-    from .procedural.motions import Variation
     from .roles import find_roles
 
     try:
@@ -70,40 +70,65 @@ def prior_starts(
         return []
     out, seen = [], set()
     for spec in specs:
-        for speed in speeds:
-            for k in range(max(1, phases)):
-                for direction in (1, -1):
-                    variation = replace(Variation(), speed=speed, phase=k / max(1, phases), direction=direction)
-                    try:
-                        clip = spec.generate(rig, roles, frames, fps, variation)
-                    except (InputError, ValueError):  # a motion this body cannot play (no arms to wave)
-                        break
-                    digest = hashlib.sha1(np.round(clip.rotations, 5).tobytes() + np.round(clip.locations, 5).tobytes())
-                    if digest.hexdigest() in seen:
-                        continue
-                    seen.add(digest.hexdigest())
-                    out.append(PriorStart(spec.label, speed, k / max(1, phases), direction, clip))
+        for start in _motion_starts(spec, rig, roles, frames, fps, speeds, max(1, phases)):
+            digest = hashlib.sha1(np.round(start.clip.rotations, 5).tobytes() + np.round(start.clip.locations, 5).tobytes())
+            if digest.hexdigest() not in seen:
+                seen.add(digest.hexdigest())
+                out.append(start)
     return out
 
 
+def _motion_starts(
+    spec, rig: RigAsset, roles, frames: int, fps: float, speeds: tuple[float, ...], phases: int
+) -> list[PriorStart]:
+    """One library motion's starts over the grid. A motion that plays the same at the grid's second
+    phase as at phase 0 (an acyclic one) is played at phase 0 only, and one that plays the same in
+    both directions in one direction only, so the clips it would repeat are never generated. Empty
+    when this body cannot play the motion."""
+    from .procedural.motions import Variation
+
+    played: dict[tuple[float, float, int], MotionClip] = {}
+
+    def play(speed: float, phase: float, direction: int) -> MotionClip:
+        key = (speed, phase, direction)
+        if key not in played:
+            variation = replace(Variation(), speed=speed, phase=phase, direction=direction)
+            played[key] = spec.generate(rig, roles, frames, fps, variation)
+        return played[key]
+
+    try:
+        first = play(1.0, 0.0, 1)
+        cyclic = phases > 1 and not _same(first, play(1.0, 1.0 / phases, 1))
+        directions = (1,) if _same(first, play(1.0, 0.0, -1)) else (1, -1)
+        grid = [(v, k / phases, d) for v in speeds for k in range(phases if cyclic else 1) for d in directions]
+        return [PriorStart(spec.label, v, p, d, play(v, p, d)) for v, p, d in grid]
+    except (InputError, ValueError):  # a motion this body cannot play
+        return []
+
+
+def _same(a: MotionClip, b: MotionClip) -> bool:
+    return bool(np.allclose(a.rotations, b.rotations, atol=1e-6) and np.allclose(a.locations, b.locations, atol=1e-6))
+
+
 def starts_as_channels(
-    rig: RigAsset, starts: list[PriorStart], base_locations: torch.Tensor, root: int
+    rig: RigAsset, starts: list[PriorStart], base_rotations: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """The starts as the pose search's channels: rotations [S,F,J,4] (each clip's own) and the root's
-    offset [S,F,3] from ``base_locations`` [F,J,3] (armature space). The library moves the body by
-    the location of its roles' root (or the nearest unconnected ancestor, the "carrier"), whose
-    ancestors stay at rest; that translation is carried over to the search's ``root`` bone (the same
-    body translation when the root is that carrier or an ancestor at rest), whose location the
-    search varies."""
+    """The starts as the pose search's channels, played on top of the starting pose: rotations
+    [S,F,J,4] = ``base_rotations`` [F,J,4] then each clip's own turn from rest (so a user's start pose
+    that is not the rest pose keeps its shape where a motion leaves a bone alone, and the rest pose
+    gives the clips exactly), and the root's offset [S,F,3] from the starting pose's location
+    (armature space). The library moves the body by the location of its roles' root (or the nearest
+    unconnected ancestor, the "carrier"), whose ancestors stay at rest; that translation is carried
+    over to the search's root bone (the same body translation when the root is that carrier or an
+    ancestor at rest), whose location the search varies."""
+    frames = base_rotations.shape[0]
     if not starts:
-        j = rig.num_bones
-        return torch.zeros(0, base_locations.shape[0], j, 4), torch.zeros(0, base_locations.shape[0], 3)
-    rotations = torch.as_tensor(np.stack([s.clip.rotations for s in starts]), dtype=torch.float32)
+        return torch.zeros(0, frames, rig.num_bones, 4), torch.zeros(0, frames, 3)
+    turns = torch.as_tensor(np.stack([s.clip.rotations for s in starts]), dtype=torch.float32)
+    rotations = quat_multiply(base_rotations.detach().cpu().float()[None].expand_as(turns), turns)
     locations = np.stack([s.clip.locations for s in starts])  # [S,F,J,3]
-    moved = np.abs(locations).reshape(len(starts), -1, rig.num_bones, 3).max(axis=(0, 1, 3)) > 0
+    moved = np.abs(locations).max(axis=(0, 1, 3)) > 0
     delta = np.zeros(locations.shape[:2] + (3,))
     for bone in np.flatnonzero(moved):  # armature-space translation: delta = L · location
         delta += locations[:, :, bone] @ location_axes(rig, int(bone)).T
-    base = base_locations[:, root].detach().cpu().double().numpy() @ location_axes(rig, root).T
-    offsets = delta - base[None]
-    return rotations, torch.as_tensor(offsets, dtype=torch.float32)
+    return rotations, torch.as_tensor(delta, dtype=torch.float32)

@@ -312,7 +312,7 @@ def search_poses(
             :class:`~akd_blender.core.errors.Cancelled` naming the sweep and the stage.
         starts: candidate starting motions (a motion prior, :mod:`akd_blender.core.motion_prior`):
             rotations [S,F,J,4] and the root's offsets [S,F,3] from ``base_locations`` (armature
-            space). Each is scored like a candidate of the sweeps (image error plus the ground terms,
+            space), e.g. :func:`~akd_blender.core.motion_prior.starts_as_channels`. Each is scored like a candidate of the sweeps (image error plus the ground terms,
             summed over frames); the best one that beats the base pose is where the sweeps begin, its
             horizontal root path kept under the searched lifts. None or S = 0: the base pose.
     The result does not depend on ``progress`` or ``should_cancel``.

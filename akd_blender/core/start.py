@@ -182,9 +182,7 @@ def start_from_sample(
         ),
         progress=searched,
         should_cancel=should_cancel,
-        starts=starts_as_channels(rig, starts, params.base_locations[0].expand(frames, -1, -1), int(rig.root_indices[0]))
-        if starts
-        else None,
+        starts=starts_as_channels(rig, starts, params.base_rotations[:1].expand(frames, -1, -1)) if starts else None,
     )
     keys = params.rotvec.shape[0]
     rotvec = smooth_frames(result.rotvec, search.smooth)

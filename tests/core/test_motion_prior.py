@@ -42,7 +42,7 @@ def _render(rig: RigAsset, clip: MotionClip) -> torch.Tensor:
 def _search(rig: RigAsset, target: torch.Tensor, starts) -> object:
     rest = MotionClip.rest(rig, FRAMES, FPS)
     rotations, locations = rest.pose_channels()
-    channels = starts_as_channels(rig, starts, locations, int(rig.root_indices[0]))
+    channels = starts_as_channels(rig, starts, rotations)
     renderer = Renderer(rig, SIZE, SIZE, backend="torch", device="cpu")
     config = SearchConfig(scales=(0.3,), prior_scales=(), root_travel=0.0, leaves_ground=True)
     return search_poses(
@@ -69,9 +69,9 @@ def test_a_body_without_readable_roles_gets_no_starts():
 
 def test_channels_reproduce_each_start_as_the_search_poses_it(rig, starts):
     rest = MotionClip.rest(rig, FRAMES, FPS)
-    _, base_locations = rest.pose_channels()
+    base_rotations, base_locations = rest.pose_channels()
     root = int(rig.root_indices[0])
-    rotations, offsets = starts_as_channels(rig, starts, base_locations, root)
+    rotations, offsets = starts_as_channels(rig, starts, base_rotations)
     assert rotations.shape == (len(starts), FRAMES, rig.num_bones, 4) and offsets.shape == (len(starts), FRAMES, 3)
     skeleton = Skeleton(rig)
     axes = torch.as_tensor(rig.rest_matrices[root, :3, :3] if rig.use_local_location[root] else np.eye(3), dtype=torch.float32)
@@ -100,3 +100,14 @@ def test_starts_play_on_an_unseen_family_member():
     member = make_member("quadruped", 10501)
     starts = prior_starts(member.rig, FRAMES, FPS, speeds=(1.0,), phases=1)
     assert {s.label for s in starts} == {spec.label for spec in motions_for("quadruped")}
+
+
+def test_starts_play_on_top_of_a_start_pose_that_is_not_rest(rig, starts):
+    base, _ = MotionClip.rest(rig, FRAMES, FPS).pose_channels()
+    base[:] = torch.tensor([0.96, 0.28, 0.0, 0.0])  # every bone bent by 33 degrees in the user's pose
+    rotations, _ = starts_as_channels(rig, starts, base)
+    clips = torch.as_tensor(np.stack([s.clip.rotations for s in starts]), dtype=torch.float32)
+    left_alone = (clips - torch.tensor([1.0, 0, 0, 0])).abs().amax(-1) < 1e-6  # [S,F,J] bones a motion does not turn
+    assert left_alone.any() and not left_alone.all()
+    assert torch.allclose(rotations[left_alone], base[None].expand_as(rotations)[left_alone], atol=1e-6)
+    assert not torch.allclose(rotations[~left_alone], base[None].expand_as(rotations)[~left_alone], atol=1e-3)
