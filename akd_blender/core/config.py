@@ -421,6 +421,15 @@ TUNABLES: tuple[Tunable, ...] = (
         "draw_guidance", "search.guidance", "Drawing Guidance", "classifier-free guidance scale of the drawn video", 1.0, 100.0
     ),
     Tunable("draw_steps", "search.steps", "Drawing Steps", "denoising steps of the drawn video", 1, 1000, int),
+    Tunable(
+        "search_supersample",
+        "search.supersample",
+        "Search Supersampling",
+        "supersampling of the pose search's renders (1: fastest; at most the render's own)",
+        1,
+        8,
+        int,
+    ),
 )
 """The settings the command line and the panel's Advanced section offer besides steps, frames, seed …"""
 

@@ -1,0 +1,95 @@
+"""`make demo`'s jobs: the default model on the procedural biped and on the Fox imported from the
+shared assets, with prompts each character's kind understands; without the assets, the biped only.
+The CLI itself is replaced by a recorder here (a real job takes a minute; tests/e2e runs the CLI)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from akd_blender.blender import cli, demo
+
+FOX = os.path.join(os.environ.get("AKD_SHARED", ""), "assets", "Fox", "Fox.gltf")
+
+
+def _record(monkeypatch) -> list:
+    """Replace the demo's CLI run by one that parses the flags as the CLI does, records the job and
+    writes the report a fitted drawing gives (no steps)."""
+    jobs = []
+
+    def fake_main(flags):
+        (job,), _ = cli.parse_jobs(flags)
+        jobs.append(job)
+        report = {"prompt": job.prompt, "model": job.model, "device": "cpu", "loss_history": [], "action_names": [job.prompt]}
+        report |= {"frames": 48, "steps": 0, "seconds": 1.0, "distill": {"search_error_start": 2e-3, "search_error": 1e-3}}
+        with open(job.report, "w", encoding="utf-8") as fh:
+            json.dump(report, fh)
+        return 0
+
+    monkeypatch.setattr(demo.cli, "main", fake_main)
+    return jobs
+
+
+def _check_biped(job, out) -> None:
+    import bpy
+
+    assert job.input == str(out / "biped.blend") and os.path.isfile(job.input)
+    bpy.ops.wm.open_mainfile(filepath=job.input)
+    assert [o.type for o in bpy.data.objects if o.type == "ARMATURE"] == ["ARMATURE"]
+    assert job.prompt == demo.JOBS["biped"]
+
+
+def test_demo_runs_the_default_model_on_the_biped_and_the_fox(tmp_path, monkeypatch, capsys):
+    if not os.path.isfile(FOX):
+        pytest.skip("the shared assets (AKD_SHARED) are not here")
+    jobs = _record(monkeypatch)
+    assert demo.main(["--out", str(tmp_path)]) == 0
+    biped, fox = jobs
+    default_model = cli.build_parser().get_default("model")
+    for job, name in ((biped, "biped"), (fox, "fox")):
+        assert job.model == default_model == "tiny"
+        assert job.tunables == {"draw_steps": 15, "search_supersample": 1}
+        assert (job.out, job.preview, job.report) == tuple(str(tmp_path / f"{name}_akd{e}") for e in (".blend", ".mp4", ".json"))
+        assert (tmp_path / f"{name}_loss_curve.png").is_file()
+    _check_biped(biped, tmp_path)
+    assert os.path.samefile(fox.input, FOX) and fox.prompt == demo.JOBS["fox"]
+    assert "done" in capsys.readouterr().out
+
+
+def test_demo_without_the_shared_assets_says_so_and_runs_the_biped_only(tmp_path, monkeypatch, capsys):
+    jobs = _record(monkeypatch)
+    monkeypatch.setenv("AKD_SHARED", str(tmp_path / "nowhere"))
+    assert demo.main(["--out", str(tmp_path)]) == 0
+    (biped,) = jobs
+    _check_biped(biped, tmp_path)
+    said = [line for line in capsys.readouterr().out.splitlines() if "shared assets" in line]
+    assert len(said) == 1 and "Fox" in said[0] and "skipped" in said[0]
+
+
+def test_demo_stops_with_the_cli_exit_code(tmp_path, monkeypatch):
+    monkeypatch.setattr(demo.cli, "main", lambda flags: 3)
+    assert demo.main(["--out", str(tmp_path)]) == 3
+
+
+def test_demo_prompts_read_as_motions_of_each_characters_kind():
+    """The biped's prompt as a biped motion and the Fox's as a quadruped one, for the kinds the rigs'
+    roles give (the Fox imported with Blender's glTF importer, as the CLI does)."""
+    from akd_blender.blender.extract import rig_from_armature
+    from akd_blender.blender.io import find_armature, load_scene
+    from akd_blender.core.priors.tiny_model.text import TextEncoder
+    from akd_blender.core.procedural import CHARACTERS
+    from akd_blender.core.start import character_kind
+    from akd_blender.core.understanding import PromptVocabulary, library_vocabulary
+
+    kinds = {"biped": character_kind(CHARACTERS["biped"]())}
+    if os.path.isfile(FOX):
+        load_scene(FOX)
+        kinds["fox"] = character_kind(rig_from_armature(find_armature(None)))
+    assert kinds == {name: kind for name, kind in (("biped", "biped"), ("fox", "quadruped")) if name in kinds}
+    encoder = TextEncoder()
+    expected = {"biped": "raise_arms", "fox": "walk"}
+    for name, kind in kinds.items():
+        understanding = PromptVocabulary(library_vocabulary(kind), encoder).understand(demo.JOBS[name])
+        assert understanding.understood and understanding.motion.endswith(expected[name]), understanding
