@@ -95,7 +95,7 @@ class DistillResult:
     optimiser); ``config``: the settings used; ``extra``: plain facts for the report — what the prior
     understood the prompt as (the embedded teacher: ``understood_as``, ``motion``, ``similarity``) and the
     sample-then-fit start's figures (search_error_start / search_error per frame, search_renders,
-    sample_frames)."""
+    sample_frames, search_start: the motion-prior start the search began from, or "standing pose")."""
 
     clip: MotionClip
     history: list[dict[str, float]]
