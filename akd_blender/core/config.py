@@ -217,7 +217,7 @@ class SearchSettings:
     max_side: int = 256
     appearance: str = "rgb"
     motion_prior: bool = True
-    prior_scales: tuple[float, ...] | None = (0.6, 0.3, 0.15)
+    prior_scales: tuple[float, ...] | None = (1.0, 0.6, 0.3, 0.15)
 
 
 @dataclass

@@ -152,7 +152,9 @@ class PoseSearchResult:
     lift per frame and ``velocity``: [3] its steady travel per frame (both armature space, Blender
     units); ``errors``: [F] multi-scale image error per frame after the search; ``start_errors``:
     the same for the base pose; ``renders``: images rendered; ``start``: which of the ``starts``
-    given to :func:`search_poses` the search began from (-1: the base pose)."""
+    given to :func:`search_poses` the search began from (-1: the base pose); ``drift``: [F,3] that
+    start's horizontal root path (armature space; None: no start), part of the root's translation
+    but not of ``lift``."""
 
     rotvec: torch.Tensor
     lift: torch.Tensor
@@ -161,6 +163,7 @@ class PoseSearchResult:
     start_errors: torch.Tensor
     renders: int
     start: int = -1
+    drift: torch.Tensor | None = None
 
     @property
     def travel(self) -> torch.Tensor:
@@ -170,8 +173,8 @@ class PoseSearchResult:
 
     @property
     def root(self) -> torch.Tensor:
-        """[F,3] the root's translation: the lift plus the travel."""
-        return self.lift + self.travel
+        """[F,3] the root's translation: the lift plus the start's drift plus the travel."""
+        return self.lift + self.travel + (0.0 if self.drift is None else self.drift)
 
 
 def searched_bones(rig: RigAsset, min_influence: float = 0.01) -> np.ndarray:
@@ -314,7 +317,9 @@ def search_poses(
             rotations [S,F,J,4] and the root's offsets [S,F,3] from ``base_locations`` (armature
             space), e.g. :func:`~akd_blender.core.motion_prior.starts_as_channels`. Each is scored like a candidate of the sweeps (image error plus the ground terms,
             summed over frames); the best one that beats the base pose is where the sweeps begin, its
-            horizontal root path kept under the searched lifts. None or S = 0: the base pose.
+            horizontal root path kept under the searched lifts, and each bone's turn from it may be
+            taken back whole (one more candidate per bone and sweep: the base pose's rotation), so a
+            start that moves a limb the drawing keeps still does not trap it. None or S = 0: the base pose.
     The result does not depend on ``progress`` or ``should_cancel``.
     Returns:
         :class:`PoseSearchResult`; offsets are relative to the base pose (zero where nothing beat it).
@@ -446,8 +451,11 @@ def search_poses(
             turned = quat_multiply(
                 quat_multiply(pre[:, None].expand(-1, frames, -1), rot[None, :, b]), post[:, None].expand(-1, frames, -1)
             )  # [C,F,4]
+            undo = chosen >= 0 and b != root  # the start's own turn of this bone may be taken back whole
+            if undo:
+                turned = torch.cat([turned, base_rot[None, :, b]])
             rise = lift_moves(scale) if b == root else torch.zeros(1, device=device)  # the root's lift, jointly ("radians")
-            count, rises = post.shape[0], rise.shape[0]
+            count, rises = turned.shape[0], rise.shape[0]
             turned = turned.repeat_interleave(rises, 0)  # candidate k: turn k // rises with lift move k % rises
             heights = (lift @ up_arm)[None] / lift_per_radian + rise[:, None]  # [L,F]
             trial_lift = (drift + heights[..., None] * lift_per_radian * up_arm).repeat(count, 1, 1)  # [C·L,F,3]
@@ -461,7 +469,10 @@ def search_poses(
             else:
                 score = score + config.pose_weight * unit * _angle(turned, base_rot[None, :, b]).pow(2)
             identity = pre.new_tensor([1.0, 0, 0, 0])
-            moved = (_angle(post, identity) + _angle(pre, identity)).repeat_interleave(rises) + rise.abs().repeat(count)
+            own = _angle(post, identity) + _angle(pre, identity)  # each ring candidate's own turn [C]
+            if undo:
+                own = torch.cat([own, _angle(rot[:, b], base_rot[:, b]).mean()[None]])
+            moved = own.repeat_interleave(rises) + rise.abs().repeat(count)
             score = score + config.move_weight * unit * moved[:, None]
             steps = _step_turns(turned) + _step_heights(heights.repeat(count, 1))
             pick = _best_path(score, config.time_weight * unit * steps)
@@ -484,7 +495,16 @@ def search_poses(
     check(len(scales) - 1, "end")
     best = scorer.errors(rot, loc, frames)[0]
     offsets = quat_multiply(_conjugate(base_rot[:, free]), rot[:, free])
-    return PoseSearchResult(continuous_rotvecs(quat_to_rotvec(offsets)), lift, velocity, best, start, scorer.renders, chosen)
+    return PoseSearchResult(
+        continuous_rotvecs(quat_to_rotvec(offsets)),
+        lift - drift,
+        velocity,
+        best,
+        start,
+        scorer.renders,
+        chosen,
+        drift if chosen >= 0 else None,
+    )
 
 
 class _Tracker:

@@ -187,6 +187,8 @@ def start_from_sample(
     keys = params.rotvec.shape[0]
     rotvec = smooth_frames(result.rotvec, search.smooth)
     root = smooth_frames(result.lift, search.smooth, hold_first=True) + result.travel  # the steady travel is kept as is
+    if result.drift is not None:  # a library start's own path, smooth already
+        root = root + result.drift
     params.rotvec.copy_(keys_from_frames(rotvec, keys, config.interpolation) * params.axis_mask)
     params.root_offset.copy_(keys_from_frames(root, keys, config.interpolation))
     return {

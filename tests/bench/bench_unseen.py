@@ -194,9 +194,10 @@ def distil_case(
     search_steps: int | None = None,
     search: dict | None = None,
     floor: Callable[[int, float], MotionClip] | None = None,
+    settings: dict | None = None,
 ) -> tuple[dict, MotionClip]:
     """Distil one case → (its figures that need no judge, the clip); ``search``: SearchSettings fields to
-    change; ``floor(frames, fps)``: a motion whose own joint distance to the references goes in the
+    change; ``settings``: DistillConfig fields to change; ``floor(frames, fps)``: a motion whose own joint distance to the references goes in the
     row as ``truth_distance`` (``--oracle``: the drawn truth, what a perfect fit scores)."""
     from dataclasses import replace
 
@@ -207,6 +208,8 @@ def distil_case(
         config = replace(config, search=replace(config.search, steps=search_steps))
     if search:
         config = replace(config, search=replace(config.search, **search))
+    if settings:
+        config = replace(config, **settings)
     result = run_request(JobRequest(rig, case.prompt, config), prior=prior)
     seconds = time.time() - t0
     clip = result.clip
@@ -221,6 +224,7 @@ def distil_case(
         "understood_as": result.facts.get("understood_as"),
         "understood_motion": result.facts.get("motion"),
         "understood": result.facts.get("understood"),
+        "start": result.facts.get("search_start"),
         "seconds": round(seconds, 2),
     }
     if floor is not None:
@@ -315,6 +319,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="FIELD=VALUE",
         help="a SearchSettings field to change, as a Python literal (e.g. motion_prior=False); repeatable",
     )
+    ap.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="a DistillConfig field to change, as a Python literal (e.g. start='pose'); repeatable",
+    )
     ap.add_argument("--bar", type=float, default=0.0, help="exit 1 when the recovered share is below this")
     ap.add_argument("--shard", default="0/1", help="K/N: run cases K, K+N, K+2N … only")
     ap.add_argument("--merge", nargs="+", help="shard JSON files: judge their saved clips into one table (no distillation)")
@@ -346,7 +357,17 @@ def main(argv: list[str] | None = None) -> int:
     for case in cases:
         drawer = oracle_prior(case, artists, prior) if args.oracle else prior
         floor = drawer.clip_of if args.oracle else None
-        row, clip = distil_case(case, artists, drawer, device, args.gt, args.search_steps, search_fields(args.search), floor)
+        row, clip = distil_case(
+            case,
+            artists,
+            drawer,
+            device,
+            args.gt,
+            args.search_steps,
+            search_fields(args.search),
+            floor,
+            search_fields(args.config),
+        )
         clips[case.seed] = clip
         if judge is not None:
             row = judge_case(row, clip, artists, judge)
@@ -367,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def search_fields(pairs: list[str]) -> dict:
-    """``--search FIELD=VALUE`` pairs → SearchSettings fields (values read as Python literals)."""
+    """``FIELD=VALUE`` pairs (``--search``, ``--config``) → dataclass fields (values read as Python literals)."""
     import ast
 
     out = {}
