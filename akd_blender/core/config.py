@@ -360,9 +360,9 @@ def config_from_dict(data: dict) -> DistillConfig:
         if isinstance(values.get(key), dict):
             known = {f.name for f in fields(cls)}
             nested = {k: v for k, v in values[key].items() if k in known}
-            for key in ("scales", "prior_scales"):
-                if nested.get(key) is not None:
-                    nested[key] = tuple(nested[key])
+            for name in ("scales", "prior_scales"):  # JSON lists back to the tuples the dataclass holds
+                if nested.get(name) is not None:
+                    nested[name] = tuple(nested[name])
             values[key] = cls(**nested)
     return replace(DistillConfig(), **values)
 

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from akd_blender.core.config import TUNABLES, DistillConfig, SettingError, setting_name, with_tunables
+from akd_blender.core.config import (
+    TUNABLES,
+    DistillConfig,
+    SDSSettings,
+    SearchSettings,
+    SettingError,
+    config_from_dict,
+    setting_name,
+    with_tunables,
+)
 
 
 def test_every_tunable_names_a_config_field_and_its_default_is_the_configs():
@@ -51,3 +62,15 @@ def test_a_bad_value_names_its_field(values, field, reason):
     with pytest.raises(SettingError, match=reason) as caught:
         with_tunables(DistillConfig(), values)
     assert caught.value.field == field
+
+
+def test_a_config_survives_its_report_round_trip():
+    """A report's "config" (JSON lists for tuples, nested settings as dicts) reads back as the same config."""
+    config = DistillConfig(
+        seed=3,
+        sds=SDSSettings(cfg_scale=7.5),
+        search=SearchSettings(guidance=5.0, scales=(1.0, 0.5), prior_scales=(0.3,), motion_prior=False),
+    )
+    assert config_from_dict(json.loads(json.dumps(config.as_dict()))) == config
+    unset = DistillConfig(search=SearchSettings(prior_scales=None))
+    assert config_from_dict(json.loads(json.dumps(unset.as_dict()))) == unset
