@@ -214,7 +214,8 @@ def main(argv: list[str] | None = None) -> int:
             "understood_right": sum(r and u for r, u in own),
         }
         print(
-            f"benchmark prompts: {sum(r for r, _ in own)}/{len(own)} read as their motion, {sum(r and u for r, u in own)} of them at or above {chosen:.2f}"
+            f"benchmark prompts: {sum(r for r, _ in own)}/{len(own)} read as their motion, "
+            f"{sum(r and u for r, u in own)} of them at or above {chosen:.2f}"
         )
         for (kind, prompt, expected), (_, motion, score) in zip(bench, read_bench):
             if motion != expected:

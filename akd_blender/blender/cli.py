@@ -19,8 +19,8 @@ and ``blender --command akd …`` (registered by the extension). One job:
 ``{"input": "a.glb", "prompt": "…", "out": "a.blend"}``; flags given on the command line are the
 defaults); a failing job is reported and the others still run; a summary ends the run.
 The SDS and drawing settings (``--cfg-scale``, ``--t-min``, ``--t-max``, ``--lr``, ``--root-lr``,
-``--draw-guidance``, ``--draw-steps``, ``--search-supersample``) are :data:`~akd_blender.core.config.TUNABLES`, the same the
-panel's Advanced section offers.
+``--draw-guidance``, ``--draw-steps``, ``--search-supersample``) are
+:data:`~akd_blender.core.config.TUNABLES`, the same the panel's Advanced section offers.
 
 ``--ray [ADDRESS]`` runs the jobs at once, each a Ray task (a local Ray by default, the cluster at
 ADDRESS when given; :mod:`akd_blender.core.ray_jobs`) asking for ``--ray-cpus`` CPUs and ``--ray-gpus``

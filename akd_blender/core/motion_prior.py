@@ -46,6 +46,11 @@ class PriorStart:
     direction: int
     clip: MotionClip
 
+    @property
+    def name(self) -> str:
+        """How a report names it, e.g. ``"walk (speed 1, phase 0.25, direction 1)"``."""
+        return f"{self.label} (speed {self.speed:g}, phase {self.phase:g}, direction {self.direction})"
+
 
 def prior_starts(
     rig: RigAsset,
@@ -71,9 +76,9 @@ def prior_starts(
     out, seen = [], set()
     for spec in specs:
         for start in _motion_starts(spec, rig, roles, frames, fps, speeds, max(1, phases)):
-            digest = hashlib.sha1(np.round(start.clip.rotations, 5).tobytes() + np.round(start.clip.locations, 5).tobytes())
-            if digest.hexdigest() not in seen:
-                seen.add(digest.hexdigest())
+            key = hashlib.sha1(np.round(start.clip.rotations, 5).tobytes() + np.round(start.clip.locations, 5).tobytes()).digest()
+            if key not in seen:
+                seen.add(key)
                 out.append(start)
     return out
 

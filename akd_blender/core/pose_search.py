@@ -153,7 +153,7 @@ class PoseSearchResult:
     units); ``errors``: [F] multi-scale image error per frame after the search; ``start_errors``:
     the same for the base pose; ``renders``: images rendered; ``start``: which of the ``starts``
     given to :func:`search_poses` the search began from (-1: the base pose); ``drift``: [F,3] that
-    start's horizontal root path (armature space; None: no start), part of the root's translation
+    start's horizontal root path (armature space; zero without one), part of the root's translation
     but not of ``lift``."""
 
     rotvec: torch.Tensor
@@ -162,8 +162,8 @@ class PoseSearchResult:
     errors: torch.Tensor
     start_errors: torch.Tensor
     renders: int
-    start: int = -1
-    drift: torch.Tensor | None = None
+    start: int
+    drift: torch.Tensor
 
     @property
     def travel(self) -> torch.Tensor:
@@ -174,7 +174,7 @@ class PoseSearchResult:
     @property
     def root(self) -> torch.Tensor:
         """[F,3] the root's translation: the lift plus the start's drift plus the travel."""
-        return self.lift + self.travel + (0.0 if self.drift is None else self.drift)
+        return self.lift + self.travel + self.drift
 
 
 def searched_bones(rig: RigAsset, min_influence: float = 0.01) -> np.ndarray:
@@ -315,11 +315,12 @@ def search_poses(
             :class:`~akd_blender.core.errors.Cancelled` naming the sweep and the stage.
         starts: candidate starting motions (a motion prior, :mod:`akd_blender.core.motion_prior`):
             rotations [S,F,J,4] and the root's offsets [S,F,3] from ``base_locations`` (armature
-            space), e.g. :func:`~akd_blender.core.motion_prior.starts_as_channels`. Each is scored like a candidate of the sweeps (image error plus the ground terms,
-            summed over frames); the best one that beats the base pose is where the sweeps begin, its
-            horizontal root path kept under the searched lifts, and each bone's turn from it may be
-            taken back whole (one more candidate per bone and sweep: the base pose's rotation), so a
-            start that moves a limb the drawing keeps still does not trap it. None or S = 0: the base pose.
+            space), e.g. :func:`~akd_blender.core.motion_prior.starts_as_channels`. Each is scored like
+            a candidate of the sweeps (image error plus the ground terms, summed over frames); the best
+            one that beats the base pose is where the sweeps begin, its horizontal root path kept under
+            the searched lifts, and each bone's turn from it may be taken back whole (one more
+            candidate per bone and sweep: the base pose's rotation), so a start that moves a limb the
+            drawing keeps still does not trap it. None or S = 0: the base pose.
     The result does not depend on ``progress`` or ``should_cancel``.
     Returns:
         :class:`PoseSearchResult`; offsets are relative to the base pose (zero where nothing beat it).
@@ -503,7 +504,7 @@ def search_poses(
         start,
         scorer.renders,
         chosen,
-        drift if chosen >= 0 else None,
+        drift,
     )
 
 

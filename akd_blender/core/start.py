@@ -182,13 +182,12 @@ def start_from_sample(
         ),
         progress=searched,
         should_cancel=should_cancel,
-        starts=starts_as_channels(rig, starts, params.base_rotations[:1].expand(frames, -1, -1)) if starts else None,
+        starts=starts_as_channels(rig, starts, params.base_rotations[:1].expand(frames, -1, -1)),
     )
     keys = params.rotvec.shape[0]
     rotvec = smooth_frames(result.rotvec, search.smooth)
-    root = smooth_frames(result.lift, search.smooth, hold_first=True) + result.travel  # the steady travel is kept as is
-    if result.drift is not None:  # a library start's own path, smooth already
-        root = root + result.drift
+    # The steady travel and a library start's own path (smooth already) are kept as they are.
+    root = smooth_frames(result.lift, search.smooth, hold_first=True) + result.travel + result.drift
     params.rotvec.copy_(keys_from_frames(rotvec, keys, config.interpolation) * params.axis_mask)
     params.root_offset.copy_(keys_from_frames(root, keys, config.interpolation))
     return {
@@ -196,10 +195,5 @@ def start_from_sample(
         "search_error_start": float(result.start_errors.mean()),
         "search_error": float(result.errors.mean()),
         "search_renders": result.renders,
-        "search_start": _start_name(starts[result.start]) if result.start >= 0 else "standing pose",
+        "search_start": starts[result.start].name if result.start >= 0 else "standing pose",
     }
-
-
-def _start_name(start) -> str:
-    """How a report names a motion-prior start, e.g. ``"walk (speed 1.0, phase 0.25, direction 1)"``."""
-    return f"{start.label} (speed {start.speed:g}, phase {start.phase:g}, direction {start.direction})"

@@ -8,8 +8,9 @@ all-MiniLM-L6-v2 vectors, 384-d) and each motion gets a score: the mean cosine s
 ``TOP_WORDINGS`` best-matching wordings to the prompt, measured after within-motion whitening
 (:class:`MotionSpace`): the directions along which wordings of one motion differ (their subject,
 "a dog …" / "a four-legged animal …", and style) are shrunk, so that the words that tell motions
-apart decide, not a subject the prompt happens to share with one motion's wordings. The best-scoring motion is the one understood
-and its trained phrasing nearest the prompt is what the teacher conditions on
+apart decide, not a subject the prompt happens to share with one motion's wordings. The
+best-scoring motion is the one understood and its trained phrasing nearest the prompt is what the
+teacher conditions on
 (:class:`Understanding`). A score below :data:`UNDERSTOOD_THRESHOLD` means no known motion matches
 well enough: :func:`require_understood` then raises :class:`PromptNotUnderstood`, one line naming
 the prompt, the nearest three motions (a trained phrasing each) and where the list of known motions
@@ -61,8 +62,8 @@ __all__ = [
 
 UNDERSTOOD_THRESHOLD: float = 0.41
 """The lowest motion score (mean cosine similarity, in the whitened space of :class:`MotionSpace`, of
-the motion's ``TOP_WORDINGS`` best wordings to the prompt) read as understood. Chosen by ``python -m tools.understanding_threshold`` on the
-validation prompts of ``tools/understanding_prompts.json`` (known-motion wordings absent from every
+the motion's ``TOP_WORDINGS`` best wordings to the prompt) read as understood. Chosen by
+``python -m tools.understanding_threshold`` on the validation prompts of ``tools/understanding_prompts.json`` (known-motion wordings absent from every
 vocabulary, prompts of motions no kind has, another kind's motions and nonsense; each kind's prompts
 read against :func:`library_vocabulary` of that kind): the threshold with the best balanced accuracy
 (mean of the known wordings read as their motion and the unknown prompts refused), the lowest such

@@ -197,8 +197,9 @@ def distil_case(
     settings: dict | None = None,
 ) -> tuple[dict, MotionClip]:
     """Distil one case → (its figures that need no judge, the clip); ``search``: SearchSettings fields to
-    change; ``settings``: DistillConfig fields to change; ``floor(frames, fps)``: a motion whose own joint distance to the references goes in the
-    row as ``truth_distance`` (``--oracle``: the drawn truth, what a perfect fit scores)."""
+    change; ``settings``: DistillConfig fields to change; ``floor(frames, fps)``: a motion whose own
+    joint distance to the references goes in the row as ``truth_distance`` (``--oracle``: the drawn
+    truth, what a perfect fit scores)."""
     from dataclasses import replace
 
     rig, roles = load_case_rig(case, artists)
