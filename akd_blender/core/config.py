@@ -190,7 +190,7 @@ class SearchSettings:
     """The sample-then-fit start: the prior draws a video, the pose search fits each of its frames.
 
     Attributes:
-        guidance: CFG scale of the drawing (3.0); steps: its DDIM steps (30).
+        guidance: CFG scale of the drawing (6.0); steps: its DDIM steps (30).
         scales: the search's candidate angles per sweep, radians, coarse to fine.
         supersample: supersampling of the search's renders (2; capped at the loop's own).
         smooth: Gaussian smoothing of the searched poses over the drawn video's frames, in frames
@@ -207,9 +207,14 @@ class SearchSettings:
             played on its bone roles, :mod:`~akd_blender.core.motion_prior`) when one matches the
             drawing better than the standing pose (True); False: always from the standing pose.
         prior_scales: the sweeps' angles after such a start (radians; None: ``scales``).
+        prompt_prior: how much a start of the motion the prompt was understood as is favoured: its
+            total image error is scaled by ``1 - prompt_prior`` before the starts compete with each
+            other and with the standing pose (0: the drawing alone decides; 1: such a start is always
+            taken). Where the drawing shows a small motion faintly (a tail wag, a peck) the standing
+            pose otherwise matches it about as well.
     """
 
-    guidance: float = 3.0
+    guidance: float = 6.0
     steps: int = 30
     scales: tuple[float, ...] = (2.4, 1.6, 1.0, 0.6, 0.3, 0.15)
     supersample: int = 2
@@ -218,6 +223,7 @@ class SearchSettings:
     appearance: str = "rgb"
     motion_prior: bool = True
     prior_scales: tuple[float, ...] | None = (1.0, 0.6, 0.3, 0.15)
+    prompt_prior: float = 0.25
 
 
 @dataclass
@@ -323,6 +329,8 @@ class DistillConfig:
         _one_of("search.appearance", self.search.appearance, SEARCH_APPEARANCES)
         if self.search.max_side < 8:
             raise SettingError("search.max_side", f"must be at least 8 pixels (got {self.search.max_side})")
+        if not 0.0 <= self.search.prompt_prior <= 1.0:
+            raise SettingError("search.prompt_prior", f"must be between 0 and 1 (got {self.search.prompt_prior})")
         if self.device not in DEVICES and not self.device.startswith("cuda:"):
             raise SettingError("device", f"must be auto, cpu or cuda (got {self.device!r})")
         _one_of("start", self.start, START_MODES)
@@ -429,6 +437,14 @@ TUNABLES: tuple[Tunable, ...] = (
         1,
         8,
         int,
+    ),
+    Tunable(
+        "prompt_prior",
+        "search.prompt_prior",
+        "Prompt Prior",
+        "how much the pose search favours starting from the library motion the prompt was understood as (0: the drawing alone decides)",
+        0.0,
+        1.0,
     ),
 )
 """The settings the command line and the panel's Advanced section offer besides steps, frames, seed …"""

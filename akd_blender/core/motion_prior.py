@@ -25,7 +25,7 @@ from .procedural.library.pose import location_axes
 from .rig import RigAsset
 from .rotations import quat_multiply
 
-__all__ = ["PriorStart", "PRIOR_SPEEDS", "PRIOR_PHASES", "prior_starts", "starts_as_channels"]
+__all__ = ["PriorStart", "PRIOR_SPEEDS", "PRIOR_PHASES", "prior_starts", "starts_as_channels", "prompt_start_weights"]
 
 PRIOR_SPEEDS: tuple[float, ...] = (0.8, 1.0, 1.25)
 """Tempi tried for each library motion (× its base tempo, the library's training range 0.8–1.25)."""
@@ -137,3 +137,17 @@ def starts_as_channels(
     for bone in np.flatnonzero(moved):  # armature-space translation: delta = L · location
         delta += locations[:, :, bone] @ location_axes(rig, int(bone)).T
     return rotations, torch.as_tensor(delta, dtype=torch.float32)
+
+
+def prompt_start_weights(starts: list[PriorStart], motion: str | None, prompt_prior: float) -> torch.Tensor | None:
+    """Factors [S] on the starts' total errors in the pose search: ``1 - prompt_prior`` for a start of
+    the motion the prompt was understood as (``motion``, e.g. ``"quadruped/wag_tail"``: its last
+    ``/``-part is compared with each start's label), 1 for the others. None (no weighting) when
+    ``motion`` is None, ``prompt_prior`` is 0 or no start is of that motion."""
+    if motion is None or prompt_prior <= 0:
+        return None
+    label = motion.rsplit("/", 1)[-1]
+    named = [start.label == label for start in starts]
+    if not any(named):
+        return None
+    return torch.tensor([1.0 - prompt_prior if n else 1.0 for n in named], dtype=torch.float32)

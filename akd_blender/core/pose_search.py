@@ -285,6 +285,7 @@ def search_poses(
     progress: Callable[[SearchProgress], None] | None = None,
     should_cancel: Callable[[], bool] | None = None,
     starts: tuple[torch.Tensor, torch.Tensor] | None = None,
+    start_weights: torch.Tensor | None = None,
 ) -> PoseSearchResult:
     """Coarse-to-fine per-frame search of the bone rotations that make the render match ``target``.
 
@@ -321,6 +322,9 @@ def search_poses(
             the searched lifts, and each bone's turn from it may be taken back whole (one more
             candidate per bone and sweep: the base pose's rotation), so a start that moves a limb the
             drawing keeps still does not trap it. None or S = 0: the base pose.
+        start_weights: [S] factors on each start's total error before they compete with each other
+            and with the base pose (None: all 1): a factor below 1 favours a start the prompt names
+            when the drawing shows its motion only faintly.
     The result does not depend on ``progress`` or ``should_cancel``.
     Returns:
         :class:`PoseSearchResult`; offsets are relative to the base pose (zero where nothing beat it).
@@ -430,6 +434,8 @@ def search_poses(
         prior_lift = starts[1].to(device, torch.float32)
         prior_loc = place(prior_lift, velocity[None].expand(prior_count, -1))
         totals = (scorer.errors(prior_rot.reshape(-1, *rot.shape[1:]), prior_loc, frames) + off_ground(scorer.lowest)).sum(1)
+        if start_weights is not None:
+            totals = totals * start_weights.to(device, totals.dtype)
         pick = int(totals.argmin())
         if float(totals[pick]) < base_total:
             chosen, rot, lift = pick, prior_rot[pick].clone(), prior_lift[pick].clone()

@@ -139,7 +139,7 @@ def start_from_sample(
     report: image error per frame before / after (``search_error_start``, ``search_error``),
     ``search_renders``, ``sample_frames``, ``search_start`` (the motion-prior start the search began
     from, :func:`~akd_blender.core.motion_prior.prior_starts`, or "standing pose")."""
-    from .motion_prior import prior_starts, starts_as_channels
+    from .motion_prior import prior_starts, prompt_start_weights, starts_as_channels
     from .pose_search import SearchProgress, keys_from_frames, search_config_for, search_poses, smooth_frames
     from .render import make_cameras
 
@@ -163,6 +163,7 @@ def start_from_sample(
     if video.shape[-2:] != fit:
         video = torch.nn.functional.interpolate(video, size=fit, mode="area")
     frames = video.shape[0]
+    motion = (getattr(text, "extra", None) or {}).get("motion")
     starts = prior_starts(rig, frames, float(getattr(prior, "fps", None) or config.fps)) if search.motion_prior else []
     ss = max(1, min(search.supersample, config.supersample))
     size = (fit[0] * ss, fit[1] * ss)
@@ -175,7 +176,7 @@ def start_from_sample(
         lambda path: make_cameras(rig, path, *size, mode=config.camera, **camera_options),
         ss,
         search_config_for(
-            (getattr(text, "extra", None) or {}).get("motion"),
+            motion,
             scales=tuple(search.scales),
             prior_scales=None if search.prior_scales is None else tuple(search.prior_scales),
             appearance=search.appearance,
@@ -183,6 +184,7 @@ def start_from_sample(
         progress=searched,
         should_cancel=should_cancel,
         starts=starts_as_channels(rig, starts, params.base_rotations[:1].expand(frames, -1, -1)),
+        start_weights=prompt_start_weights(starts, motion, search.prompt_prior),
     )
     keys = params.rotvec.shape[0]
     rotvec = smooth_frames(result.rotvec, search.smooth)

@@ -55,6 +55,9 @@ from akd_blender.core.roles import BoneRoles, find_roles  # noqa: E402
 FAMILY_KINDS = ("biped", "quadruped", "bird", "hexapod")
 FIRST_MEMBER = 10500  # held-out members the judge's evaluation (10000 on) does not use
 DEFAULT_ARTISTS = ("Fox", "CesiumMan")
+VALIDATION_MEMBER = 10800  # --validation: other held-out members, for choosing settings without the test cases
+VALIDATION_SEED = 1000
+VALIDATION_ARTISTS = ("RiggedFigure",)
 
 
 @dataclass(frozen=True)
@@ -79,22 +82,25 @@ def load_case_rig(case: Case, artists: Path) -> tuple[RigAsset, BoneRoles]:
     return rig, find_roles(rig)
 
 
-def make_cases(per_kind: int, per_artist: int, artists: Path, names: tuple[str, ...]) -> list[Case]:
-    """``per_kind`` cases per family kind and ``per_artist`` per artist rig, seeds 0, 1, 2 … in order."""
+def make_cases(per_kind: int, per_artist: int, artists: Path, names: tuple[str, ...], validation: bool = False) -> list[Case]:
+    """``per_kind`` cases per family kind and ``per_artist`` per artist rig, seeds 0, 1, 2 … in order.
+    ``validation``: the split settings are chosen on instead: members from ``VALIDATION_MEMBER``, seeds
+    from ``VALIDATION_SEED``, each motion's held-out phrasings taken from the second one on."""
+    first_member, first_seed, shift = (VALIDATION_MEMBER, VALIDATION_SEED, 1) if validation else (FIRST_MEMBER, 0, 0)
     plan: list[tuple[str, str, int]] = []
     for kind in FAMILY_KINDS:
-        plan += [("family", kind, FIRST_MEMBER + i) for i in range(per_kind)]
+        plan += [("family", kind, first_member + i) for i in range(per_kind)]
     for name in names:
         if (artists / f"{name}.npz").is_file():
             kind = find_roles(load_rig(str(artists / f"{name}.npz"))).kind
             plan += [(name, kind, -1)] * per_artist
     cases, counters = [], {}
-    for seed, (source, kind, member) in enumerate(plan):
+    for seed, (source, kind, member) in enumerate(plan, start=first_seed):
         specs = motions_for(kind)
         k = counters.get(source + kind, 0)
         counters[source + kind] = k + 1
         spec = specs[k % len(specs)]
-        prompt = spec.heldout_phrasings[(k // len(specs)) % len(spec.heldout_phrasings)]
+        prompt = spec.heldout_phrasings[(k // len(specs) + shift) % len(spec.heldout_phrasings)]
         cases.append(Case(source, kind, member if member >= 0 else -1, spec.label, prompt, seed))
     assert all(m in HELDOUT_SEEDS for c in cases if c.source == "family" for m in [c.member])
     return cases
@@ -304,7 +310,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-kind", type=int, default=12, help="cases per family kind")
     ap.add_argument("--per-artist", type=int, default=8, help="cases per artist rig")
     ap.add_argument("--artists", default=str(ROOT / "bench_out" / "artists"), help="folder from artist_fixtures.py")
-    ap.add_argument("--artist-names", default=",".join(DEFAULT_ARTISTS))
+    ap.add_argument(
+        "--artist-names",
+        default=None,
+        help=f"default: {','.join(DEFAULT_ARTISTS)} ({','.join(VALIDATION_ARTISTS)} with --validation)",
+    )
+    ap.add_argument(
+        "--validation",
+        action="store_true",
+        help="the validation split (other members, seeds and phrasings) to choose settings on",
+    )
     ap.add_argument("--judge", default=None, help="motion judge folder (default: the shipped one)")
     ap.add_argument("--phrases", default=None, help="precomputed prompt embeddings (--embed) for a machine without the encoder")
     ap.add_argument("--embed", default=None, help="write the cases' prompt embeddings to this file and stop")
@@ -336,7 +351,12 @@ def main(argv: list[str] | None = None) -> int:
     artists = Path(args.artists)
     if args.merge:
         return rejudge(args, artists)
-    cases = make_cases(args.per_kind, args.per_artist, artists, tuple(n for n in args.artist_names.split(",") if n))
+    names = (
+        args.artist_names
+        if args.artist_names is not None
+        else ",".join(VALIDATION_ARTISTS if args.validation else DEFAULT_ARTISTS)
+    )
+    cases = make_cases(args.per_kind, args.per_artist, artists, tuple(n for n in names.split(",") if n), args.validation)
     k, n = (int(x) for x in args.shard.split("/"))
     cases = cases[k::n]
     if args.embed:

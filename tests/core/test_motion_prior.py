@@ -11,13 +11,14 @@ import torch
 
 from akd_blender.core.kinematics import Skeleton
 from akd_blender.core.motion import MotionClip
-from akd_blender.core.motion_prior import prior_starts, starts_as_channels
+from akd_blender.core.motion_prior import prior_starts, prompt_start_weights, starts_as_channels
 from akd_blender.core.pose_search import SearchConfig, search_poses
 from akd_blender.core.procedural.characters import biped
 from akd_blender.core.procedural.family import make_member
 from akd_blender.core.procedural.library import motions_for
 from akd_blender.core.render import Renderer, make_cameras, root_path
 from akd_blender.core.rig import RigAsset
+from akd_blender.core.rotations import quat_to_rotvec, rotvec_to_quat
 
 SIZE, FRAMES, FPS = 32, 8, 8.0
 
@@ -39,14 +40,23 @@ def _render(rig: RigAsset, clip: MotionClip) -> torch.Tensor:
         return renderer.render(vertices, make_cameras(rig, root_path(vertices), SIZE, SIZE))[:, :3]
 
 
-def _search(rig: RigAsset, target: torch.Tensor, starts) -> object:
+def _search(rig: RigAsset, target: torch.Tensor, starts, weights: torch.Tensor | None = None) -> object:
     rest = MotionClip.rest(rig, FRAMES, FPS)
     rotations, locations = rest.pose_channels()
     channels = starts_as_channels(rig, starts, rotations)
     renderer = Renderer(rig, SIZE, SIZE, backend="torch", device="cpu")
     config = SearchConfig(scales=(0.3,), prior_scales=(), root_travel=0.0, leaves_ground=True)
     return search_poses(
-        rig, target, rotations, locations, renderer, lambda p: make_cameras(rig, p, SIZE, SIZE), 1, config, starts=channels
+        rig,
+        target,
+        rotations,
+        locations,
+        renderer,
+        lambda p: make_cameras(rig, p, SIZE, SIZE),
+        1,
+        config,
+        starts=channels,
+        start_weights=weights,
     )
 
 
@@ -94,6 +104,32 @@ def test_a_drawing_of_standing_keeps_the_standing_start(rig, starts):
     result = _search(rig, _render(rig, MotionClip.rest(rig, FRAMES, FPS)), starts)
     assert result.start == -1
     assert float(result.rotvec.abs().max()) < 1e-6
+
+
+def test_prompt_weights_favour_the_understood_motions_starts_only(starts):
+    weights = prompt_start_weights(starts, "biped/wave", 0.25)
+    assert weights.shape == (len(starts),)
+    for start, weight in zip(starts, weights.tolist()):
+        assert weight == pytest.approx(0.75 if start.label == "wave" else 1.0)
+    assert prompt_start_weights(starts, "biped/wave", 0.0) is None
+    assert prompt_start_weights(starts, None, 0.5) is None
+    assert prompt_start_weights(starts, "biped/moonwalk", 0.5) is None
+
+
+def test_a_faint_drawing_of_the_understood_motion_starts_from_it(rig, starts):
+    wave = next(s for s in starts if s.label == "wave")
+    rotvec = quat_to_rotvec(torch.as_tensor(wave.clip.rotations, dtype=torch.float64))
+    faint = replace(wave.clip, rotations=rotvec_to_quat(0.3 * rotvec).numpy().astype(wave.clip.rotations.dtype))
+    target = _render(rig, faint)  # the wave drawn at a third of its swing
+    assert _search(rig, target, starts).start == -1
+    favoured = _search(rig, target, starts, prompt_start_weights(starts, "biped/wave", 0.5))
+    assert favoured.start >= 0 and starts[favoured.start].label == "wave"
+
+
+def test_a_clear_drawing_outweighs_the_prompt(rig, starts):
+    walk = next(s for s in starts if s.label == "walk")
+    result = _search(rig, _render(rig, walk.clip), starts, prompt_start_weights(starts, "biped/raise_arms", 0.5))
+    assert result.start >= 0 and starts[result.start].label == "walk"
 
 
 def test_starts_play_on_an_unseen_family_member():
