@@ -53,6 +53,13 @@ def scene(prior):
     return rig, params, skeleton, renderer, text, candidates_for(rig, params, CONFIG)
 
 
+@pytest.fixture(scope="module")
+def scores(prior, scene) -> torch.Tensor:
+    """Every candidate's score [S+1] (:func:`score_candidates`, once for the module)."""
+    rig, _, skeleton, renderer, text, candidates = scene
+    return score_candidates(candidates, rig, prior, text, CONFIG, skeleton, renderer, prior.camera_options)
+
+
 def _videos(seed: int = 0) -> torch.Tensor:
     return torch.rand(3, 4, 3, 16, 16, generator=torch.Generator().manual_seed(seed))  # [S,F,3,H,W]
 
@@ -115,13 +122,13 @@ def test_prompt_scores_refuse_what_they_cannot_score(prior, scene):
 
 
 # The ranked start ----------------------------------------------------------------------------------
-def test_the_candidates_are_the_held_pose_and_the_library_starts_and_score_one_each(prior, scene):
+def test_the_candidates_are_the_held_pose_and_the_library_starts_and_score_one_each(prior, scene, scores):
     rig, params, skeleton, renderer, text, candidates = scene
     assert candidates.names[0] == HELD and len(candidates.names) > 50 and len(set(candidates.names)) == len(candidates.names)
     assert any(n.startswith("walk ") for n in candidates.names) and any(n.startswith("wave ") for n in candidates.names)
-    scores = score_candidates(candidates, rig, prior, text, CONFIG, skeleton, renderer, prior.camera_options)
     assert scores.shape == (len(candidates.names),) and torch.isfinite(scores).all()
-    assert float(params.rotvec.abs().max()) == 0 and float(params.root_offset.abs().max()) == 0  # back at the held pose
+    assert torch.equal(candidates.scores, scores)
+    assert float(params.rotvec.detach().abs().max()) == 0 and float(params.root_offset.detach().abs().max()) == 0  # held pose
     # a start's keys play its motion: its render differs from the held pose's
     candidates.apply(1)
     moved = render_params(rig, params, skeleton, renderer, CONFIG, prior.camera_options)
@@ -130,9 +137,8 @@ def test_the_candidates_are_the_held_pose_and_the_library_starts_and_score_one_e
     assert float((moved - held).abs().max()) > 0.05
 
 
-def test_the_prompt_chooses_the_start_and_the_keys_are_its(prior, scene):
+def test_the_prompt_chooses_the_start_and_the_keys_are_its(prior, scene, scores):
     rig, params, skeleton, renderer, text, candidates = scene
-    scores = score_candidates(candidates, rig, prior, text, CONFIG, skeleton, renderer, prior.camera_options)
     facts = start_from_ranking(rig, prior, text, CONFIG, params, skeleton, renderer, prior.camera_options)
     best = int(scores.argmax())
     assert facts["search_start"] == candidates.names[best] and facts["ranked_starts"] == len(candidates.names)
