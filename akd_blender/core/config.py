@@ -245,6 +245,11 @@ class DistillConfig:
             (the prior draws a video for the prompt, the pose search fits the rig's pose to each of its
             frames without gradients, and SDS steps, if any, refine from there).
         search: :class:`SearchSettings` of that start.
+        ranked_start: with start "pose", begin the steps from the best of the character's kind's
+            library motions (:mod:`~akd_blender.core.motion_prior`, and the held pose itself) as the
+            prior ranks their renders by the prompt (:mod:`~akd_blender.core.ranked_start`, a
+            diffusion classifier: needs a prior with ``prompt_scores``) instead of the held pose
+            (False). Ignored by start "sample", whose drawing chooses among the same motions.
     Motion parameters:
         keys: temporal keys interpolated over the frames (None → every other frame, at least 2);
             fewer keys = smoother, lower-dimensional motion. interpolation: "cubic" or "linear".
@@ -288,6 +293,7 @@ class DistillConfig:
     device: str = "auto"
     start: str = "auto"
     search: SearchSettings = field(default_factory=SearchSettings)
+    ranked_start: bool = False
     keys: int | None = None
     interpolation: str = "cubic"
     lr: float = 0.03

@@ -91,11 +91,13 @@ class DistillCallbacks:
 @dataclass
 class DistillResult:
     """``clip``: the distilled motion; ``history``: per-step losses; ``seconds``: wall time;
-    ``timings``: seconds per phase (setup, text, sample_and_search, pose, render, prior, backward,
-    optimiser); ``config``: the settings used; ``extra``: plain facts for the report — what the prior
+    ``timings``: seconds per phase (setup, text, sample_and_search or ranked_start, pose, render, prior,
+    backward, optimiser); ``config``: the settings used; ``extra``: plain facts for the report — what the prior
     understood the prompt as (the embedded teacher: ``understood_as``, ``motion``, ``similarity``) and the
     sample-then-fit start's figures (search_error_start / search_error per frame, search_renders,
-    sample_frames, search_start: the motion-prior start the search began from, or "standing pose")."""
+    sample_frames, search_start: the motion-prior start the search began from, or "standing pose"; with
+    ``ranked_start`` search_start is the start the prompt ranked best, with ranked_starts, ranked_score,
+    ranked_margin, ranked_runner_up: :func:`~akd_blender.core.ranked_start.start_from_ranking`)."""
 
     clip: MotionClip
     history: list[dict[str, float]]
@@ -265,6 +267,7 @@ def _distill(
     if image_prior:
         text = replace(text, first_frame=first_frame(rig, params, skeleton, renderer, config, camera_options))
     t = timer("setup", t)
+    prior_name = str(getattr(prior, "name", prior))
     if config.start == "sample":
 
         def started(phase: str, done: int, total: int, eta: float | None, detail: str) -> None:
@@ -276,6 +279,20 @@ def _distill(
         )
         parallel.broadcast_parameters([params.rotvec, params.root_offset])  # every rank steps from rank 0's fit
         t = timer("sample_and_search", t)
+    elif config.ranked_start:
+        if not callable(getattr(prior, "prompt_scores", None)):
+            raise SettingError("ranked_start", f"needs a prior that scores videos by a prompt; '{prior_name}' cannot")
+        from .ranked_start import start_from_ranking
+
+        def ranked(phase: str, done: int, total: int, eta: float | None, detail: str) -> None:
+            if callbacks.progress is not None:
+                callbacks.progress(DistillProgress(done, total, {}, eta, phase, detail))
+
+        extra |= start_from_ranking(
+            rig, prior, text, config, params, skeleton, renderer, camera_options, ranked, callbacks.should_cancel
+        )
+        parallel.broadcast_parameters([params.rotvec, params.root_offset])  # every rank steps from rank 0's choice
+        t = timer("ranked_start", t)
     loop_start = time.perf_counter()
 
     for step in range(config.steps):

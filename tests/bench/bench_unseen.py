@@ -234,6 +234,9 @@ def distil_case(
         "start": result.facts.get("search_start"),
         "seconds": round(seconds, 2),
     }
+    for key in ("ranked_margin", "ranked_runner_up"):  # start "pose" with ranked_start: the prompt's choice
+        if key in result.facts:
+            row[key] = result.facts[key]
     if floor is not None:
         row["truth_distance"] = round(joint_distance(joints_rel(skeleton, floor(clip.num_frames, clip.fps), height), refs), 4)
     return row, clip
@@ -395,7 +398,8 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(row)
         print(
             f"{case.seed:3d} {case.source}/{case.kind} {case.label:12s} '{case.prompt}' → {row.get('judged')}, "
-            f"dist {row['joint_distance']:.3f} vs rest {row['rest_distance']:.3f}, recovered {row.get('recovered')}",
+            f"dist {row['joint_distance']:.3f} vs rest {row['rest_distance']:.3f}, recovered {row.get('recovered')}, "
+            f"start {row['start']}, {row['seconds']:.0f} s",
             flush=True,
         )
     out = Path(args.out)

@@ -19,6 +19,9 @@ The SDS step ("video in, loss dict out", threestudio-style, the CFG combine writ
    whose gradient w.r.t. ``z`` is ``grad / numel``.
    With ``target_space="pixel"`` (target mode only) ``x0`` is decoded and the loss is a multi-scale
    image MSE between the video and the decoded target, so the VAE encoder needs no backward pass.
+
+The same hooks rank videos by a prompt (:meth:`SDSPrior.prompt_scores`, a diffusion classifier): how
+much better the prompt's branch predicts the noise of each noised video than the unconditional one.
 """
 
 from __future__ import annotations
@@ -43,7 +46,12 @@ __all__ = [
     "cfg_combine",
     "sds_target_loss",
     "sample_timestep",
+    "PROMPT_SCORE_TIMESTEPS",
 ]
+
+PROMPT_SCORE_TIMESTEPS: tuple[float, ...] = (0.3, 0.5, 0.7, 0.9)
+"""Timestep fractions at which :meth:`SDSPrior.prompt_scores` compares the two branches by default
+(near 0 the text hardly changes the prediction; the middle and upper range tell motions apart)."""
 
 
 @dataclass
@@ -180,6 +188,9 @@ class SDSPrior(ABC):
         _clean_and_noise(z_t, pred, t) -> (x0, eps_hat)
         _noise_variance(t) -> float   (w(t) for mode "score")
         _prepare_video(video) -> video01 at a size the model accepts
+        _predict_pair(z_t [B,...], timestep, text) -> (uncond [B,...], cond [B,...])   (optional: the
+            default runs ``_predict`` with CFG on one batch element at a time; an adapter whose model
+            takes a batch overrides it)
     """
 
     name: str = "prior"
@@ -222,6 +233,62 @@ class SDSPrior(ABC):
 
     def _prepare_video(self, video: torch.Tensor) -> torch.Tensor:
         return video
+
+    def _predict_pair(
+        self, noisy: torch.Tensor, timestep: torch.Tensor, text: TextEmbedding
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Both branches' predictions for a batch of noised latents ``noisy`` [B,...] (each element in
+        the layout of ``_encode``'s [1,...]) → (unconditional [B,...], conditional [B,...])."""
+        pairs = [self._predict(noisy[i : i + 1], timestep, text, True).chunk(2) for i in range(noisy.shape[0])]
+        return torch.cat([u for u, _ in pairs]), torch.cat([c for _, c in pairs])
+
+    @torch.no_grad()
+    def prompt_scores(
+        self,
+        videos: torch.Tensor,
+        text: TextEmbedding,
+        first_frame: torch.Tensor | None = None,
+        t_values: tuple[float, ...] = PROMPT_SCORE_TIMESTEPS,
+        draws: int = 2,
+        generator: torch.Generator | None = None,
+        batch: int = 32,
+    ) -> torch.Tensor:
+        """How much the prompt explains each of ``videos`` [S,F,3,H,W] (RGB in [0,1], one size): the
+        diffusion-classifier score [S] (float32, on the CPU; higher = explained better).
+
+        Each video is encoded like an SDS query's, noised with ``draws`` noise draws (one per draw,
+        shared by all S videos) at each timestep fraction of ``t_values``, and both branches predict
+        the noise: ``score = mean over draws and timesteps of (‖ε − ε̂_uncond‖² − ‖ε − ε̂_cond‖²)``,
+        the squared errors averaged over the latent's elements. Needs ``text.uncond`` (the negative /
+        empty prompt); ``first_frame`` [3,H,W] in [0,1] replaces ``text.first_frame`` for a prior that
+        draws a given character. ``generator`` draws the noise (deterministic for a seed: the same
+        seed gives the same scores, and videos scored in separate calls with equally seeded
+        generators share their noise); ``batch``: videos per model call. No gradient."""
+        if videos.ndim != 5 or videos.shape[2] != 3:
+            raise ValueError(f"prompt_scores expects videos [S,F,3,H,W], got {tuple(videos.shape)}")
+        if text.uncond is None:
+            raise ValueError(f"{self.name}: prompt_scores needs the unconditional embedding (text.uncond)")
+        if not t_values or draws < 1 or batch < 1:
+            raise ValueError("prompt_scores needs at least one timestep, one draw and a batch of at least 1")
+        if first_frame is not None:
+            text = replace(text, first_frame=first_frame)
+        latents = torch.cat([self._encode(self._prepare_video(v)) for v in videos])  # [S,...]
+        device = generator.device if generator is not None else "cpu"
+        scores = torch.zeros(latents.shape[0], dtype=torch.float64)
+        for _ in range(draws):
+            noise = torch.randn((1, *latents.shape[1:]), generator=generator, device=device).to(latents.device, latents.dtype)
+            for t in t_values:
+                for lo in range(0, latents.shape[0], batch):
+                    z = latents[lo : lo + batch]
+                    eps = noise.expand_as(z)
+                    noisy, timestep = self._noise(z, eps, float(t))
+                    uncond, cond = self._predict_pair(noisy, timestep, text)
+                    errors = []
+                    for pred in (uncond, cond):
+                        eps_hat = self._clean_and_noise(noisy, pred, float(t))[1]
+                        errors.append((eps_hat.float() - eps.float()).pow(2).flatten(1).mean(1))
+                    scores[lo : lo + batch] += (errors[0] - errors[1]).double().cpu()
+        return (scores / (draws * len(t_values))).float()
 
     def configure(self, **changes) -> None:
         """Change the default SDS settings (``cfg_scale``, ``mode``, ...) of queries that pass none."""

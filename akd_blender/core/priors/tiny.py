@@ -187,6 +187,16 @@ class TinyPrior(SDSPrior):
         x = model_input(noisy.expand(emb.shape[0], -1, -1, -1).to(self.dtype), self._first_frame(text))
         return self.unet(x, timestep.expand(emb.shape[0]), **text_condition(emb[:, 0], self.dtype)).sample.float()
 
+    def _predict_pair(
+        self, noisy: torch.Tensor, timestep: torch.Tensor, text: TextEmbedding
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Both branches for a batch ``noisy`` [B,F·3,H,W] in one UNet call (2B samples, one first frame)."""
+        b = noisy.shape[0]
+        emb = torch.cat([text.uncond[:, 0].expand(b, -1), text.cond[:, 0].expand(b, -1)])  # [2B,384]
+        x = model_input(torch.cat([noisy, noisy]).to(self.dtype), self._first_frame(text))
+        pred = self.unet(x, timestep.expand(2 * b), **text_condition(emb, self.dtype)).sample.float()
+        return pred[:b], pred[b:]
+
     def _clean_and_noise(self, noisy: torch.Tensor, pred: torch.Tensor, t: float) -> tuple[torch.Tensor, torch.Tensor]:
         k = self._step(t)
         a, s = float(self.alphas[k].sqrt()), float((1 - self.alphas[k]).sqrt())
