@@ -120,6 +120,9 @@ class ContactShadow:
         f = vertices.shape[0]
         h = (vertices[..., 2] - self.ground_z) / (st.shadow_height * self.size)
         weight = (1.0 - h).clamp(0.0, 1.0) ** 2  # [F,V]
+        near = torch.nonzero((weight > 0).any(0).detach()).squeeze(1)  # vertices that cast a shadow in some frame
+        if near.numel() < weight.shape[1]:  # the rest would only add zeros
+            vertices, weight = vertices[:, near], weight[:, near]
         rel = (vertices[..., :2] - centres[:, None, :2]) / (2 * self.half) * g + (g - 1) / 2  # cell coords
         base = torch.floor(rel.detach())
         frac = rel - base
