@@ -97,7 +97,8 @@ class SearchConfig:
         torch's intra-op threads, ``torch.get_num_threads()``; 1: one batch at a time on all of them).
         On a CPU the renders' many small tensor operations gain little from torch's own threads and
         lose much when another process holds a core; whole batches side by side keep every core busy.
-        Ignored on other devices. The result does not depend on it.
+        Ignored on other devices. The poses found do not depend on it (the error figures only to float
+        rounding: torch's intra-op threads split its sums differently).
     appearance: how renders are compared with the target: "rgb" (the colours as they are),
         "normalised" (each image's channels standardised first, :func:`~akd_blender.core.image_losses.standardise`:
         a drawing whose colours or brightness drifted from the render still matches its pose) or
