@@ -16,9 +16,12 @@ gradient steps refine it); see :func:`akd_blender.core.distill.distill`.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +36,7 @@ from .render import Cameras, Renderer, concat_cameras, root_path
 from .rig import RigAsset
 from .rotations import quat_multiply, quat_to_matrix, quat_to_rotvec, rotvec_to_quat
 
+KNOWN_CLIPS = 4096  # scored candidates the search remembers (their figures, by their channels' digest)
 FOREIGN_COVER_WEIGHT = 0.25  # per pixel of character drawn over a ground the render does not have (squared units)
 
 __all__ = [
@@ -89,6 +93,12 @@ class SearchConfig:
         the character stood.
     contact_tolerance: a gap up to this fraction of the height counts as touching the ground.
     batch: most renders per batch (bounds memory).
+    workers: batches rendered at once on a CPU, each on one thread of its own (None: as many as
+        torch's intra-op threads, ``torch.get_num_threads()``; 1: one batch at a time on all of them).
+        On a CPU the renders' many small tensor operations gain little from torch's own threads and
+        lose much when another process holds a core; whole batches side by side keep every core busy.
+        Ignored on other devices. The poses found do not depend on it (the error figures only to float
+        rounding: torch's intra-op threads split its sums differently).
     appearance: how renders are compared with the target: "rgb" (the colours as they are),
         "normalised" (each image's channels standardised first, :func:`~akd_blender.core.image_losses.standardise`:
         a drawing whose colours or brightness drifted from the render still matches its pose) or
@@ -115,6 +125,7 @@ class SearchConfig:
     contact_tolerance: float = 0.01
     batch: int = 512
     appearance: str = "rgb"
+    workers: int | None = None
 
 
 @dataclass(frozen=True)
@@ -215,8 +226,11 @@ class _Scorer:
         supersample: int,
         batch: int,
         appearance: str = "rgb",
+        pool: ThreadPoolExecutor | None = None,
+        workers: int = 1,
     ):
         self.skeleton, self.renderer, self.cameras_for = skeleton, renderer, cameras_for
+        self.pool, self.workers = pool, workers  # batches side by side (SearchConfig.workers); None: one at a time
         self.normalised = appearance == "normalised"
         target = standardise(target) if self.normalised else target
         self.target, self.ss, self.batch, self.renders = target, supersample, batch, 0
@@ -224,6 +238,7 @@ class _Scorer:
         self.kept: torch.Tensor | None = None  # [F·views,1,H,W] 1 − foreign: where colours are compared
         self.lowest = torch.zeros(0)  # [C,F] world Z of the lowest vertex of the last call's candidates
         self.report: Callable[[int, int], None] = lambda clips, renders: None  # told of each batch scored
+        self.known: dict[bytes, tuple[torch.Tensor, torch.Tensor]] = {}  # clip key → (errors [F], lowest [F])
 
     def _render(self, rotations: torch.Tensor, locations: torch.Tensor, frames: int) -> tuple[torch.Tensor, torch.Tensor]:
         """Clips of poses [C·F,J,4], [C·F,J,3] → (vertices [C·F,V,3], RGBA [C·F·views,4,H,W] at the target's size)."""
@@ -241,35 +256,96 @@ class _Scorer:
         views = self.target.shape[0] // frames
         _, rgba = self._render(rotations, locations, frames)
         recoloured, self.foreign = match_first_frame(self.target, rgba[:views], first=views)
+        self.known.clear()
         self.kept = 1 - self.foreign
         self.target = self.kept * recoloured  # compared with the candidates' kept colours only
 
     def errors(self, rotations: torch.Tensor, locations: torch.Tensor, frames: int) -> torch.Tensor:
         """Candidate poses [C·F,J,4], [C·F,J,3] (candidate-major) → errors [C,F] against the target
-        [F·views,3,H,W]; :attr:`lowest` holds each candidate frame's lowest vertex (world Z) [C,F]."""
+        [F·views,3,H,W]; :attr:`lowest` holds each candidate frame's lowest vertex (world Z) [C,F].
+
+        A candidate whose channels equal, bit for bit, another's in the call or one scored before (the
+        unchanged pose that every bone's ring starts with, a start's bone at rest taken back to rest)
+        is not rendered again: rendering is deterministic, so its figures are the same. The rest are
+        rendered in batches of whole candidates (at most ``batch`` renders), on :attr:`pool`'s threads
+        side by side when there is one, split so that every thread gets a share."""
         copies = rotations.shape[0] // frames
         views = self.target.shape[0] // frames
-        per = max(1, self.batch // (frames * views))
-        out, lowest = [], []
-        for c0 in range(0, copies, per):
-            c1 = min(copies, c0 + per)
-            verts, rgba = self._render(rotations[c0 * frames : c1 * frames], locations[c0 * frames : c1 * frames], frames)
-            video = standardise(rgba[:, :3]) if self.normalised else rgba[:, :3]
-            target = self.target.repeat(c1 - c0, 1, 1, 1)
-            if self.foreign is None:
-                err = multiscale_errors(video, target)
-            else:  # colours where the drawing shows the render's world; elsewhere only the silhouette counts
-                kept, foreign = self.kept.repeat(c1 - c0, 1, 1, 1), self.foreign.repeat(c1 - c0, 1, 1, 1)
-                cover = foreign * rgba[:, 3:]
-                err = multiscale_errors(kept * video, target) + FOREIGN_COVER_WEIGHT * multiscale_errors(
-                    cover, torch.zeros_like(cover)
-                )
-            out.append(err.view(c1 - c0, frames, views).sum(-1))
-            lowest.append(verts[..., 2].amin(-1).view(c1 - c0, frames))
-            self.renders += verts.shape[0] * views
-            self.report(c1 - c0, self.renders)
-        self.lowest = torch.cat(lowest)
-        return torch.cat(out)
+        rot_clips = rotations.reshape(copies, frames, *rotations.shape[1:])
+        loc_clips = locations.reshape(copies, frames, *locations.shape[1:])
+        keys = [_clip_key(rot_clips[c], loc_clips[c]) for c in range(copies)]
+        new: dict[bytes, int] = {}
+        for c, key in enumerate(keys):
+            if key not in self.known and key not in new:
+                new[key] = c
+        todo = list(new.values())
+        if todo:
+            pick = torch.as_tensor(todo, device=rotations.device)
+            rot_new, loc_new = rot_clips[pick].flatten(0, 1), loc_clips[pick].flatten(0, 1)
+            per = max(1, self.batch // (frames * views))
+            if self.pool is not None:
+                per = min(per, -(-len(todo) // self.workers))
+            spans = [(c0, min(len(todo), c0 + per)) for c0 in range(0, len(todo), per)]
+
+            def score(span: tuple[int, int]) -> tuple[torch.Tensor, torch.Tensor]:
+                c0, c1 = span
+                with torch.no_grad():  # grad mode is per thread
+                    return self._score(rot_new[c0 * frames : c1 * frames], loc_new[c0 * frames : c1 * frames], frames)
+
+            scored = self.pool.map(score, spans) if self.pool is not None and len(spans) > 1 else map(score, spans)
+            if len(self.known) > KNOWN_CLIPS:
+                self.known.clear()
+            for (c0, c1), (err, low) in zip(spans, scored):
+                for i in range(c0, c1):
+                    self.known[keys[todo[i]]] = (err[i - c0], low[i - c0])
+                self.renders += (c1 - c0) * frames * views
+                self.report(c1 - c0, self.renders)
+        if copies > len(todo):
+            self.report(copies - len(todo), self.renders)
+        self.lowest = torch.stack([self.known[key][1] for key in keys])
+        return torch.stack([self.known[key][0] for key in keys])
+
+    def _score(self, rotations: torch.Tensor, locations: torch.Tensor, frames: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """One batch of whole candidates [c·F,J,4], [c·F,J,3] → (errors [c,F], lowest vertex [c,F])."""
+        copies = rotations.shape[0] // frames
+        views = self.target.shape[0] // frames
+        verts, rgba = self._render(rotations, locations, frames)
+        video = standardise(rgba[:, :3]) if self.normalised else rgba[:, :3]
+        target = self.target.repeat(copies, 1, 1, 1)
+        if self.foreign is None:
+            err = multiscale_errors(video, target)
+        else:  # colours where the drawing shows the render's world; elsewhere only the silhouette counts
+            kept, foreign = self.kept.repeat(copies, 1, 1, 1), self.foreign.repeat(copies, 1, 1, 1)
+            cover = foreign * rgba[:, 3:]
+            err = multiscale_errors(kept * video, target) + FOREIGN_COVER_WEIGHT * multiscale_errors(
+                cover, torch.zeros_like(cover)
+            )
+        return err.view(copies, frames, views).sum(-1), verts[..., 2].amin(-1).view(copies, frames)
+
+
+def _clip_key(rotations: torch.Tensor, locations: torch.Tensor) -> bytes:
+    """A digest of one candidate's channels [F,J,4], [F,J,3]: equal exactly when their bits are."""
+    digest = hashlib.blake2b(rotations.detach().cpu().contiguous().numpy().tobytes(), digest_size=20)
+    digest.update(locations.detach().cpu().contiguous().numpy().tobytes())
+    return digest.digest()
+
+
+@contextmanager
+def _render_pool(device: torch.device, workers: int | None) -> Iterator[tuple[ThreadPoolExecutor | None, int]]:
+    """Threads that render the search's batches side by side on a CPU (``SearchConfig.workers``; None:
+    ``torch.get_num_threads()``), torch's intra-op threads set to one meanwhile (and restored after),
+    and their count; (None, 1) when there is nothing to share (one worker, or a device other than the CPU)."""
+    threads = torch.get_num_threads()
+    count = threads if workers is None else workers
+    if device.type != "cpu" or count <= 1:
+        yield None, 1
+        return
+    torch.set_num_threads(1)
+    try:
+        with ThreadPoolExecutor(count, thread_name_prefix="pose-search") as pool:
+            yield pool, count
+    finally:
+        torch.set_num_threads(threads)
 
 
 @torch.no_grad()
@@ -332,16 +408,31 @@ def search_poses(
     config = config or SearchConfig()
     device = renderer.device
     skeleton = Skeleton(rig).to(device)
+    if config.appearance not in SEARCH_APPEARANCES:
+        raise ValueError(f"search_poses: appearance must be one of {SEARCH_APPEARANCES}, not {config.appearance!r}")
+    with _render_pool(device, config.workers) as (pool, workers):
+        target = target.to(device, torch.float32)
+        scorer = _Scorer(skeleton, renderer, cameras_for, target, supersample, config.batch, config.appearance, pool, workers)
+        return _search(rig, scorer, base_rotations, base_locations, config, progress, should_cancel, starts)
+
+
+def _search(
+    rig: RigAsset,
+    scorer: _Scorer,
+    base_rotations: torch.Tensor,
+    base_locations: torch.Tensor,
+    config: SearchConfig,
+    progress: Callable[[SearchProgress], None] | None,
+    should_cancel: Callable[[], bool] | None,
+    starts: tuple[torch.Tensor, torch.Tensor] | None,
+) -> PoseSearchResult:
+    """:func:`search_poses` with its scorer built."""
+    device = scorer.renderer.device
     frames = base_rotations.shape[0]
     rows = torch.arange(frames, device=device)
     rot = base_rotations.to(device, torch.float32).clone()
     loc = base_locations.to(device, torch.float32).clone()
     base_rot, base_loc = rot.clone(), loc.clone()
-    if config.appearance not in SEARCH_APPEARANCES:
-        raise ValueError(f"search_poses: appearance must be one of {SEARCH_APPEARANCES}, not {config.appearance!r}")
-    scorer = _Scorer(
-        skeleton, renderer, cameras_for, target.to(device, torch.float32), supersample, config.batch, config.appearance
-    )
     if config.appearance == "matched":
         scorer.match_to(rot, loc)
     free = np.flatnonzero(~rig.rotation_locks.all(axis=1))

@@ -343,3 +343,29 @@ def test_normalised_search_sees_a_colour_cast_drawing_of_the_pose_as_that_pose(r
         error(truth, "hsv")
     with pytest.raises(InputError, match="appearance"):
         DistillConfig(search=SearchSettings(appearance="hsv")).validate()
+
+
+def test_rendering_on_threads_and_remembering_candidates_change_nothing(rig):
+    """``workers`` renders batches side by side on the CPU: the same result as one at a time; each
+    distinct candidate is rendered once (every ring's unchanged pose is remembered), so the renders
+    are fewer than the candidates scored."""
+    renderer = Renderer(rig, SIZE, SIZE, backend="torch", device="cpu")
+    start = neutral_clip(rig, FRAMES)
+    target = _render(rig, renderer, _raised_arm(rig, FRAMES, 0.8))
+    threads = torch.get_num_threads()
+    seen = []
+    one = _search(rig, renderer, target, start, scales=(1.0, 0.3), workers=1)
+    two = search_poses(
+        rig,
+        target,
+        *start.pose_channels(),
+        renderer,
+        lambda path: make_cameras(rig, path, SIZE, SIZE),
+        config=SearchConfig(scales=(1.0, 0.3), workers=2),
+        progress=seen.append,
+    )
+    assert torch.get_num_threads() == threads  # restored
+    assert torch.equal(one.rotvec, two.rotvec) and torch.equal(one.lift, two.lift)
+    assert torch.allclose(one.errors, two.errors, rtol=1e-5)  # torch's own threads round sums differently
+    assert one.renders == two.renders and seen[-1].done == seen[-1].total
+    assert two.renders < seen[-1].total * FRAMES  # some candidates were known already

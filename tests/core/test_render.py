@@ -223,3 +223,37 @@ def test_a_resized_renderer_draws_what_a_new_one_of_that_size_draws():
     assert torch.equal(small.render(vertices, cams), fresh)
     with pytest.raises(InputError, match="renderer is 48x64"):
         big.render(vertices, cams)
+
+
+def test_shadow_maps_blur_by_matrix_outside_autograd_as_the_convolution_does():
+    """Without autograd the contact shadow's blur is a matrix product (fast on the CPU); it must equal
+    the convolution used when gradients flow, edges (zero padding) included."""
+    from akd_blender.core.render.scene import ContactShadow
+
+    rig = quadruped()
+    shadow = Renderer(rig, 16, 16, backend="torch", device="cpu").shadow
+    assert isinstance(shadow, ContactShadow)
+    vertices = torch.as_tensor(rig.world_vertices(), dtype=torch.float32)[None].repeat(3, 1, 1)
+    centres = vertices.mean(1)
+    vertices[1, :, 0] += shadow.half  # a frame whose shadow reaches the map's edge
+    with torch.no_grad():
+        fast = shadow.maps(vertices, centres)
+    exact = shadow.maps(vertices.clone().requires_grad_(True), centres).detach()
+    assert fast.shape == exact.shape == (3, 1, shadow.grid, shadow.grid) and float(exact.amax()) > 0
+    assert float(exact[1, 0, :, -1].abs().amax()) > 0  # the blur reaches the edge in that frame
+    assert torch.allclose(fast, exact, atol=1e-6 * float(exact.amax()))
+    blur = shadow.blur_matrix(shadow.blur_kernel(torch.device("cpu"), torch.float32))
+    assert torch.allclose(blur, blur.T) and torch.allclose(blur[shadow.grid // 2].sum(), torch.tensor(1.0))
+
+
+def test_the_rasteriser_skips_triangles_that_hold_no_pixel_centre_without_changing_the_image():
+    """Tiny triangles between pixel centres draw nothing; one that holds a centre draws it, nearest first."""
+    raster = TorchRasterizer()
+    faces = torch.tensor([[0, 1, 2], [3, 4, 5], [6, 7, 8]])
+    # NDC of an 8×8 image: pixel centres at ±(k + 0.5)/4. Triangle 0 lies between centres, 1 covers
+    # the centre of pixel (4, 4) at depth 0.5, 2 covers it too, nearer (depth 0.2).
+    xy = [(0.01, 0.01), (0.05, 0.01), (0.01, 0.05), (0.0, 0.0), (0.3, 0.0), (0.0, 0.3), (0.0, 0.0), (0.3, 0.0), (0.0, 0.3)]
+    z = [0.0] * 3 + [0.5] * 3 + [0.2] * 3
+    pos = torch.tensor([[x, y, d, 1.0] for (x, y), d in zip(xy, z)])[None]
+    rast = raster.rasterize(pos, faces, (8, 8))
+    assert int((rast[0, ..., 3] > 0).sum()) == 1 and int(rast[0, 4, 4, 3]) == 3 and abs(float(rast[0, 4, 4, 2]) - 0.2) < 1e-6

@@ -77,64 +77,76 @@ class TorchRasterizer:
     # ------------------------------------------------------------------ rasterize
     @torch.no_grad()
     def _visibility(self, pos: torch.Tensor, faces: torch.Tensor, height: int, width: int):
-        """Nearest triangle id [N,H,W] (int64, -1 empty) and its depth z/w [N,H,W]."""
+        """Nearest triangle id [N,H,W] (int64, -1 empty) and its depth z/w [N,H,W].
+
+        Vertices are projected once each; only triangles whose screen bounding box holds a pixel
+        centre (most of a small character's triangles hold none) get edge functions and candidates."""
         n_img, device = pos.shape[0], pos.device
-        v = pos.detach().float()[:, faces]  # [N,T,3,4]
-        w = v[..., 3]
-        ok = (w > 1e-8).all(-1)
-        inv_w = 1.0 / torch.where(ok[..., None], w, torch.ones_like(w))
-        xs = (v[..., 0] * inv_w + 1.0) * (0.5 * width)  # continuous pixel coordinates
-        ys = (v[..., 1] * inv_w + 1.0) * (0.5 * height)
-        zs = v[..., 2] * inv_w
+        num_t = faces.shape[0]
+        p = pos.detach().float()
+        w = p[..., 3]  # [N,V]
+        w_ok = w > 1e-8
+        inv_w = 1.0 / torch.where(w_ok, w, torch.ones_like(w))
+        xs = ((p[..., 0] * inv_w + 1.0) * (0.5 * width))[:, faces]  # continuous pixel coordinates [N,T,3]
+        ys = ((p[..., 1] * inv_w + 1.0) * (0.5 * height))[:, faces]
         x0 = torch.ceil(xs.amin(-1) - 0.5).clamp_min(0)
         x1 = torch.floor(xs.amax(-1) - 0.5).clamp_max(width - 1)
         y0 = torch.ceil(ys.amin(-1) - 0.5).clamp_min(0)
         y1 = torch.floor(ys.amax(-1) - 0.5).clamp_max(height - 1)
         nx = (x1 - x0 + 1).clamp_min(0).long()
         ny = (y1 - y0 + 1).clamp_min(0).long()
-        # Edge functions l_k(c) = A_k cx + B_k cy + C_k, normalised so l0 + l1 + l2 = 1.
-        X0, X1, X2 = xs.unbind(-1)
-        Y0, Y1, Y2 = ys.unbind(-1)
-        area = (X1 - X0) * (Y2 - Y0) - (X2 - X0) * (Y1 - Y0)
-        ok &= area.abs() > 1e-12
-        ok &= ~((zs > 1).all(-1) | (zs < -1).all(-1))
-        inv_area = 1.0 / torch.where(ok, area, torch.ones_like(area))
-        a0, b0, c0 = (Y1 - Y2) * inv_area, (X2 - X1) * inv_area, (X1 * Y2 - X2 * Y1) * inv_area
-        a1, b1, c1 = (Y2 - Y0) * inv_area, (X0 - X2) * inv_area, (X2 * Y0 - X0 * Y2) * inv_area
-        # z is affine in the pixel centre too: z = Z2 + l0 (Z0 - Z2) + l1 (Z1 - Z2).
-        dz0, dz1 = zs[..., 0] - zs[..., 2], zs[..., 1] - zs[..., 2]
-        az, bz, cz = a0 * dz0 + a1 * dz1, b0 * dz0 + b1 * dz1, c0 * dz0 + c1 * dz1 + zs[..., 2]
-        coef = torch.stack([a0, b0, c0, a1, b1, c1, az, bz, cz, x0, y0], -1).flatten(0, 1)  # [N*T,11]
-        counts = (nx * ny * ok).flatten()  # [N*T]
-        nxf = nx.flatten()
-        num_t = faces.shape[0]
+        counts = nx * ny * w_ok[:, faces].all(-1)  # [N,T]
+        sel = torch.nonzero(counts.flatten()).squeeze(1)  # (image, triangle) pairs that may cover a pixel
         zbuf = torch.full((n_img * height * width,), float("inf"), device=device)
         best = torch.full((n_img * height * width,), -1, dtype=torch.long, device=device)
-        per_image = counts.view(n_img, num_t).sum(1).tolist()
-        start = 0
-        while start < n_img:  # chunks of whole images below max_pairs candidates
-            stop, total = start, 0
-            while stop < n_img and (stop == start or total + per_image[stop] <= self.max_pairs):
-                total += per_image[stop]
-                stop += 1
-            if total:
-                self._scan(coef, counts, nxf, start * num_t, stop * num_t, num_t, height, width, zbuf, best)
-            start = stop
+        if sel.numel():
+            img = torch.div(sel, num_t, rounding_mode="floor")
+            corner = faces[sel - img * num_t]  # [P,3]
+            X0, X1, X2 = xs.flatten(0, 1)[sel].unbind(-1)
+            Y0, Y1, Y2 = ys.flatten(0, 1)[sel].unbind(-1)
+            zs = (p[..., 2] * inv_w)[img[:, None], corner]  # [P,3]
+            # Edge functions l_k(c) = A_k cx + B_k cy + C_k, normalised so l0 + l1 + l2 = 1.
+            area = (X1 - X0) * (Y2 - Y0) - (X2 - X0) * (Y1 - Y0)
+            ok = (area.abs() > 1e-12) & ~((zs > 1).all(-1) | (zs < -1).all(-1))
+            keep = torch.nonzero(ok).squeeze(1)
+            sel, img = sel[keep], img[keep]
+            X0, X1, X2, Y0, Y1, Y2, zs, area = (t[keep] for t in (X0, X1, X2, Y0, Y1, Y2, zs, area))
+            inv_area = 1.0 / area
+            a0, b0, c0 = (Y1 - Y2) * inv_area, (X2 - X1) * inv_area, (X1 * Y2 - X2 * Y1) * inv_area
+            a1, b1, c1 = (Y2 - Y0) * inv_area, (X0 - X2) * inv_area, (X2 * Y0 - X0 * Y2) * inv_area
+            # z is affine in the pixel centre too: z = Z2 + l0 (Z0 - Z2) + l1 (Z1 - Z2).
+            dz0, dz1 = zs[:, 0] - zs[:, 2], zs[:, 1] - zs[:, 2]
+            az, bz, cz = a0 * dz0 + a1 * dz1, b0 * dz0 + b1 * dz1, c0 * dz0 + c1 * dz1 + zs[:, 2]
+            flat_x0, flat_y0 = x0.flatten()[sel], y0.flatten()[sel]
+            coef = torch.stack([a0, b0, c0, a1, b1, c1, az, bz, cz, flat_x0, flat_y0], -1)  # [P,11]
+            cnt, cnx = counts.flatten()[sel], nx.flatten()[sel]
+            tri = sel - img * num_t
+            # Chunks of whole images below max_pairs candidates (pairs are image-major).
+            per_image = torch.zeros(n_img, dtype=torch.long, device=device).index_add_(0, img, cnt).tolist()
+            first = torch.searchsorted(img, torch.arange(n_img + 1, device=device)).tolist()
+            start = 0
+            while start < n_img:
+                stop, total = start, 0
+                while stop < n_img and (stop == start or total + per_image[stop] <= self.max_pairs):
+                    total += per_image[stop]
+                    stop += 1
+                lo, hi = first[start], first[stop]
+                if hi > lo:
+                    self._scan(coef[lo:hi], cnt[lo:hi], cnx[lo:hi], img[lo:hi], tri[lo:hi], height, width, zbuf, best)
+                start = stop
         tri_id = best.view(n_img, height, width)
         depth = torch.where(tri_id >= 0, zbuf.view(n_img, height, width), torch.zeros_like(zbuf.view(n_img, height, width)))
         return tri_id, depth
 
-    def _scan(self, coef, counts, nxf, lo, hi, num_t, height, width, zbuf, best) -> None:
-        """Rasterise candidate pairs of flat (image, triangle) indices lo..hi into zbuf / best."""
-        cnt = counts[lo:hi]
-        ids = torch.nonzero(cnt).squeeze(1)
-        cnt = cnt[ids]
-        ids = ids + lo
-        rep = torch.repeat_interleave(ids, cnt)
+    @staticmethod
+    def _scan(coef, cnt, nxr, img, tri, height, width, zbuf, best) -> None:
+        """Rasterise candidate (image, triangle) pairs — their edge coefficients [P,11], bounding-box
+        pixel counts [P] and widths [P], image and triangle indices [P] — into zbuf / best."""
+        rep = torch.repeat_interleave(torch.arange(cnt.shape[0], device=cnt.device), cnt)
         first = torch.cumsum(cnt, 0) - cnt
         off = torch.arange(rep.shape[0], device=rep.device) - torch.repeat_interleave(first, cnt)
         c = coef[rep]
-        nxr = nxf[rep]
+        nxr = nxr[rep]
         px = c[:, 9].long() + off % nxr
         py = c[:, 10].long() + off // nxr
         cx, cy = px.float() + 0.5, py.float() + 0.5
@@ -143,12 +155,10 @@ class TorchRasterizer:
         z = c[:, 6] * cx + c[:, 7] * cy + c[:, 8]
         inside = (l0 >= 0) & (l1 >= 0) & (l0 + l1 <= 1) & (z >= -1) & (z <= 1)
         rep, px, py, z = rep[inside], px[inside], py[inside], z[inside]
-        img = torch.div(rep, num_t, rounding_mode="floor")
-        tri = rep - img * num_t
-        key = (img * height + py) * width + px
+        key = (img[rep] * height + py) * width + px
         zbuf.scatter_reduce_(0, key, z, reduce="amin")
         win = z <= zbuf[key]
-        best.scatter_reduce_(0, key[win], tri[win], reduce="amax")
+        best.scatter_reduce_(0, key[win], tri[rep][win], reduce="amax")
 
     def rasterize(self, pos: torch.Tensor, faces: torch.Tensor, resolution: tuple[int, int]) -> torch.Tensor:
         """Clip-space positions [N,V,4] and faces [T,3] → rast [N,H,W,4] (u, v, z/w, id+1).
@@ -231,14 +241,13 @@ class TorchRasterizer:
         xh, yh = 0.5 * width, 0.5 * height
         fx = (qx.to(pos.dtype) + 0.5 - xh)[:, None]
         fy = (qy.to(pos.dtype) + 0.5 - yh)[:, None]
-        p = pos[n[:, None], vi]  # [M,3,4] differentiable
-        x = p[..., 0] / p[..., 3] * xh - fx
-        y = p[..., 1] / p[..., 3] * yh - fy
+        sx = pos[..., 0] / pos[..., 3] * xh  # screen coordinates per vertex [N,V], differentiable
+        sy = pos[..., 1] / pos[..., 3] * yh
         with torch.no_grad():
-            o = pos[n[:, None], op]
-            ox = o[..., 0] / o[..., 3] * xh - fx
-            oy = o[..., 1] / o[..., 3] * yh - fy
-            xd, yd = x.detach(), y.detach()
+            sxd, syd = sx.detach(), sy.detach()
+            ox = sxd[n[:, None], op] - fx
+            oy = syd[n[:, None], op] - fy
+            xd, yd = sxd[n[:, None], vi] - fx, syd[n[:, None], vi] - fy
             bb = (xd[:, 1] - xd[:, 0]) * (yd[:, 2] - yd[:, 0]) - (xd[:, 2] - xd[:, 0]) * (yd[:, 1] - yd[:, 0])
             wing = torch.stack(
                 [
@@ -249,6 +258,13 @@ class TorchRasterizer:
                 -1,
             )
             silhouette = _same_sign(wing, bb[:, None])  # [M,3]
+            # Only pairs whose front triangle has a silhouette edge can blend: the rest are dropped here.
+            rim = torch.nonzero(silhouette.any(1)).squeeze(1)
+        if rim.numel() == 0:
+            return color
+        n, vi, d, ds, pix0, pix1, silhouette = (t[rim] for t in (n, vi, d, ds, pix0, pix1, silhouette))
+        x = sx[n[:, None], vi] - fx[rim]
+        y = sy[n[:, None], vi] - fy[rim]
         # 2. Flip x/y for vertical neighbours so the pixel pair always lies along +x.
         down = (d == 1)[:, None]
         x, y = torch.where(down, y, x), torch.where(down, x, y)
@@ -261,7 +277,6 @@ class TorchRasterizer:
             di = torch.argmax(ratio, dim=1)
             rows = torch.arange(di.shape[0], device=di.device)
             good = cross[rows, di] & silhouette[rows, di] & (ey[rows, di].abs() >= ex[rows, di].abs())
-            good &= silhouette.any(1)
         dc = num[rows, di] / torch.where(good, ey[rows, di], torch.ones_like(ey[rows, di]))
         eps = 0.0625
         good = good & (dc.detach() > -eps) & (dc.detach() < 1.0 + eps)

@@ -120,6 +120,9 @@ class ContactShadow:
         f = vertices.shape[0]
         h = (vertices[..., 2] - self.ground_z) / (st.shadow_height * self.size)
         weight = (1.0 - h).clamp(0.0, 1.0) ** 2  # [F,V]
+        near = torch.nonzero((weight > 0).any(0).detach()).squeeze(1)  # vertices that cast a shadow in some frame
+        if near.numel() < weight.shape[1]:  # the rest would only add zeros
+            vertices, weight = vertices[:, near], weight[:, near]
         rel = (vertices[..., :2] - centres[:, None, :2]) / (2 * self.half) * g + (g - 1) / 2  # cell coords
         base = torch.floor(rel.detach())
         frac = rel - base
@@ -133,13 +136,30 @@ class ContactShadow:
                 ok = (cx >= 0) & (cx < g) & (cy >= 0) & (cy < g)
                 idx = torch.where(ok, cy * g + cx, torch.zeros_like(cx))
                 maps = maps.scatter_add(1, idx, weight * wx * wy * ok)
-        maps = maps.view(f, 1, g, g)
+        k = self.blur_kernel(maps.device, maps.dtype)
+        if not torch.is_grad_enabled():  # the same blur as a matrix product, many times faster on the CPU
+            blur = self.blur_matrix(k)
+            return (blur @ maps.view(f, g, g) @ blur.T).view(f, 1, g, g)
+        radius = k.shape[0] // 2
+        maps = torch.nn.functional.conv2d(maps.view(f, 1, g, g), k.view(1, 1, 1, -1), padding=(0, radius))
+        return torch.nn.functional.conv2d(maps, k.view(1, 1, -1, 1), padding=(radius, 0))
+
+    def blur_kernel(self, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
+        """The maps' Gaussian blur along one axis [2r+1] (σ = ``shadow_blur`` × size, truncated at 2.5 σ)."""
+        g, st = self.grid, self.style
         sigma = max(st.shadow_blur * self.size / (2 * self.half / g), 0.5)
         radius = int(math.ceil(2.5 * sigma))
-        k = torch.exp(-0.5 * (torch.arange(-radius, radius + 1, device=maps.device, dtype=maps.dtype) / sigma) ** 2)
-        k = k / k.sum()
-        maps = torch.nn.functional.conv2d(maps, k.view(1, 1, 1, -1), padding=(0, radius))
-        return torch.nn.functional.conv2d(maps, k.view(1, 1, -1, 1), padding=(radius, 0))
+        k = torch.exp(-0.5 * (torch.arange(-radius, radius + 1, device=device, dtype=dtype) / sigma) ** 2)
+        return k / k.sum()
+
+    def blur_matrix(self, kernel: torch.Tensor) -> torch.Tensor:
+        """[G,G] the blur ``kernel`` [2r+1] along one axis as a matrix, zero beyond the map's edges like
+        the convolution's padding: ``B @ map @ Bᵀ`` blurs a map [G,G] along both axes."""
+        g, radius = self.grid, kernel.shape[0] // 2
+        offset = torch.arange(g)[None, :] - torch.arange(g)[:, None] + radius  # [G,G]: row r's tap for column c
+        offset = offset.to(kernel.device)
+        inside = (offset >= 0) & (offset <= 2 * radius)
+        return torch.where(inside, kernel[offset.clamp(0, 2 * radius)], torch.zeros((), dtype=kernel.dtype, device=kernel.device))
 
     def sample(self, maps: torch.Tensor, centres: torch.Tensor, points: torch.Tensor) -> torch.Tensor:
         """Shadow amount in [0,1] at ground points [N,H,W,2] (maps/centres per camera, [N,1,G,G] / [N,3])."""
