@@ -413,7 +413,7 @@ def search_poses(
     with _render_pool(device, config.workers) as (pool, workers):
         target = target.to(device, torch.float32)
         scorer = _Scorer(skeleton, renderer, cameras_for, target, supersample, config.batch, config.appearance, pool, workers)
-        return _search(rig, scorer, base_rotations, base_locations, config, progress, should_cancel, starts)
+        return _search(rig, scorer, base_rotations, base_locations, config, progress, should_cancel, starts, start_weights)
 
 
 def _search(
@@ -425,6 +425,7 @@ def _search(
     progress: Callable[[SearchProgress], None] | None,
     should_cancel: Callable[[], bool] | None,
     starts: tuple[torch.Tensor, torch.Tensor] | None,
+    start_weights: torch.Tensor | None,
 ) -> PoseSearchResult:
     """:func:`search_poses` with its scorer built."""
     device = scorer.renderer.device
