@@ -4,7 +4,7 @@
 #   pose      --config start='pose'                                  (the held pose, 200 SDS steps)
 #   ranked    --config start='pose' --config ranked_start=True       (the ranked start, 200 SDS steps)
 #   ranked1   the same with --config steps=1                         (the ranked start almost as chosen)
-# Returns $OUT/<run>.tgz (and <run>.log) for `python tests/bench/bench_unseen.py --merge s*.json` here.
+# Returns $OUT/<run>.tgz (with its printed lines, lines.log) for `python tests/bench/bench_unseen.py --merge s*.json` here.
 # Defaults: the 24 cases of 4 per family kind and 4 per artist rig; EXTRA (e.g. "--config steps=100")
 # is passed to every run; RUNS_ONLY="pose;ranked" drops the others.
 cd "$(dirname "$0")/../.." || exit 1

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The unseen-rig benchmark in SHARDS parallel shards, no judge; returns $RUN.tgz for --merge.
-# RUNS="name:ARGS;name2:ARGS2" runs several configurations side by side (SHARDS shards each).
+# RUNS="name:ARGS;name2:ARGS2" runs several configurations side by side (SHARDS shards each; at most 8,
+# one $OUT/<name>.tgz each, holding the shards' JSON, clips and printed lines).
 cd "$(dirname "$0")/../.." && source tools/device/_setup.sh
 N=${SHARDS:-8}
 RUNS=${RUNS:-"shards:${BENCH_ARGS:-}"}
@@ -16,8 +17,8 @@ done
 wait
 for spec in "${SPECS[@]}"; do
   run=${spec%%:*}
-  echo "== $run"; grep -h " → " /tmp/b_$run/*.log | sort -n | tee "$OUT/$run.log" | tail -70
+  echo "== $run"; grep -h " → " /tmp/b_$run/*.log | sort -n | tee /tmp/b_$run/lines.log | tail -70
   grep -h -A3 Traceback /tmp/b_$run/*.log | head -20
-  (cd /tmp/b_$run && tar czf "$OUT/$run.tgz" s*.json s*.clips.npz)
+  (cd /tmp/b_$run && tar czf "$OUT/$run.tgz" s*.json s*.clips.npz lines.log)  # one file per run: a call returns at most 8
 done
 ls -la "$OUT"; echo "total $(( $(date +%s) - START ))s"
