@@ -369,3 +369,35 @@ def test_rendering_on_threads_and_remembering_candidates_change_nothing(rig):
     assert torch.allclose(one.errors, two.errors, rtol=1e-5)  # torch's own threads round sums differently
     assert one.renders == two.renders and seen[-1].done == seen[-1].total
     assert two.renders < seen[-1].total * FRAMES  # some candidates were known already
+
+
+def test_the_distillation_weights_the_starts_by_the_motion_the_prompt_was_understood_as(rig):
+    """``SearchSettings.prompt_prior`` reaches the search through the prompt's reading: a drawing of
+    standing keeps standing at 0; at 1 the understood motion's start is always taken."""
+    from types import SimpleNamespace
+
+    renderer = Renderer(rig, SIZE, SIZE, backend="torch", device="cpu")
+    with torch.no_grad():
+        vertices = Skeleton(rig)(neutral_clip(rig, FRAMES))
+        standing = renderer.render(vertices, make_cameras(rig, root_path(vertices), SIZE, SIZE))[:, :3]
+
+    class ReadsAsWave(_DrawsOneVideo):
+        def encode_text(self, prompt, negative_prompt=""):
+            return SimpleNamespace(extra={"motion": "biped/wave"})
+
+    def started(prompt_prior: float) -> str:
+        config = DistillConfig(
+            frames=FRAMES,
+            fps=8.0,
+            keys=FRAMES,
+            steps=0,
+            device="cpu",
+            supersample=1,
+            start="sample",
+            search=SearchSettings(scales=(0.3,), prior_scales=(0.15,), supersample=1, prompt_prior=prompt_prior),
+        )
+        result = distill(rig, "a figure waves", config, ReadsAsWave(standing), init_pose=neutral_clip(rig))
+        return result.extra["search_start"]
+
+    assert started(0.0) == "standing pose"
+    assert started(1.0).startswith("wave (")
