@@ -32,7 +32,7 @@ from .kinematics import Skeleton
 from .losses import foot_joints, foot_skate_loss, ground_penetration_loss, joint_limit_loss, loop_loss, smoothness_loss
 from .motion import MotionClip, MotionParams
 from .rig import RigAsset
-from .start import character_kind, first_frame, held_pose, resolve_sizes, resolve_start, start_from_sample
+from .start import character_kind, first_frame, held_pose, render_as_distilled, resolve_sizes, resolve_start, start_from_sample
 from .understanding import Understanding, require_understood
 
 __all__ = [
@@ -219,7 +219,7 @@ def _distill(
         prior = load_prior("tiny", device=device)
     sds_settings = config.sds if isinstance(getattr(prior, "settings", None), SDSSettings) else None
     config = resolve_sizes(resolve_start(config, prior), prior)
-    from .render import Renderer, make_cameras, root_path
+    from .render import Renderer
 
     t = timer("setup", t_start)
     image_prior = bool(getattr(prior, "image_conditioned", False))  # draws the character it is shown
@@ -268,12 +268,12 @@ def _distill(
         text = replace(text, first_frame=first_frame(rig, params, skeleton, renderer, config, camera_options))
     t = timer("setup", t)
     prior_name = str(getattr(prior, "name", prior))
+
+    def started(phase: str, done: int, total: int, eta: float | None, detail: str) -> None:
+        if callbacks.progress is not None:
+            callbacks.progress(DistillProgress(done, total, {}, eta, phase, detail))
+
     if config.start == "sample":
-
-        def started(phase: str, done: int, total: int, eta: float | None, detail: str) -> None:
-            if callbacks.progress is not None:
-                callbacks.progress(DistillProgress(done, total, {}, eta, phase, detail))
-
         extra |= start_from_sample(
             rig, prior, text, generator, config, params, renderer, camera_options, started, callbacks.should_cancel
         )
@@ -284,12 +284,8 @@ def _distill(
             raise SettingError("ranked_start", f"needs a prior that scores videos by a prompt; '{prior_name}' cannot")
         from .ranked_start import start_from_ranking
 
-        def ranked(phase: str, done: int, total: int, eta: float | None, detail: str) -> None:
-            if callbacks.progress is not None:
-                callbacks.progress(DistillProgress(done, total, {}, eta, phase, detail))
-
         extra |= start_from_ranking(
-            rig, prior, text, config, params, skeleton, renderer, camera_options, ranked, callbacks.should_cancel
+            rig, prior, text, config, params, skeleton, renderer, camera_options, started, callbacks.should_cancel
         )
         parallel.broadcast_parameters([params.rotvec, params.root_offset])  # every rank steps from rank 0's choice
         t = timer("ranked_start", t)
@@ -304,18 +300,7 @@ def _distill(
         joints, tips, vertices = _posed(skeleton, rotations, locations, feet, bone_len)
         t = timer("pose", t)
         # 4. Render what the prior sees.
-        cameras = make_cameras(
-            rig,
-            root_path(vertices),
-            config.height * ss,
-            config.width * ss,
-            mode=config.camera,
-            views=config.views,
-            **camera_options,
-        )
-        rgba = renderer.render(vertices, cameras)  # [F·views,4,H·ss,W·ss]
-        if ss > 1:
-            rgba = torch.nn.functional.avg_pool2d(rgba, ss)  # [F·views,4,H,W], antialiased
+        rgba = render_as_distilled(rig, vertices, renderer, config, camera_options, config.views)  # [F·views,4,H,W]
         video = rgba[:, :3]
         t = timer("render", t)
         # 5. Losses: this process's SDS draws (each with its own generator), then the regularisers.

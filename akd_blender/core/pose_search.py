@@ -273,7 +273,9 @@ class _Scorer:
         views = self.target.shape[0] // frames
         rot_clips = rotations.reshape(copies, frames, *rotations.shape[1:])
         loc_clips = locations.reshape(copies, frames, *locations.shape[1:])
-        keys = [_clip_key(rot_clips[c], loc_clips[c]) for c in range(copies)]
+        rot_host = rot_clips.detach().cpu().contiguous().numpy()  # one copy to the host for all the keys
+        loc_host = loc_clips.detach().cpu().contiguous().numpy()
+        keys = [_clip_key(rot_host[c], loc_host[c]) for c in range(copies)]
         new: dict[bytes, int] = {}
         for c, key in enumerate(keys):
             if key not in self.known and key not in new:
@@ -323,10 +325,10 @@ class _Scorer:
         return err.view(copies, frames, views).sum(-1), verts[..., 2].amin(-1).view(copies, frames)
 
 
-def _clip_key(rotations: torch.Tensor, locations: torch.Tensor) -> bytes:
+def _clip_key(rotations: np.ndarray, locations: np.ndarray) -> bytes:
     """A digest of one candidate's channels [F,J,4], [F,J,3]: equal exactly when their bits are."""
-    digest = hashlib.blake2b(rotations.detach().cpu().contiguous().numpy().tobytes(), digest_size=20)
-    digest.update(locations.detach().cpu().contiguous().numpy().tobytes())
+    digest = hashlib.blake2b(rotations.tobytes(), digest_size=20)
+    digest.update(locations.tobytes())
     return digest.digest()
 
 

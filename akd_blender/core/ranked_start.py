@@ -57,17 +57,10 @@ def render_params(
 ) -> torch.Tensor:
     """``params`` as the loop renders them: video [F·views,3,H,W] in [0,1] at ``config``'s size
     (``renderer`` renders at the supersampled size; the loop's camera rule and views)."""
-    from .render import make_cameras, root_path
+    from .start import render_as_distilled
 
     vertices = skeleton(params.pose_channels())  # [F,V,3] world
-    ss = renderer.height // config.height
-    cameras = make_cameras(
-        rig, root_path(vertices), renderer.height, renderer.width, mode=config.camera, views=config.views, **camera_options
-    )
-    rgba = renderer.render(vertices, cameras)
-    if ss > 1:
-        rgba = torch.nn.functional.avg_pool2d(rgba, ss)
-    return rgba[:, :3]
+    return render_as_distilled(rig, vertices, renderer, config, camera_options, config.views)[:, :3]
 
 
 def offsets_of(params: MotionParams, rotations: torch.Tensor) -> torch.Tensor:

@@ -79,6 +79,24 @@ def character_kind(rig: RigAsset) -> str | None:
         return None
 
 
+def render_as_distilled(
+    rig: RigAsset, vertices: torch.Tensor, renderer, config: DistillConfig, camera_options: dict, views: int = 1
+) -> torch.Tensor:
+    """Skinned vertices [F,V,3] (world) rendered as the distillation renders them: the loop's camera
+    rule (``config.camera``, ``views`` per frame) at ``renderer``'s supersampled size, area-downsampled
+    to ``config``'s size. Returns RGBA [F·views,4,H,W] in [0,1]."""
+    from .render import make_cameras, root_path
+
+    cameras = make_cameras(
+        rig, root_path(vertices), renderer.height, renderer.width, mode=config.camera, views=views, **camera_options
+    )
+    rgba = renderer.render(vertices, cameras)
+    ss = renderer.height // config.height
+    if ss > 1:
+        rgba = torch.nn.functional.avg_pool2d(rgba, ss)
+    return rgba
+
+
 @torch.no_grad()
 def first_frame(
     rig: RigAsset, params: MotionParams, skeleton, renderer, config: DistillConfig, camera_options: dict
@@ -87,16 +105,9 @@ def first_frame(
     distillation renders it: [3,H,W] in [0,1] at ``config``'s size (``renderer`` renders at the
     supersampled size), from the camera of a one-frame clip of that pose (what an image prior is
     asked to animate)."""
-    from .render import make_cameras, root_path
-
     rotations, locations = params.pose_channels()
     vertices = skeleton((rotations[:1], locations[:1]))  # [1,V,3]
-    cameras = make_cameras(rig, root_path(vertices), renderer.height, renderer.width, mode=config.camera, **camera_options)
-    rgba = renderer.render(vertices, cameras)
-    ss = renderer.height // config.height
-    if ss > 1:
-        rgba = torch.nn.functional.avg_pool2d(rgba, ss)
-    return rgba[0, :3]
+    return render_as_distilled(rig, vertices, renderer, config, camera_options)[0, :3]
 
 
 def search_size(height: int, width: int, max_side: int) -> tuple[int, int]:
