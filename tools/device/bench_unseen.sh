@@ -2,6 +2,7 @@
 # The unseen-rig benchmark in SHARDS parallel shards, no judge; returns $RUN.tgz for --merge.
 # RUNS="name:ARGS;name2:ARGS2" runs several configurations side by side (SHARDS shards each; at most 8,
 # one $OUT/<name>.tgz each, holding the shards' JSON, clips and printed lines).
+# SCRIPT=tests/bench/bench_robustness.py runs the appearance-drift bench the same way (same arguments).
 cd "$(dirname "$0")/../.." && source tools/device/_setup.sh
 N=${SHARDS:-8}
 RUNS=${RUNS:-"shards:${BENCH_ARGS:-}"}
@@ -9,7 +10,7 @@ IFS=';' read -ra SPECS <<< "$RUNS"
 for spec in "${SPECS[@]}"; do
   run=${spec%%:*}; args=${spec#*:}; mkdir -p /tmp/b_$run
   for k in $(seq 0 $((N - 1))); do
-    OMP_NUM_THREADS=${THREADS:-2} timeout $(( START + ${LIMIT:-540} - $(date +%s) )) python3 tests/bench/bench_unseen.py \
+    OMP_NUM_THREADS=${THREADS:-2} timeout $(( START + ${LIMIT:-540} - $(date +%s) )) python3 ${SCRIPT:-tests/bench/bench_unseen.py} \
       --per-kind ${PER_KIND:-12} --per-artist ${PER_ARTIST:-8} --shard $k/$N --no-judge --device cuda \
       --artists ${ARTISTS:-bench_out/artists} --out /tmp/b_$run/s$k.json $args > /tmp/b_$run/$k.log 2>&1 &
   done

@@ -4,16 +4,19 @@ the ones it was trained on (:attr:`~.motions.MotionSpec.phrasings`).
 The teacher is never trained on these and the quality benchmark never prompts with them. They were
 written blind to the held-out phrasings: the writer saw only the training phrasings and a line on
 what each motion looks like, and was asked for 12 varied wordings per motion (subjects, verbs,
-lengths, styles). A prompt is matched to a motion by its best few wordings on average (see
+lengths, styles); :mod:`.verb_wordings` adds 14 more per motion, written the same way with the verb
+varied above all. A prompt is matched to a motion by its best few wordings on average (see
 :func:`akd_blender.core.priors.tiny_model.text.understand`); with these the sentence encoder's
 liking for the subject noun ("a wolf …") no longer decides the motion.
 """
 
 from __future__ import annotations
 
+from .verb_wordings import VERB_WORDINGS
+
 __all__ = ["EXTRA_WORDINGS"]
 
-EXTRA_WORDINGS: dict[tuple[str, str], tuple[str, ...]] = {
+_BLIND_WORDINGS: dict[tuple[str, str], tuple[str, ...]] = {
     ("biped", "walk"): (
         "a woman strolls along",
         "an old man walking slowly down the street",
@@ -528,4 +531,9 @@ EXTRA_WORDINGS: dict[tuple[str, str], tuple[str, ...]] = {
         "a mantis putting up its dukes",
     ),
 }
-"""(character, motion label) → extra wordings (lower case, no trailing punctuation)."""
+
+EXTRA_WORDINGS: dict[tuple[str, str], tuple[str, ...]] = {
+    key: _BLIND_WORDINGS.get(key, ()) + VERB_WORDINGS.get(key, ()) for key in {**_BLIND_WORDINGS, **VERB_WORDINGS}
+}
+"""(character, motion label) → extra wordings (lower case, no trailing punctuation): the 12 per motion
+above, then the verb-led ones of :mod:`.verb_wordings`."""
