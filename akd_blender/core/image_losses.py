@@ -149,7 +149,8 @@ def match_first_frame(
     foreign = ((alpha < 0.5) & far).to(video.dtype)
     values = torch.cat([rendered, foreign[:, None]], 1)  # [P,4]
     pixels = apply_colour_map(video.permute(0, 2, 3, 1).reshape(-1, 3), mapping)
-    codes = (pixels * (levels - 1)).round().long() @ torch.tensor([levels * levels, levels, 1], device=video.device)
+    steps = (pixels * (levels - 1)).round().long()
+    codes = (steps[:, 0] * levels + steps[:, 1]) * levels + steps[:, 2]  # no integer matmul: CUDA has none
     unique, where = torch.unique(codes, return_inverse=True)
     colours = torch.stack([unique // (levels * levels), unique // levels % levels, unique % levels], 1).to(video.dtype) / (
         levels - 1

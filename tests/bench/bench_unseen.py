@@ -216,7 +216,11 @@ def distil_case(
     if search:
         config = replace(config, search=replace(config.search, **search))
     if settings:
-        config = replace(config, **settings)
+        nested = {k: v for k, v in settings.items() if "." in k}  # e.g. sds.t_max=0.5: a field of a field
+        config = replace(config, **{k: v for k, v in settings.items() if "." not in k})
+        for key, value in nested.items():
+            outer, inner = key.split(".", 1)
+            config = replace(config, **{outer: replace(getattr(config, outer), **{inner: value})})
     result = run_request(JobRequest(rig, case.prompt, config), prior=prior)
     seconds = time.time() - t0
     clip = result.clip
@@ -343,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="FIELD=VALUE",
-        help="a DistillConfig field to change, as a Python literal (e.g. start='pose'); repeatable",
+        help="a DistillConfig field to change, as a Python literal (e.g. start='pose', sds.t_max=0.5); repeatable",
     )
     ap.add_argument("--bar", type=float, default=0.0, help="exit 1 when the recovered share is below this")
     ap.add_argument("--shard", default="0/1", help="K/N: run cases K, K+N, K+2N … only")

@@ -111,3 +111,13 @@ def test_matched_search_fits_a_drawing_whose_ground_was_repainted(rig, renderer)
     assert hand_error("rgb") > 0.8
     assert hand_error("matched") < 0.7
     DistillConfig(search=SearchSettings(appearance="matched")).validate()
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_the_recolouring_runs_on_cuda_as_on_the_cpu(rig, renderer):
+    rgba = _rgba(rig, renderer, _arm_rising(rig))
+    drawing = _cast(_repainted(rgba))
+    on_cpu = match_first_frame(drawing, rgba[:1])
+    on_gpu = match_first_frame(drawing.cuda(), rgba[:1].cuda())
+    for a, b in zip(on_cpu, on_gpu):
+        assert torch.allclose(a, b.cpu(), atol=1e-3)
