@@ -14,7 +14,9 @@ if any, beats the standing pose, and the search then refines every bone from the
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, replace
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 import torch
@@ -64,10 +66,17 @@ def prior_starts(
     ``phases`` start phases and both directions, at the library's base amplitude and the rig's own
     facing; duplicates (a phase or direction a motion ignores) are dropped. Empty when the rig's roles
     cannot be read or its kind has no library motions (a serpent): the search then starts from the
-    standing pose alone."""
+    standing pose alone. The starts of the last :data:`STARTS_KEPT` rigs (by content, at those
+    settings) are kept and returned again without playing the library (the clips are shared: read
+    them, do not change them)."""
     from .procedural.library import motions_for
     from .roles import find_roles
 
+    cache_key = (_rig_digest(rig), int(frames), float(fps), tuple(float(v) for v in speeds), int(phases))
+    with _STARTS_LOCK:
+        if cache_key in _STARTS:
+            _STARTS.move_to_end(cache_key)
+            return list(_STARTS[cache_key])
     try:
         roles = find_roles(rig)
         specs = motions_for(roles.kind)
@@ -80,7 +89,37 @@ def prior_starts(
             if key not in seen:
                 seen.add(key)
                 out.append(start)
+    with _STARTS_LOCK:
+        _STARTS[cache_key] = tuple(out)
+        while len(_STARTS) > STARTS_KEPT:
+            _STARTS.popitem(last=False)
     return out
+
+
+STARTS_KEPT: int = 4
+"""How many rigs' starts :func:`prior_starts` keeps (the most recently used): a second distillation of
+the same character at the same length and rate reuses them instead of playing the library again."""
+
+_STARTS: OrderedDict[tuple, tuple[PriorStart, ...]] = OrderedDict()
+_STARTS_LOCK = threading.Lock()
+
+_LOOK_ONLY = {"texture", "uvs", "vertex_colors", "warnings", "name", "mesh_names"}  # fields no start depends on
+
+
+def _rig_digest(rig: RigAsset) -> bytes:
+    """A digest of every field of ``rig`` that its starts depend on (its bones, mesh, skinning and
+    placement; not its colours or names)."""
+    digest = hashlib.sha1()
+    for field in fields(rig):
+        if field.name in _LOOK_ONLY:
+            continue
+        value = getattr(rig, field.name)
+        digest.update(field.name.encode())
+        if isinstance(value, np.ndarray):
+            digest.update(str((value.dtype, value.shape)).encode() + np.ascontiguousarray(value).tobytes())
+        else:
+            digest.update(repr(value).encode())
+    return digest.digest()
 
 
 def _motion_starts(

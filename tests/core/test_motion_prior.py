@@ -77,6 +77,21 @@ def test_a_body_without_readable_roles_gets_no_starts():
     assert prior_starts(no_skin, FRAMES, FPS) == []
 
 
+def test_a_second_call_for_the_same_rig_reuses_its_starts_and_another_rig_gets_its_own(rig, starts):
+    from akd_blender.core import motion_prior
+
+    again = prior_starts(biped(), FRAMES, FPS, speeds=(1.0,), phases=2)  # another object, same content
+    assert [s.name for s in again] == [s.name for s in starts]
+    assert all(a.clip is b.clip for a, b in zip(again, starts))  # kept, not played again
+    coloured = replace(rig, vertex_colors=np.zeros_like(rig.vertex_colors), name="Recoloured")
+    assert prior_starts(coloured, FRAMES, FPS, speeds=(1.0,), phases=2)[0].clip is starts[0].clip
+    taller = replace(rig, rest_matrices=rig.rest_matrices * np.array([1.0, 1.0, 1.0, 1.0])[None, None])
+    taller.rest_matrices[:, 2, 3] *= 1.5  # the bones' rest heads raised: another body
+    other = prior_starts(taller, FRAMES, FPS, speeds=(1.0,), phases=2)
+    assert other[0].clip is not starts[0].clip
+    assert len(motion_prior._STARTS) <= motion_prior.STARTS_KEPT
+
+
 def test_channels_reproduce_each_start_as_the_search_poses_it(rig, starts):
     rest = MotionClip.rest(rig, FRAMES, FPS)
     base_rotations, base_locations = rest.pose_channels()
