@@ -27,6 +27,7 @@ from .motion import MotionParams
 from .pose_search import continuous_rotvecs, keys_from_frames
 from .rig import RigAsset
 from .rotations import quat_multiply, quat_to_rotvec
+from .start import StartProgress, eta_seconds, render_as_distilled
 
 __all__ = [
     "RANK_DRAWS",
@@ -57,8 +58,6 @@ def render_params(
 ) -> torch.Tensor:
     """``params`` as the loop renders them: video [F·views,3,H,W] in [0,1] at ``config``'s size
     (``renderer`` renders at the supersampled size; the loop's camera rule and views)."""
-    from .start import render_as_distilled
-
     vertices = skeleton(params.pose_channels())  # [F,V,3] world
     return render_as_distilled(rig, vertices, renderer, config, camera_options, config.views)[:, :3]
 
@@ -127,7 +126,7 @@ def score_candidates(
     skeleton,
     renderer,
     camera_options: dict,
-    progress: Callable[[str, int, int, float | None, str], None] | None = None,
+    progress: StartProgress | None = None,
     should_cancel: Callable[[], bool] | None = None,
 ) -> torch.Tensor:
     """Each candidate written into the parameters in turn, rendered (:func:`render_params`) and scored
@@ -152,7 +151,7 @@ def score_candidates(
             scores.append(prior.prompt_scores(torch.stack(videos), text, generator=generator, draws=RANK_DRAWS))
             if progress is not None:
                 done, seconds = min(lo + RANK_BATCH, total), time.perf_counter() - began
-                progress("search", done, total, seconds / done * (total - done), "ranking starts by the prompt")
+                progress("search", done, total, eta_seconds(seconds, done, total), "ranking starts by the prompt")
     finally:
         candidates.apply(0)
     candidates.scores = torch.cat(scores).float()
@@ -169,7 +168,7 @@ def start_from_ranking(
     skeleton,
     renderer,
     camera_options: dict,
-    progress: Callable[[str, int, int, float | None, str], None] | None = None,
+    progress: StartProgress | None = None,
     should_cancel: Callable[[], bool] | None = None,
 ) -> dict:
     """Start "pose" with ``ranked_start``: :func:`candidates_for` the held pose in ``params``, scored by

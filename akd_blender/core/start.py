@@ -22,8 +22,10 @@ __all__ = [
     "held_pose",
     "start_from_sample",
     "StartProgress",
+    "eta_seconds",
     "character_kind",
     "first_frame",
+    "render_as_distilled",
 ]
 
 
@@ -124,7 +126,8 @@ StartProgress = Callable[[str, int, int, float | None, str], None]
 clips scored, :class:`~akd_blender.core.pose_search.SearchProgress`), detail e.g. "sweep 2/6 · hips"."""
 
 
-def _eta(seconds: float, done: int, total: int) -> float | None:
+def eta_seconds(seconds: float, done: int, total: int) -> float | None:
+    """Seconds left at the pace so far: ``seconds`` spent on ``done`` of ``total`` (None before any)."""
     return seconds / done * (total - done) if done > 0 else None
 
 
@@ -160,13 +163,15 @@ def start_from_sample(
 
     def drawn(done: int, total: int) -> None:
         if progress is not None:
-            progress("draw", done, total, _eta(time.perf_counter() - began, done, total), f"step {done}/{total}")
+            progress("draw", done, total, eta_seconds(time.perf_counter() - began, done, total), f"step {done}/{total}")
         if should_cancel is not None and should_cancel():
             raise Cancelled(f"drawing cancelled at step {done} of {total}")
 
     def searched(p: SearchProgress) -> None:
         if progress is not None:
-            progress("search", p.done, p.total, _eta(p.seconds, p.done, p.total), f"sweep {p.sweep + 1}/{p.sweeps} · {p.stage}")
+            progress(
+                "search", p.done, p.total, eta_seconds(p.seconds, p.done, p.total), f"sweep {p.sweep + 1}/{p.sweeps} · {p.stage}"
+            )
 
     video = prior.sample(text, generator=generator, guidance=search.guidance, steps=search.steps, progress=drawn)
     video = video.to(device, torch.float32)  # [Fp,3,h,w] in [0,1]
