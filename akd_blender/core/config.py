@@ -40,7 +40,7 @@ CAMERA_MODES: tuple[str, ...] = ("follow", "fixed", "orbit")
 START_MODES: tuple[str, ...] = ("auto", "pose", "sample")
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
 SDS_MODES: tuple[str, ...] = ("target", "score")
-SEARCH_APPEARANCES: tuple[str, ...] = ("rgb", "normalised", "matched")
+SEARCH_APPEARANCES: tuple[str, ...] = ("rgb", "normalised", "matched", "calibrated")
 TARGET_SPACES: tuple[str, ...] = ("pixel", "latent")
 INTERPOLATIONS: tuple[str, ...] = ("cubic", "linear")
 # How a job keys its new action: "sparse" (key reduction within an error bound) or "dense" (every frame)
@@ -202,7 +202,9 @@ class SearchSettings:
             (each image's colour channels standardised first: a drawing whose colours or brightness
             drifted from the render) or "matched" (the drawing recoloured into the render's colours
             through its first frame, a ground the render lacks ignored but for the character's
-            coverage; :class:`~akd_blender.core.pose_search.SearchConfig`).
+            coverage) or "calibrated" (the drawing's colours through one affine map that turns its
+            first frame into the render's: a colour cast or brightness change undone;
+            :class:`~akd_blender.core.pose_search.SearchConfig`).
         motion_prior: the search may begin from a motion of the character's kind (the motion library
             played on its bone roles, :mod:`~akd_blender.core.motion_prior`) when one matches the
             drawing better than the standing pose (True); False: always from the standing pose.
@@ -212,6 +214,10 @@ class SearchSettings:
             other and with the standing pose (0: the drawing alone decides; 1: such a start is always
             taken). Where the drawing shows a small motion faintly (a tail wag, a peck) the standing
             pose otherwise matches it about as well.
+        stabilise: take the drawing's camera shake out before the fit (True): consecutive frames are
+            registered and each frame's offset from the camera's smoothed path, when it is more than
+            :data:`~akd_blender.core.stabilise.SHAKE_THRESHOLD` pixels, is undone
+            (:func:`~akd_blender.core.stabilise.stabilised`).
     """
 
     guidance: float = 6.0
@@ -224,6 +230,7 @@ class SearchSettings:
     motion_prior: bool = True
     prior_scales: tuple[float, ...] | None = (1.0, 0.6, 0.3, 0.15)
     prompt_prior: float = 0.25
+    stabilise: bool = True
 
 
 @dataclass

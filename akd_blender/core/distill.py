@@ -95,7 +95,7 @@ class DistillResult:
     backward, optimiser); ``config``: the settings used; ``extra``: plain facts for the report — what the prior
     understood the prompt as (the embedded teacher: ``understood_as``, ``motion``, ``similarity``) and the
     sample-then-fit start's figures (search_error_start / search_error per frame, search_renders,
-    sample_frames, search_start: the motion-prior start the search began from, or "standing pose"; with
+    sample_frames, drawing_shake, search_start: the motion-prior start the search began from, or "standing pose"; with
     ``ranked_start`` search_start is the start the prompt ranked best, with ranked_starts, ranked_score,
     ranked_margin, ranked_runner_up: :func:`~akd_blender.core.ranked_start.start_from_ranking`)."""
 

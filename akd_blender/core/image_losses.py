@@ -20,6 +20,8 @@ __all__ = [
     "colour_map",
     "apply_colour_map",
     "match_first_frame",
+    "calibrate_to_first_frame",
+    "gaussian_blur",
 ]
 
 
@@ -93,6 +95,23 @@ def apply_colour_map(colours: torch.Tensor, mapping: torch.Tensor) -> torch.Tens
     return (torch.cat([colours, torch.ones_like(colours[:, :1])], 1) @ mapping).clamp(0.0, 1.0)
 
 
+def calibrate_to_first_frame(video: torch.Tensor, render: torch.Tensor, first: int = 1, ridge: float = 1e-4) -> torch.Tensor:
+    """A drawing [N,3,H,W] in [0,1] put through the one affine colour map (:func:`colour_map`) that best
+    turns its first ``first`` images into the render ``render`` [first,4,H,W] (RGB + alpha) of the same
+    pose from the same cameras, fitted on every pixel but the render's outline (character, ground and
+    sky alike; ``ridge`` as there): a colour cast, a brightness or a contrast change of the whole drawing is undone, its
+    shapes are left as they are. Returns [N,3,H,W] in [0,1]."""
+    if render.shape[0] != first or render.shape[1] != 4 or render.shape[-2:] != video.shape[-2:]:
+        raise ValueError(f"render must be [{first},4,{video.shape[-2]},{video.shape[-1]}], got {tuple(render.shape)}")
+    drawn = video[:first].permute(0, 2, 3, 1).reshape(-1, 3)
+    rendered = render[:, :3].permute(0, 2, 3, 1).reshape(-1, 3)
+    alpha = render[:, 3].reshape(-1)
+    pure = (alpha < 0.02) | (alpha > 0.98)  # outline pixels blend character and ground: no pairs
+    mapping = colour_map(drawn[pure], rendered[pure], ridge=ridge)
+    mapped = apply_colour_map(video.permute(0, 2, 3, 1).reshape(-1, 3), mapping)
+    return mapped.view(video.shape[0], video.shape[2], video.shape[3], 3).permute(0, 3, 1, 2).contiguous()
+
+
 def match_first_frame(
     video: torch.Tensor,
     render: torch.Tensor,
@@ -160,3 +179,16 @@ def match_first_frame(
     )
     out = looked[where].view(video.shape[0], video.shape[2], video.shape[3], 4).permute(0, 3, 1, 2)
     return out[:, :3].clamp(0.0, 1.0).contiguous(), out[:, 3:].contiguous()
+
+
+def gaussian_blur(video: torch.Tensor, sigma: float) -> torch.Tensor:
+    """Separable Gaussian blur of [N,C,H,W] with ``sigma`` pixels (reflect padding)."""
+    radius = max(1, math.ceil(3 * sigma))
+    x = torch.arange(-radius, radius + 1, dtype=video.dtype, device=video.device)
+    kernel = torch.exp(-0.5 * (x / sigma) ** 2)
+    kernel = kernel / kernel.sum()
+    c = video.shape[1]
+    out = F.pad(video, (radius, radius, 0, 0), mode="reflect")
+    out = F.conv2d(out, kernel.view(1, 1, 1, -1).expand(c, 1, 1, -1), groups=c)
+    out = F.pad(out, (0, 0, radius, radius), mode="reflect")
+    return F.conv2d(out, kernel.view(1, 1, -1, 1).expand(c, 1, -1, 1), groups=c)

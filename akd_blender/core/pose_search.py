@@ -29,7 +29,7 @@ import torch
 
 from .config import SEARCH_APPEARANCES
 from .errors import Cancelled
-from .image_losses import match_first_frame, multiscale_errors, standardise
+from .image_losses import calibrate_to_first_frame, match_first_frame, multiscale_errors, standardise
 from .kinematics import Skeleton
 from .motion import interpolation_basis
 from .render import Cameras, Renderer, concat_cameras, root_path
@@ -105,7 +105,10 @@ class SearchConfig:
         "matched" (the target recoloured into the render's colours through its first frame, which shows
         the base pose, :func:`~akd_blender.core.image_losses.match_first_frame`; where the drawing shows
         a ground or sky the render lacks, only the character's coverage there is penalised, at
-        ``FOREIGN_COVER_WEIGHT`` per pixel).
+        ``FOREIGN_COVER_WEIGHT`` per pixel) or "calibrated" (the target's colours through the one affine
+        map that turns its first frame into the render of the base pose,
+        :func:`~akd_blender.core.image_losses.calibrate_to_first_frame`: a colour cast or a brightness
+        change of the whole drawing undone).
     """
 
     scales: tuple[float, ...] = (2.4, 1.6, 1.0, 0.6, 0.3, 0.15)
@@ -259,6 +262,15 @@ class _Scorer:
         self.known.clear()
         self.kept = 1 - self.foreign
         self.target = self.kept * recoloured  # compared with the candidates' kept colours only
+
+    def calibrate_to(self, rotations: torch.Tensor, locations: torch.Tensor) -> None:
+        """Map the target's colours onto the render's through its first frame, which shows the poses
+        [F,J,4], [F,J,3] (:func:`~akd_blender.core.image_losses.calibrate_to_first_frame`)."""
+        frames = rotations.shape[0]
+        views = self.target.shape[0] // frames
+        _, rgba = self._render(rotations, locations, frames)
+        self.target = calibrate_to_first_frame(self.target, rgba[:views], first=views)
+        self.known.clear()
 
     def errors(self, rotations: torch.Tensor, locations: torch.Tensor, frames: int) -> torch.Tensor:
         """Candidate poses [C·F,J,4], [C·F,J,3] (candidate-major) → errors [C,F] against the target
@@ -438,6 +450,8 @@ def _search(
     base_rot, base_loc = rot.clone(), loc.clone()
     if config.appearance == "matched":
         scorer.match_to(rot, loc)
+    elif config.appearance == "calibrated":
+        scorer.calibrate_to(rot, loc)
     free = np.flatnonzero(~rig.rotation_locks.all(axis=1))
     root = int(rig.root_indices[0])
     root_axes = torch.as_tensor(

@@ -149,13 +149,17 @@ def start_from_sample(
     prompt was understood as, :func:`~akd_blender.core.pose_search.search_config_for`), and the fitted
     per-frame offsets become ``params``' keys (in place). ``progress`` is told of each drawing step and
     each batch the search scores; ``should_cancel`` is checked after each drawing step and before each
-    search pass (True raises :class:`~akd_blender.core.errors.Cancelled`). Returns figures for the
-    report: image error per frame before / after (``search_error_start``, ``search_error``),
-    ``search_renders``, ``sample_frames``, ``search_start`` (the motion-prior start the search began
-    from, :func:`~akd_blender.core.motion_prior.prior_starts`, or "standing pose")."""
+    search pass (True raises :class:`~akd_blender.core.errors.Cancelled`). With
+    ``config.search.stabilise`` the drawing's camera shake is taken out before the fit
+    (:func:`~akd_blender.core.stabilise.stabilised`). Returns figures for the report: image error per
+    frame before / after (``search_error_start``, ``search_error``), ``search_renders``,
+    ``sample_frames``, ``search_start`` (the motion-prior start the search began from,
+    :func:`~akd_blender.core.motion_prior.prior_starts`, or "standing pose"), ``drawing_shake`` (the
+    drawing's camera shake, root-mean-square pixels at the search's size)."""
     from .motion_prior import prior_starts, prompt_start_weights, starts_as_channels
     from .pose_search import SearchProgress, keys_from_frames, search_config_for, search_poses, smooth_frames
     from .render import make_cameras
+    from .stabilise import stabilised
 
     search = config.search
     device = params.rotvec.device
@@ -178,6 +182,9 @@ def start_from_sample(
     fit = search_size(config.height, config.width, search.max_side)
     if video.shape[-2:] != fit:
         video = torch.nn.functional.interpolate(video, size=fit, mode="area")
+    shake = 0.0
+    if search.stabilise:
+        video, shake = stabilised(video)
     frames = video.shape[0]
     motion = (getattr(text, "extra", None) or {}).get("motion")
     starts = prior_starts(rig, frames, float(getattr(prior, "fps", None) or config.fps)) if search.motion_prior else []
@@ -213,5 +220,6 @@ def start_from_sample(
         "search_error_start": float(result.start_errors.mean()),
         "search_error": float(result.errors.mean()),
         "search_renders": result.renders,
+        "drawing_shake": shake,
         "search_start": starts[result.start].name if result.start >= 0 else "standing pose",
     }

@@ -47,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
 from akd_blender.core.config import SEARCH_APPEARANCES  # noqa: E402
+from akd_blender.core.image_losses import gaussian_blur  # noqa: E402
 from akd_blender.core.motion import MotionClip  # noqa: E402
 from tests.bench.bench_unseen import (  # noqa: E402
     DEFAULT_ARTISTS,
@@ -56,6 +57,7 @@ from tests.bench.bench_unseen import (  # noqa: E402
     judge_case,
     load_case_rig,
     make_cases,
+    search_fields,
 )
 
 ALLOWED_DROP = 5.0  # points of judged-right rate a change may cost
@@ -70,19 +72,6 @@ def colour(video: torch.Tensor, generator: torch.Generator, style) -> torch.Tens
 
 def brightness(video: torch.Tensor, generator: torch.Generator, style) -> torch.Tensor:
     return (0.8 * video + 0.2).clamp(0, 1)
-
-
-def gaussian_blur(video: torch.Tensor, sigma: float) -> torch.Tensor:
-    """Separable Gaussian blur of [N,C,H,W] with ``sigma`` pixels (reflect padding)."""
-    radius = max(1, math.ceil(3 * sigma))
-    x = torch.arange(-radius, radius + 1, dtype=video.dtype, device=video.device)
-    kernel = torch.exp(-0.5 * (x / sigma) ** 2)
-    kernel = kernel / kernel.sum()
-    c = video.shape[1]
-    out = F.pad(video, (radius, radius, 0, 0), mode="reflect")
-    out = F.conv2d(out, kernel.view(1, 1, 1, -1).expand(c, 1, 1, -1), groups=c)
-    out = F.pad(out, (0, 0, radius, radius), mode="reflect")
-    return F.conv2d(out, kernel.view(1, 1, -1, 1).expand(c, 1, -1, 1), groups=c)
 
 
 def blur(video: torch.Tensor, generator: torch.Generator, style) -> torch.Tensor:
@@ -281,6 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--appearance", default="rgb", choices=SEARCH_APPEARANCES, help="the pose search's comparison (SearchSettings)"
     )
+    ap.add_argument(
+        "--search", action="append", default=[], metavar="FIELD=VALUE", help="another SearchSettings field (e.g. stabilise=False)"
+    )
     ap.add_argument("--shard", default="0/1", help="K/N: run fits K, K+N, K+2N … of the (case, change) list only")
     ap.add_argument("--merge", nargs="+", help="shard JSON files: judge their saved clips into one table")
     ap.add_argument("--no-judge", action="store_true", help="distil and save the clips only (judge later with --merge)")
@@ -302,6 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"unknown perturbation {unknown[0]!r} (of {', '.join(CHANGES)})")
     cases = make_cases(args.per_kind, args.per_artist, artists, tuple(n for n in args.artist_names.split(",") if n))
+    search = search_fields(args.search)
     k, n = (int(x) for x in args.shard.split("/"))
     runs = [(case, name) for case in cases for name in names][k::n]
     from akd_blender.core.priors import load_prior
@@ -317,7 +310,9 @@ def main(argv: list[str] | None = None) -> int:
         rig, _ = load_case_rig(case, artists)
         t0 = time.time()
         with perturbed(prior, name, rig, case.seed):
-            row, clip = distil_case(case, artists, prior, device, args.gt, args.search_steps, {"appearance": args.appearance})
+            row, clip = distil_case(
+                case, artists, prior, device, args.gt, args.search_steps, {"appearance": args.appearance, **search}
+            )
         row = {**row, "perturbation": name, "appearance": args.appearance, "seconds": round(time.time() - t0, 2)}
         clips[clip_key(name, case.seed)] = clip
         if judge is not None:
@@ -325,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(row)
         print(
             f"{case.seed:3d} {case.source}/{case.kind} {case.label:12s} {name:10s} → {row.get('judged')}, "
-            f"dist {row['joint_distance']:.3f} vs rest {row['rest_distance']:.3f}",
+            f"dist {row['joint_distance']:.3f} vs rest {row['rest_distance']:.3f}, shake {row.get('shake') or 0:.2f} px",
             flush=True,
         )
         if judge is None:  # a shard cut short by a time limit keeps the fits it finished

@@ -236,6 +236,7 @@ def distil_case(
         "understood_motion": result.facts.get("motion"),
         "understood": result.facts.get("understood"),
         "start": result.facts.get("search_start"),
+        "shake": result.facts.get("drawing_shake"),
         "seconds": round(seconds, 2),
     }
     for key in ("ranked_margin", "ranked_runner_up"):  # start "pose" with ranked_start: the prompt's choice
