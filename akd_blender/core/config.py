@@ -229,7 +229,7 @@ class SearchSettings:
     appearance: str = "rgb"
     motion_prior: bool = True
     prior_scales: tuple[float, ...] | None = (1.0, 0.6, 0.3, 0.15)
-    prompt_prior: float = 0.25
+    prompt_prior: float = 0.5
     stabilise: bool = True
 
 
