@@ -40,7 +40,7 @@ CAMERA_MODES: tuple[str, ...] = ("follow", "fixed", "orbit")
 START_MODES: tuple[str, ...] = ("auto", "pose", "sample")
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
 SDS_MODES: tuple[str, ...] = ("target", "score")
-SEARCH_APPEARANCES: tuple[str, ...] = ("rgb", "normalised", "matched", "calibrated")
+SEARCH_APPEARANCES: tuple[str, ...] = ("rgb", "normalised", "matched", "calibrated", "auto")
 TARGET_SPACES: tuple[str, ...] = ("pixel", "latent")
 INTERPOLATIONS: tuple[str, ...] = ("cubic", "linear")
 # How a job keys its new action: "sparse" (key reduction within an error bound) or "dense" (every frame)
@@ -203,8 +203,9 @@ class SearchSettings:
             drifted from the render) or "matched" (the drawing recoloured into the render's colours
             through its first frame, a ground the render lacks ignored but for the character's
             coverage) or "calibrated" (the drawing's colours through one affine map that turns its
-            first frame into the render's: a colour cast or brightness change undone;
-            :class:`~akd_blender.core.pose_search.SearchConfig`).
+            first frame into the render's: a colour cast or brightness change undone) or "auto"
+            ("calibrated" where that map explains the first frame's difference from the render, else
+            "rgb"; :class:`~akd_blender.core.pose_search.SearchConfig`).
         motion_prior: the search may begin from a motion of the character's kind (the motion library
             played on its bone roles, :mod:`~akd_blender.core.motion_prior`) when one matches the
             drawing better than the standing pose (True); False: always from the standing pose.

@@ -95,12 +95,26 @@ def apply_colour_map(colours: torch.Tensor, mapping: torch.Tensor) -> torch.Tens
     return (torch.cat([colours, torch.ones_like(colours[:, :1])], 1) @ mapping).clamp(0.0, 1.0)
 
 
-def calibrate_to_first_frame(video: torch.Tensor, render: torch.Tensor, first: int = 1, ridge: float = 1e-4) -> torch.Tensor:
+CALIBRATION_GAIN = 0.75
+"""``explained_only``: the map must take the first frame's difference from the render below this share."""
+CALIBRATION_RESIDUAL = 0.06
+"""``explained_only``: and leave at most this mean absolute difference (RGB in [0,1])."""
+
+
+def calibrate_to_first_frame(
+    video: torch.Tensor, render: torch.Tensor, first: int = 1, ridge: float = 1e-4, explained_only: bool = False
+) -> torch.Tensor:
     """A drawing [N,3,H,W] in [0,1] put through the one affine colour map (:func:`colour_map`) that best
     turns its first ``first`` images into the render ``render`` [first,4,H,W] (RGB + alpha) of the same
     pose from the same cameras, fitted on every pixel but the render's outline (character, ground and
-    sky alike; ``ridge`` as there): a colour cast, a brightness or a contrast change of the whole drawing is undone, its
-    shapes are left as they are. Returns [N,3,H,W] in [0,1]."""
+    sky alike; ``ridge`` as there): a colour cast, a brightness or a contrast change of the whole
+    drawing is undone, its shapes are left as they are.
+
+    ``explained_only``: ``video`` itself is returned unless the map explains the first images'
+    difference from the render: it takes their mean absolute difference down to less than
+    :data:`CALIBRATION_GAIN` of what it was and to at most :data:`CALIBRATION_RESIDUAL`. A drawing that
+    already matches gains too little; one whose ground or texture was redrawn keeps too much.
+    Returns [N,3,H,W] in [0,1]."""
     if render.shape[0] != first or render.shape[1] != 4 or render.shape[-2:] != video.shape[-2:]:
         raise ValueError(f"render must be [{first},4,{video.shape[-2]},{video.shape[-1]}], got {tuple(render.shape)}")
     drawn = video[:first].permute(0, 2, 3, 1).reshape(-1, 3)
@@ -109,7 +123,13 @@ def calibrate_to_first_frame(video: torch.Tensor, render: torch.Tensor, first: i
     pure = (alpha < 0.02) | (alpha > 0.98)  # outline pixels blend character and ground: no pairs
     mapping = colour_map(drawn[pure], rendered[pure], ridge=ridge)
     mapped = apply_colour_map(video.permute(0, 2, 3, 1).reshape(-1, 3), mapping)
-    return mapped.view(video.shape[0], video.shape[2], video.shape[3], 3).permute(0, 3, 1, 2).contiguous()
+    mapped = mapped.view(video.shape[0], video.shape[2], video.shape[3], 3).permute(0, 3, 1, 2).contiguous()
+    if explained_only:
+        before = float((video[:first] - render[:, :3]).abs().mean())
+        after = float((mapped[:first] - render[:, :3]).abs().mean())
+        if after >= CALIBRATION_GAIN * before or after > CALIBRATION_RESIDUAL:
+            return video
+    return mapped
 
 
 def match_first_frame(

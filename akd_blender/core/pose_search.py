@@ -108,7 +108,9 @@ class SearchConfig:
         ``FOREIGN_COVER_WEIGHT`` per pixel) or "calibrated" (the target's colours through the one affine
         map that turns its first frame into the render of the base pose,
         :func:`~akd_blender.core.image_losses.calibrate_to_first_frame`: a colour cast or a brightness
-        change of the whole drawing undone).
+        change of the whole drawing undone) or "auto" ("calibrated" where the calibration explains
+        the first frame, ``explained_only``; else "rgb": a drawing whose first frame already matches,
+        or whose ground was redrawn, is compared as it is).
     """
 
     scales: tuple[float, ...] = (2.4, 1.6, 1.0, 0.6, 0.3, 0.15)
@@ -263,14 +265,17 @@ class _Scorer:
         self.kept = 1 - self.foreign
         self.target = self.kept * recoloured  # compared with the candidates' kept colours only
 
-    def calibrate_to(self, rotations: torch.Tensor, locations: torch.Tensor) -> None:
+    def calibrate_to(self, rotations: torch.Tensor, locations: torch.Tensor, explained_only: bool = False) -> None:
         """Map the target's colours onto the render's through its first frame, which shows the poses
-        [F,J,4], [F,J,3] (:func:`~akd_blender.core.image_losses.calibrate_to_first_frame`)."""
+        [F,J,4], [F,J,3] (:func:`~akd_blender.core.image_losses.calibrate_to_first_frame`, with
+        ``explained_only`` as there)."""
         frames = rotations.shape[0]
         views = self.target.shape[0] // frames
         _, rgba = self._render(rotations, locations, frames)
-        self.target = calibrate_to_first_frame(self.target, rgba[:views], first=views)
-        self.known.clear()
+        mapped = calibrate_to_first_frame(self.target, rgba[:views], first=views, explained_only=explained_only)
+        if mapped is not self.target:
+            self.target = mapped
+            self.known.clear()
 
     def errors(self, rotations: torch.Tensor, locations: torch.Tensor, frames: int) -> torch.Tensor:
         """Candidate poses [C·F,J,4], [C·F,J,3] (candidate-major) → errors [C,F] against the target
@@ -450,8 +455,8 @@ def _search(
     base_rot, base_loc = rot.clone(), loc.clone()
     if config.appearance == "matched":
         scorer.match_to(rot, loc)
-    elif config.appearance == "calibrated":
-        scorer.calibrate_to(rot, loc)
+    elif config.appearance in ("calibrated", "auto"):
+        scorer.calibrate_to(rot, loc, explained_only=config.appearance == "auto")
     free = np.flatnonzero(~rig.rotation_locks.all(axis=1))
     root = int(rig.root_indices[0])
     root_axes = torch.as_tensor(

@@ -161,3 +161,27 @@ def test_calibrated_search_fits_a_brightened_drawing_as_the_pose_it_shows(rig, r
     assert hand_error("rgb") > 1.0
     assert hand_error("calibrated") < 0.7
     DistillConfig(search=SearchSettings(appearance="calibrated")).validate()
+
+
+def test_auto_calibrates_only_where_one_colour_map_explains_the_first_frame(rig, renderer):
+    """ "auto" maps a brightened or colour-cast drawing as "calibrated" does, and leaves an unchanged
+    drawing or one whose ground was redrawn (which one map cannot explain) as it is ("rgb")."""
+    rgba = _rgba(rig, renderer, _arm_rising(rig))
+    for drawing in (_brightened(rgba[:, :3]), _cast(rgba[:, :3])):
+        assert torch.equal(
+            calibrate_to_first_frame(drawing, rgba[:1], explained_only=True), calibrate_to_first_frame(drawing, rgba[:1])
+        )
+    for drawing in (rgba[:, :3], _repainted(rgba)):
+        assert calibrate_to_first_frame(drawing, rgba[:1], explained_only=True) is drawing
+    repainted = _repainted(rgba)  # "calibrated" maps it all the same
+    assert float((calibrate_to_first_frame(repainted, rgba[:1]) - repainted).abs().mean()) > 0.02
+    rotations, locations = neutral_clip(rig, FRAMES).pose_channels()
+
+    def found(drawing: torch.Tensor, appearance: str) -> torch.Tensor:
+        config = SearchConfig(scales=(0.6,), appearance=appearance)
+        cameras = lambda p: make_cameras(rig, p, SIZE, SIZE)  # noqa: E731
+        return search_poses(rig, drawing, rotations, locations, renderer, cameras, config=config).rotvec
+
+    bright = _brightened(rgba[:, :3])  # the search takes the mapped drawing: "auto" finds what "calibrated" finds
+    assert torch.equal(found(bright, "auto"), found(bright, "calibrated"))
+    assert not torch.equal(found(bright, "rgb"), found(bright, "calibrated"))

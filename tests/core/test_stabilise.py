@@ -71,7 +71,14 @@ def test_a_shaken_drawing_is_steadied(walk):
 def test_the_distillation_reports_the_drawing_shake_and_can_leave_it(rig, walk):
     drawing = shifted(walk, _shake(FRAMES))
     config = DistillConfig(
-        frames=FRAMES, fps=8.0, keys=FRAMES, steps=0, device="cpu", supersample=2, start="sample", search=SearchSettings(scales=())
+        frames=FRAMES,
+        fps=8.0,
+        keys=FRAMES,
+        steps=0,
+        device="cpu",
+        supersample=2,
+        start="sample",
+        search=SearchSettings(scales=()),
     )
     steadied = distill(rig, "a person walks", config, _DrawsOneVideo(drawing), init_pose=neutral_clip(rig))
     assert steadied.extra["drawing_shake"] > SHAKE_THRESHOLD
