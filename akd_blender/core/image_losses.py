@@ -102,13 +102,23 @@ CALIBRATION_RESIDUAL = 0.06
 
 
 def calibrate_to_first_frame(
-    video: torch.Tensor, render: torch.Tensor, first: int = 1, ridge: float = 1e-4, explained_only: bool = False
+    video: torch.Tensor,
+    render: torch.Tensor,
+    first: int = 1,
+    ridge: float = 1e-4,
+    explained_only: bool = False,
+    by: str = "moments",
 ) -> torch.Tensor:
-    """A drawing [N,3,H,W] in [0,1] put through the one affine colour map (:func:`colour_map`) that best
-    turns its first ``first`` images into the render ``render`` [first,4,H,W] (RGB + alpha) of the same
-    pose from the same cameras, fitted on every pixel but the render's outline (character, ground and
-    sky alike; ``ridge`` as there): a colour cast, a brightness or a contrast change of the whole
-    drawing is undone, its shapes are left as they are.
+    """A drawing [N,3,H,W] in [0,1] put through one affine colour map that turns its first ``first``
+    images into the render ``render`` [first,4,H,W] (RGB + alpha) of the same pose from the same
+    cameras, read on every pixel but the render's outline (character, ground and sky alike): a colour
+    cast, a brightness or a contrast change of the whole drawing is undone, its shapes are left as
+    they are.
+
+    ``by``: "moments" (default), each channel's gain and offset that give the drawn pixels the
+    render's mean and standard deviation (gain within 1/4 to 4); "pairs", the least-squares map from
+    each drawn pixel to the render's pixel at the same place (:func:`colour_map`, ``ridge`` as
+    there), which a drawing not exactly on the render's pixels pulls toward lower contrast.
 
     ``explained_only``: ``video`` itself is returned unless the map explains the first images'
     difference from the render: it takes their mean absolute difference down to less than
@@ -121,7 +131,14 @@ def calibrate_to_first_frame(
     rendered = render[:, :3].permute(0, 2, 3, 1).reshape(-1, 3)
     alpha = render[:, 3].reshape(-1)
     pure = (alpha < 0.02) | (alpha > 0.98)  # outline pixels blend character and ground: no pairs
-    mapping = colour_map(drawn[pure], rendered[pure], ridge=ridge)
+    if by == "pairs":
+        mapping = colour_map(drawn[pure], rendered[pure], ridge=ridge)
+    elif by == "moments":
+        gain = (rendered[pure].std(0) / drawn[pure].std(0).clamp_min(1e-6)).clamp(0.25, 4.0)
+        offset = rendered[pure].mean(0) - gain * drawn[pure].mean(0)
+        mapping = torch.cat([torch.diag(gain), offset[None]])
+    else:
+        raise ValueError(f"by must be 'moments' or 'pairs', not {by!r}")
     mapped = apply_colour_map(video.permute(0, 2, 3, 1).reshape(-1, 3), mapping)
     mapped = mapped.view(video.shape[0], video.shape[2], video.shape[3], 3).permute(0, 3, 1, 2).contiguous()
     if explained_only:

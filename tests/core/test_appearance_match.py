@@ -136,6 +136,13 @@ def test_calibration_undoes_a_brightness_change_of_the_whole_drawing(rig, render
         assert float((back - rgba[:, :3]).pow(2).mean()) < 0.05 * raw
     same = calibrate_to_first_frame(rgba[:, :3], rgba[:1])  # an unchanged drawing stays as it is
     assert float((same - rgba[:, :3]).abs().max()) < 0.02
+    moved = torch.roll(_brightened(rgba[:, :3]), 2, dims=-1)  # drawn 2 px off the render's pixels
+    by_moments, by_pairs = (calibrate_to_first_frame(moved, rgba[:1], by=by) for by in ("moments", "pairs"))
+    contrast = float(torch.roll(rgba[:, :3], 2, dims=-1).std())
+    assert abs(float(by_moments.std()) - contrast) < 0.05 * contrast  # the spread the render has
+    assert float(by_pairs.std()) < 0.9 * contrast  # paired pixels that do not line up shrink it
+    with pytest.raises(ValueError, match="by must be"):
+        calibrate_to_first_frame(rgba[:, :3], rgba[:1], by="histogram")
     with pytest.raises(ValueError, match="render must be"):
         calibrate_to_first_frame(rgba[:, :3], rgba[:1, :3])
 
