@@ -202,8 +202,8 @@ class SearchSettings:
             (each image's colour channels standardised first: a drawing whose colours or brightness
             drifted from the render) or "matched" (the drawing recoloured into the render's colours
             through its first frame, a ground the render lacks ignored but for the character's
-            coverage) or "calibrated" (the drawing's colours through one affine map that turns its
-            first frame into the render's: a colour cast or brightness change undone) or "auto"
+            coverage) or "calibrated" (the drawing's colours through the per-channel gain and offset
+            that give its first frame the render's: a colour cast or brightness change undone) or "auto"
             ("calibrated" where that map explains the first frame's difference from the render, else
             "rgb"; :class:`~akd_blender.core.pose_search.SearchConfig`).
         motion_prior: the search may begin from a motion of the character's kind (the motion library

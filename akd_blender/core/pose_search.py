@@ -105,8 +105,8 @@ class SearchConfig:
         "matched" (the target recoloured into the render's colours through its first frame, which shows
         the base pose, :func:`~akd_blender.core.image_losses.match_first_frame`; where the drawing shows
         a ground or sky the render lacks, only the character's coverage there is penalised, at
-        ``FOREIGN_COVER_WEIGHT`` per pixel) or "calibrated" (the target's colours through the one affine
-        map that turns its first frame into the render of the base pose,
+        ``FOREIGN_COVER_WEIGHT`` per pixel) or "calibrated" (the target's colours through the affine map,
+        per channel by default, that turns its first frame into the render of the base pose,
         :func:`~akd_blender.core.image_losses.calibrate_to_first_frame`: a colour cast or a brightness
         change of the whole drawing undone) or "auto" ("calibrated" where the calibration explains
         the first frame, ``explained_only``; else "rgb": a drawing whose first frame already matches,
