@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from ...kinematics import Skeleton
+from ...kinematics import Skeleton, skinning_matrices
 from ...motion import MotionClip
 from ...rig import RigAsset
 from ...rotations import matrix_to_quat, quat_to_matrix, quat_to_rotvec, rotvec_to_quat
@@ -181,15 +181,37 @@ def _subtree_mask(rig: RigAsset, bone: int) -> np.ndarray:
     return mask
 
 
-def lowest_heights(rig: RigAsset, clip: MotionClip, up: np.ndarray, carrier: int) -> np.ndarray:
-    """Height along ``up`` [F] of the lowest skinned vertex carried by the ``carrier`` bone's subtree
-    (armature units), posed by ``clip`` with the project's FK + LBS."""
+@lru_cache(maxsize=16)
+def _carried_skin(rig: RigAsset, carrier: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Linear blend skinning of the vertices carried by the ``carrier`` bone's subtree (weights > 0.5
+    on it; every weighted vertex when none is) as one product: (blend [Vc,4·Jd] = each deform bone's
+    weight × the vertex's rest [x, y, z, 1], rest share [Vc,3] = the vertex × its weight missing from
+    1), float64, the deform bones in :class:`~akd_blender.core.kinematics.Skeleton`'s order."""
     weights = rig.weights[:, _subtree_mask(rig, carrier)].sum(1)
     carried = weights > 0.5
     if not carried.any():
         carried = rig.weights.sum(1) > 0
-    verts = _skeleton(rig)(clip.pose_channels(torch.float64), space="armature").numpy()
-    return (verts[:, carried] @ up).min(axis=1)
+    skeleton = _skeleton(rig)
+    w = skeleton.weights[torch.as_tensor(carried)]  # [Vc,Jd]
+    rest = skeleton.vertices[torch.as_tensor(carried)]  # [Vc,3]
+    homogeneous = torch.cat([rest, torch.ones_like(rest[:, :1])], 1)  # [Vc,4]
+    blend = (w[:, :, None] * homogeneous[:, None, :]).flatten(1)
+    return blend, (1.0 - w.sum(1, keepdim=True)) * rest
+
+
+def lowest_heights(rig: RigAsset, clip: MotionClip, up: np.ndarray, carrier: int) -> np.ndarray:
+    """Height along ``up`` [F] of the lowest skinned vertex carried by the ``carrier`` bone's subtree
+    (armature units), posed by ``clip`` with the project's FK + LBS (only the heights are formed:
+    each frame's skinning matrices' rows along ``up`` times :func:`_carried_skin`)."""
+    skeleton = _skeleton(rig)
+    blend, rest_share = _carried_skin(rig, carrier)
+    pose = skeleton.pose_matrices(*clip.pose_channels(torch.float64))
+    deform = skeleton.deform_bones
+    skin = skinning_matrices(pose[:, deform], skeleton.rest_inverse[deform])  # [F,Jd,4,4]
+    axis = torch.as_tensor(up, dtype=torch.float64)
+    rows = torch.einsum("c,fjck->fjk", axis, skin[:, :, :3, :])  # [F,Jd,4]: (up · R | up · t) per bone
+    heights = rows.flatten(1) @ blend.T + rest_share @ axis  # [F,Vc]
+    return heights.amin(1).numpy()
 
 
 class BodyPose:
