@@ -28,6 +28,8 @@ __all__ = [
     "SettingError",
     "SDSSettings",
     "SearchSettings",
+    "RedrawSettings",
+    "POSE_REDRAW_NOISE",
     "DistillConfig",
     "config_from_dict",
     "Tunable",
@@ -234,6 +236,31 @@ class SearchSettings:
     stabilise: bool = True
 
 
+POSE_REDRAW_NOISE: tuple[float, ...] = (0.9, 0.7, 0.5)
+"""The redraw rounds' noise levels from a held pose (:attr:`RedrawSettings.noise` None, start "pose")."""
+
+
+@dataclass(frozen=True)
+class RedrawSettings:
+    """Iterated targets (SDEdit): rounds of "render the motion as it stands → noise it to ``t`` → the
+    prior denoises it for the prompt (:meth:`~akd_blender.core.priors.base.SDSPrior.redraw`) → the
+    pose search fits the rig to that redrawn video", one round per noise level, in order.
+
+    Attributes:
+        noise: each round's noise level, a fraction of the schedule in (0, 1] (1: a new drawing of
+            the scene; low: the motion's details only), high to low; None: :data:`POSE_REDRAW_NOISE`
+            from a held pose (start "pose", with a prior that can redraw) and none after a drawn
+            video; (): no rounds. The denoising uses the drawing's guidance and, from ``t``, that
+            fraction of its steps (:class:`SearchSettings`).
+        scales: the search's sweep angles (radians) in a round that begins from the motion as it
+            stands (the standing pose and the library motions compete with it as in the drawn start;
+            a round they win sweeps as that start does).
+    """
+
+    noise: tuple[float, ...] | None = None
+    scales: tuple[float, ...] = (0.6, 0.3, 0.15)
+
+
 @dataclass
 class DistillConfig:
     """Settings of one distillation (defaults suit the embedded teacher on a CPU).
@@ -253,6 +280,8 @@ class DistillConfig:
             (the prior draws a video for the prompt, the pose search fits the rig's pose to each of its
             frames without gradients, and SDS steps, if any, refine from there).
         search: :class:`SearchSettings` of that start.
+        redraw: :class:`RedrawSettings`: rounds of redrawn targets after the start, each fitted by
+            the pose search (by default three from a held pose, none after a drawn video).
         ranked_start: with start "pose", begin the steps from the best of the character's kind's
             library motions (:mod:`~akd_blender.core.motion_prior`, and the held pose itself) as the
             prior ranks their renders by the prompt (:mod:`~akd_blender.core.ranked_start`, a
@@ -301,6 +330,7 @@ class DistillConfig:
     device: str = "auto"
     start: str = "auto"
     search: SearchSettings = field(default_factory=SearchSettings)
+    redraw: RedrawSettings = field(default_factory=RedrawSettings)
     ranked_start: bool = False
     keys: int | None = None
     interpolation: str = "cubic"
@@ -328,10 +358,16 @@ class DistillConfig:
         """Raise :class:`SettingError` naming the first bad field (the CUDA check imports torch)."""
         if self.steps is not None and self.steps < 0:
             raise SettingError("steps", f"must be at least 0 (got {self.steps})")
-        if self.steps == 0 and self.start == "pose":
+        if self.steps == 0 and self.start == "pose" and self.redraw.noise == ():
             raise SettingError(
-                "steps", "must be at least 1, or 0 with start 'sample' or 'auto' (from a pose only the steps move it)"
+                "steps",
+                "must be at least 1, or 0 with start 'sample' or 'auto' or with redraw rounds (without them only the steps move a pose)",
             )
+        for t in self.redraw.noise or ():
+            if not (0.0 < t <= 1.0):
+                raise SettingError("redraw.noise", f"levels must be in (0, 1] (got {t})")
+        if not self.redraw.scales or any(not (a > 0 and math.isfinite(a)) for a in self.redraw.scales):
+            raise SettingError("redraw.scales", f"must be positive angles (got {self.redraw.scales})")
         if self.frames is not None and self.frames < 2:
             raise SettingError("frames", f"must be at least 2 (got {self.frames})")
         if not (self.fps > 0 and math.isfinite(self.fps)):
@@ -375,14 +411,14 @@ class DistillConfig:
 
 def config_from_dict(data: dict) -> DistillConfig:
     """A DistillConfig from :meth:`DistillConfig.as_dict` output (e.g. a report's "config"); unknown
-    keys are ignored, ``"sds"`` and ``"search"`` may be dicts."""
+    keys are ignored, ``"sds"``, ``"search"`` and ``"redraw"`` may be dicts."""
     names = {f.name for f in fields(DistillConfig)}
     values = {k: v for k, v in data.items() if k in names}
-    for key, cls in (("sds", SDSSettings), ("search", SearchSettings)):
+    for key, cls in (("sds", SDSSettings), ("search", SearchSettings), ("redraw", RedrawSettings)):
         if isinstance(values.get(key), dict):
             known = {f.name for f in fields(cls)}
             nested = {k: v for k, v in values[key].items() if k in known}
-            for name in ("scales", "prior_scales"):  # JSON lists back to the tuples the dataclass holds
+            for name in ("scales", "prior_scales", "noise"):  # JSON lists back to the tuples the dataclass holds
                 if nested.get(name) is not None:
                     nested[name] = tuple(nested[name])
             values[key] = cls(**nested)

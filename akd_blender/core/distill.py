@@ -1,5 +1,10 @@
 """The SDS distillation loop: a prompt and a rig → a MotionClip.
 
+Before the steps the motion starts from the held pose, a drawn video fitted by the pose search
+(start "sample") or a prompt-ranked library motion, and then goes through the redraw rounds
+(``config.redraw``: the prior redraws the render of the motion from a noise level, the search fits
+it; by default three from a held pose).
+
 One step::
 
     MotionParams ──pose_channels──▶ FK (once) ──▶ joints, foot tips, skinned vertices [F,V,3] (world)
@@ -32,7 +37,16 @@ from .kinematics import Skeleton
 from .losses import foot_joints, foot_skate_loss, ground_penetration_loss, joint_limit_loss, loop_loss, smoothness_loss
 from .motion import MotionClip, MotionParams
 from .rig import RigAsset
-from .start import character_kind, first_frame, held_pose, render_as_distilled, resolve_sizes, resolve_start, start_from_sample
+from .start import (
+    character_kind,
+    first_frame,
+    held_pose,
+    redraw_rounds,
+    render_as_distilled,
+    resolve_sizes,
+    resolve_start,
+    start_from_sample,
+)
 from .understanding import Understanding, require_understood
 
 __all__ = [
@@ -289,6 +303,12 @@ def _distill(
         )
         parallel.broadcast_parameters([params.rotvec, params.root_offset])  # every rank steps from rank 0's choice
         t = timer("ranked_start", t)
+    if config.redraw.noise:
+        extra |= redraw_rounds(
+            rig, prior, text, generator, config, params, skeleton, renderer, camera_options, started, callbacks.should_cancel
+        )
+        parallel.broadcast_parameters([params.rotvec, params.root_offset])  # every rank steps from rank 0's fit
+        t = timer("redraw", t)
     loop_start = time.perf_counter()
 
     for step in range(config.steps):

@@ -142,6 +142,7 @@ class MotionParams(torch.nn.Module):
         if base.num_frames != frames or not base.matches(rig):
             raise ValueError("MotionParams: base clip does not match the rig and frame count")
         self.bone_names, self.fps, self.frame_start = rig.bone_names, fps, frame_start
+        self.interpolation = interpolation  # how the keys are interpolated (interpolation_basis)
         keys = keys or frames
         free = np.flatnonzero(~rig.rotation_locks.all(axis=1))
         roots = rig.root_indices

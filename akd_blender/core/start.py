@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from .config import DistillConfig
+from .config import POSE_REDRAW_NOISE, DistillConfig
 from .errors import Cancelled, InputError
 from .motion import MotionClip, MotionParams
 from .rig import RigAsset
@@ -21,6 +21,9 @@ __all__ = [
     "resolve_sizes",
     "held_pose",
     "start_from_sample",
+    "redraw_rounds",
+    "fit_to_video",
+    "motion_at",
     "StartProgress",
     "eta_seconds",
     "character_kind",
@@ -34,17 +37,25 @@ def _name(prior) -> str:
 
 
 def resolve_start(config: DistillConfig, prior) -> DistillConfig:
-    """``config`` with ``start`` ("auto" → "sample" if ``prior`` can draw, else "pose") and ``steps``
-    (None → 0 after a drawn video, 200 from a pose) decided. InputError: "sample" with a prior that
-    cannot draw, or 0 steps from a pose."""
+    """``config`` with ``start`` ("auto" → "sample" if ``prior`` can draw, else "pose"), the redraw
+    rounds (``redraw.noise`` None → :data:`~akd_blender.core.config.POSE_REDRAW_NOISE` from a pose when
+    ``prior`` can redraw, else none) and ``steps`` (None → 0 after a drawn video or redraw rounds, 200
+    from a pose without them) decided. InputError: "sample" with a prior that cannot draw, redraw
+    rounds with one that cannot redraw, or 0 steps from a pose without rounds."""
     can_draw = callable(getattr(prior, "sample", None))
+    can_redraw = callable(getattr(prior, "redraw", None))
     start = ("sample" if can_draw else "pose") if config.start == "auto" else config.start
     if start == "sample" and not can_draw:
         raise InputError(f"distill: start 'sample' needs a prior that can draw videos; '{_name(prior)}' cannot")
-    steps = (0 if start == "sample" else 200) if config.steps is None else config.steps
-    if steps == 0 and start == "pose":
-        raise InputError(f"distill: steps 0 needs start 'sample'; '{_name(prior)}' cannot draw")
-    return replace(config, start=start, steps=steps)
+    noise = config.redraw.noise
+    if noise is None:
+        noise = POSE_REDRAW_NOISE if start == "pose" and can_redraw else ()
+    if noise and not can_redraw:
+        raise InputError(f"distill: redraw rounds need a prior that can redraw a video; '{_name(prior)}' cannot")
+    steps = (0 if start == "sample" or noise else 200) if config.steps is None else config.steps
+    if steps == 0 and start == "pose" and not noise:
+        raise InputError(f"distill: steps 0 needs start 'sample' or redraw rounds; '{_name(prior)}' can do neither")
+    return replace(config, start=start, steps=steps, redraw=replace(config.redraw, noise=tuple(float(t) for t in noise)))
 
 
 def resolve_sizes(config: DistillConfig, prior) -> DistillConfig:
@@ -145,17 +156,142 @@ def start_from_sample(
     should_cancel: Callable[[], bool] | None = None,
 ) -> dict:
     """Sample-then-fit start: the prior draws a video for the prompt, the pose search fits each of its
-    frames (rendering with ``renderer`` resized to the search's size; settings for the motion the
-    prompt was understood as, :func:`~akd_blender.core.pose_search.search_config_for`), and the fitted
-    per-frame offsets become ``params``' keys (in place). ``progress`` is told of each drawing step and
-    each batch the search scores; ``should_cancel`` is checked after each drawing step and before each
-    search pass (True raises :class:`~akd_blender.core.errors.Cancelled`). With
-    ``config.search.stabilise`` the drawing's camera shake is taken out before the fit
-    (:func:`~akd_blender.core.stabilise.stabilised`). Returns figures for the report: image error per
+    frames (:func:`fit_to_video`), and the fitted per-frame offsets become ``params``' keys (in
+    place). ``progress`` is told of each drawing step and each batch the search scores;
+    ``should_cancel`` is checked after each drawing step and before each search pass (True raises
+    :class:`~akd_blender.core.errors.Cancelled`). Returns figures for the report: image error per
     frame before / after (``search_error_start``, ``search_error``), ``search_renders``,
     ``sample_frames``, ``search_start`` (the motion-prior start the search began from,
     :func:`~akd_blender.core.motion_prior.prior_starts`, or "standing pose"), ``drawing_shake`` (the
     drawing's camera shake, root-mean-square pixels at the search's size)."""
+    search = config.search
+    drawn = _drawing_progress(progress, should_cancel, "")
+    video = prior.sample(text, generator=generator, guidance=search.guidance, steps=search.steps, progress=drawn)
+    facts = fit_to_video(
+        rig,
+        text,
+        video,
+        config,
+        params,
+        renderer,
+        camera_options,
+        float(getattr(prior, "fps", None) or config.fps),
+        progress,
+        should_cancel,
+    )
+    return {"sample_frames": facts.pop("frames"), **facts}
+
+
+@torch.no_grad()
+def redraw_rounds(
+    rig: RigAsset,
+    prior,
+    text,
+    generator,
+    config: DistillConfig,
+    params: MotionParams,
+    skeleton,
+    renderer,
+    camera_options: dict,
+    progress: StartProgress | None = None,
+    should_cancel: Callable[[], bool] | None = None,
+) -> dict:
+    """Iterated targets (``config.redraw``, SDEdit): for each noise level ``t`` of
+    ``config.redraw.noise`` the motion in ``params`` as it stands is rendered as the distillation
+    renders it, at the prior's frame count, the prior redraws that video from ``t`` for the prompt
+    (:meth:`~akd_blender.core.priors.base.SDSPrior.redraw`, the drawing's guidance and steps) and the
+    pose search fits the redrawn video (:func:`fit_to_video`, the motion as it stands one of its
+    starts, swept at ``config.redraw.scales``); the fit becomes ``params``' keys (in place).
+    ``progress`` phases "draw" and "search" with the round in the detail ("round 2/3 · …").
+    Returns figures for the report: ``redraw_rounds``, the last round's ``search_error_start`` /
+    ``search_error`` / ``search_renders`` (summed over rounds) / ``drawing_shake``, and
+    ``redraw_starts`` (each round's start, "; "-joined: "motion so far", a library start or "standing pose")."""
+    noise = tuple(config.redraw.noise or ())
+    frames = int(getattr(prior, "frames", 0) or config.frames)
+    fps = float(getattr(prior, "fps", None) or config.fps * frames / max(config.frames, 1))
+    facts: dict = {"redraw_rounds": len(noise)}
+    starts, renders = [], 0
+    for i, t in enumerate(noise):
+        label = f"round {i + 1}/{len(noise)} · "
+        rotations, locations, root = motion_at(params, frames)
+        moved = bool(params.rotvec.detach().abs().max() > 0 or params.root_offset.detach().abs().max() > 0)
+        video = render_as_distilled(rig, skeleton((rotations, locations)), renderer, config, camera_options)[:, :3]
+        drawn = _drawing_progress(progress, should_cancel, label)
+        target = prior.redraw(video, text, float(t), generator, config.search.guidance, config.search.steps, drawn)
+        current = (rotations[None], root[None]) if moved else None
+        fitted = fit_to_video(
+            rig, text, target, config, params, renderer, camera_options, fps, progress, should_cancel, current, label
+        )
+        renders += fitted["search_renders"]
+        starts.append(fitted["search_start"])
+        facts |= {k: fitted[k] for k in ("search_error_start", "search_error", "drawing_shake")}
+    if noise:
+        facts |= {"search_renders_redraw": renders, "redraw_starts": "; ".join(starts)}
+    return facts
+
+
+def _drawing_progress(progress: StartProgress | None, should_cancel: Callable[[], bool] | None, label: str):
+    """A drawing's ``progress(done, total)``: reports phase "draw" and checks for cancelling."""
+    began = time.perf_counter()
+
+    def drawn(done: int, total: int) -> None:
+        if progress is not None:
+            progress("draw", done, total, eta_seconds(time.perf_counter() - began, done, total), f"{label}step {done}/{total}")
+        if should_cancel is not None and should_cancel():
+            raise Cancelled(f"drawing cancelled at step {done} of {total}")
+
+    return drawn
+
+
+def motion_at(params: MotionParams, frames: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``params``' motion sampled at ``frames`` evenly spaced times over its span (first and last on
+    its first and last key, as :func:`~akd_blender.core.pose_search.keys_from_frames` reads them), on
+    top of its held first frame: rotations [frames,J,4], locations [frames,J,3] and the root's offset
+    [frames,3] (armature space), detached."""
+    from .motion import interpolation_basis
+    from .rotations import quat_multiply, rotvec_to_quat
+
+    keys = params.rotvec.shape[0]
+    basis = torch.as_tensor(
+        interpolation_basis(frames, keys, params.interpolation), dtype=torch.float32, device=params.rotvec.device
+    )
+    offsets = torch.einsum("fk,kbc->fbc", basis, params.rotvec.detach()) * params.axis_mask
+    base = params.base_rotations[:1].expand(frames, -1, -1)
+    free = params.free_bones
+    rotations = base.index_copy(1, free, quat_multiply(base[:, free], rotvec_to_quat(offsets)))
+    root = basis @ params.root_offset.detach()  # [frames,3] armature space
+    root_local = torch.einsum("rji,fj->fri", params.root_axes, root)
+    locations = params.base_locations[:1].expand(frames, -1, -1).index_add(1, params.root_bones, root_local)
+    return rotations, locations, root
+
+
+@torch.no_grad()
+def fit_to_video(
+    rig: RigAsset,
+    text,
+    video: torch.Tensor,
+    config: DistillConfig,
+    params: MotionParams,
+    renderer,
+    camera_options: dict,
+    fps: float,
+    progress: StartProgress | None = None,
+    should_cancel: Callable[[], bool] | None = None,
+    current: tuple[torch.Tensor, torch.Tensor] | None = None,
+    label: str = "",
+) -> dict:
+    """The pose search fits ``params`` to ``video`` [Fp,3,h,w] in [0,1] (``fps`` its frame rate) and
+    writes the fit into ``params``' keys (in place).
+
+    The video is area-downsampled to the search's size and, with ``config.search.stabilise``, its
+    camera shake taken out (:func:`~akd_blender.core.stabilise.stabilised`). The search (settings for
+    the motion the prompt was understood as, :func:`~akd_blender.core.pose_search.search_config_for`)
+    renders with ``renderer`` resized to its size and begins from the best of the standing pose, the
+    library motions of the rig's kind (``config.search.motion_prior``, the understood motion favoured
+    by ``prompt_prior``) and ``current`` (a motion as the search's channels: rotations [1,Fp,J,4] and
+    root offsets [1,Fp,3], e.g. :func:`motion_at`; then the sweeps after a start are
+    ``config.redraw.scales``). Returns ``frames``, ``search_error_start``, ``search_error``,
+    ``search_renders``, ``drawing_shake`` and ``search_start`` ("motion so far" for ``current``)."""
     from .motion_prior import prior_starts, prompt_start_weights, starts_as_channels
     from .pose_search import SearchProgress, keys_from_frames, search_config_for, search_poses, smooth_frames
     from .render import make_cameras
@@ -163,21 +299,17 @@ def start_from_sample(
 
     search = config.search
     device = params.rotvec.device
-    began = time.perf_counter()
-
-    def drawn(done: int, total: int) -> None:
-        if progress is not None:
-            progress("draw", done, total, eta_seconds(time.perf_counter() - began, done, total), f"step {done}/{total}")
-        if should_cancel is not None and should_cancel():
-            raise Cancelled(f"drawing cancelled at step {done} of {total}")
 
     def searched(p: SearchProgress) -> None:
         if progress is not None:
             progress(
-                "search", p.done, p.total, eta_seconds(p.seconds, p.done, p.total), f"sweep {p.sweep + 1}/{p.sweeps} · {p.stage}"
+                "search",
+                p.done,
+                p.total,
+                eta_seconds(p.seconds, p.done, p.total),
+                f"{label}sweep {p.sweep + 1}/{p.sweeps} · {p.stage}",
             )
 
-    video = prior.sample(text, generator=generator, guidance=search.guidance, steps=search.steps, progress=drawn)
     video = video.to(device, torch.float32)  # [Fp,3,h,w] in [0,1]
     fit = search_size(config.height, config.width, search.max_side)
     if video.shape[-2:] != fit:
@@ -187,39 +319,48 @@ def start_from_sample(
         video, shake = stabilised(video)
     frames = video.shape[0]
     motion = (getattr(text, "extra", None) or {}).get("motion")
-    starts = prior_starts(rig, frames, float(getattr(prior, "fps", None) or config.fps)) if search.motion_prior else []
+    starts = prior_starts(rig, frames, fps) if search.motion_prior else []
+    held = params.base_rotations[:1].expand(frames, -1, -1)
+    channels = starts_as_channels(rig, starts, held)
+    weights = prompt_start_weights(starts, motion, search.prompt_prior)
+    prior_scales = None if search.prior_scales is None else tuple(search.prior_scales)
+    if current is not None:
+        channels = (torch.cat([channels[0], current[0].cpu().float()]), torch.cat([channels[1], current[1].cpu().float()]))
+        weights = None if weights is None else torch.cat([weights, torch.ones(1)])
+        prior_scales = tuple(config.redraw.scales)
     ss = max(1, min(search.supersample, config.supersample))
     size = (fit[0] * ss, fit[1] * ss)
     result = search_poses(
         rig,
         video,
-        params.base_rotations[:1].expand(frames, -1, -1),
+        held,
         params.base_locations[:1].expand(frames, -1, -1),
         renderer.resized(*size),
         lambda path: make_cameras(rig, path, *size, mode=config.camera, **camera_options),
         ss,
-        search_config_for(
-            motion,
-            scales=tuple(search.scales),
-            prior_scales=None if search.prior_scales is None else tuple(search.prior_scales),
-            appearance=search.appearance,
-        ),
+        search_config_for(motion, scales=tuple(search.scales), prior_scales=prior_scales, appearance=search.appearance),
         progress=searched,
         should_cancel=should_cancel,
-        starts=starts_as_channels(rig, starts, params.base_rotations[:1].expand(frames, -1, -1)),
-        start_weights=prompt_start_weights(starts, motion, search.prompt_prior),
+        starts=channels,
+        start_weights=weights,
     )
     keys = params.rotvec.shape[0]
     rotvec = smooth_frames(result.rotvec, search.smooth)
-    # The steady travel and a library start's own path (smooth already) are kept as they are.
+    # The steady travel and a start's own path (smooth already) are kept as they are.
     root = smooth_frames(result.lift, search.smooth, hold_first=True) + result.travel + result.drift
     params.rotvec.copy_(keys_from_frames(rotvec, keys, config.interpolation) * params.axis_mask)
     params.root_offset.copy_(keys_from_frames(root, keys, config.interpolation))
+    if result.start < 0:
+        start = "standing pose"
+    elif result.start < len(starts):
+        start = starts[result.start].name
+    else:
+        start = "motion so far"
     return {
-        "sample_frames": frames,
+        "frames": frames,
         "search_error_start": float(result.start_errors.mean()),
         "search_error": float(result.errors.mean()),
         "search_renders": result.renders,
         "drawing_shake": shake,
-        "search_start": starts[result.start].name if result.start >= 0 else "standing pose",
+        "search_start": start,
     }

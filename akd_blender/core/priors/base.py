@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
@@ -289,6 +290,36 @@ class SDSPrior(ABC):
                         errors.append((eps_hat.float() - eps.float()).pow(2).flatten(1).mean(1))
                     scores[lo : lo + batch] += (errors[0] - errors[1]).double().cpu()
         return (scores / (draws * len(t_values))).float()
+
+    @torch.no_grad()
+    def redraw(
+        self,
+        video: torch.Tensor,
+        text: TextEmbedding,
+        t: float,
+        generator: torch.Generator | None = None,
+        guidance: float = 6.0,
+        steps: int = 30,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> torch.Tensor:
+        """``video`` [F,3,H,W] in [0,1] redrawn for ``text`` from noise level ``t`` in (0, 1] (SDEdit):
+        encoded, noised to ``t`` and denoised by DDIM over the prior's own hooks
+        (:func:`~.drawing.draw_latents`) in ``max(1, round(steps · t))`` steps with CFG ``guidance``.
+        Returns [F,3,H,W] in [0,1] at the input's size and frame count (no gradient). A low ``t``
+        keeps the video's pose and place and changes details; near 1 it is a new drawing of the
+        same scene. Deterministic for a seeded ``generator``."""
+        from .drawing import draw_latents
+
+        if video.ndim != 4 or video.shape[1] != 3:
+            raise ValueError(f"redraw expects video [F,3,H,W], got {tuple(video.shape)}")
+        latents = self._encode(self._prepare_video(video.float()))
+        count = max(1, round(steps * t))
+        drawn = draw_latents(self, text, tuple(latents.shape), generator, guidance, count, progress, start=latents, t_start=t)
+        out = self._decode(drawn.to(latents.dtype)).float().clamp(0, 1)[: video.shape[0]]
+        out = torch.nan_to_num(out).to(video.device)
+        if out.shape[-2:] != video.shape[-2:]:
+            out = F.interpolate(out, size=video.shape[-2:], mode="bilinear", align_corners=False, antialias=True)
+        return out
 
     def configure(self, **changes) -> None:
         """Change the default SDS settings (``cfg_scale``, ``mode``, ...) of queries that pass none."""
