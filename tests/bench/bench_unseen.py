@@ -239,7 +239,7 @@ def distil_case(
         "shake": result.facts.get("drawing_shake"),
         "seconds": round(seconds, 2),
     }
-    for key in ("ranked_margin", "ranked_runner_up"):  # start "pose" with ranked_start: the prompt's choice
+    for key in ("ranked_margin", "ranked_runner_up", "redraw_starts"):  # start "pose" with ranked_start: the prompt's choice
         if key in result.facts:
             row[key] = result.facts[key]
     if floor is not None:
