@@ -289,8 +289,8 @@ def fit_to_video(
     renders with ``renderer`` resized to its size and begins from the best of the standing pose, the
     library motions of the rig's kind (``config.search.motion_prior``, the understood motion favoured
     by ``prompt_prior``) and ``current`` (a motion as the search's channels: rotations [1,Fp,J,4] and
-    root offsets [1,Fp,3], e.g. :func:`motion_at`, favoured as much as the understood motion's
-    starts: it was fitted for the same prompt; then the sweeps after a start are ``config.redraw.scales``). Returns ``frames``, ``search_error_start``, ``search_error``,
+    root offsets [1,Fp,3], e.g. :func:`motion_at`; then the sweeps after a start are
+    ``config.redraw.scales``). Returns ``frames``, ``search_error_start``, ``search_error``,
     ``search_renders``, ``drawing_shake`` and ``search_start`` ("motion so far" for ``current``)."""
     from .motion_prior import prior_starts, prompt_start_weights, starts_as_channels
     from .pose_search import SearchProgress, keys_from_frames, search_config_for, search_poses, smooth_frames
@@ -326,7 +326,7 @@ def fit_to_video(
     prior_scales = None if search.prior_scales is None else tuple(search.prior_scales)
     if current is not None:
         channels = (torch.cat([channels[0], current[0].cpu().float()]), torch.cat([channels[1], current[1].cpu().float()]))
-        weights = None if weights is None else torch.cat([weights, weights.min()[None]])  # favoured like the prompt's motion
+        weights = None if weights is None else torch.cat([weights, torch.ones(1)])
         prior_scales = tuple(config.redraw.scales)
     ss = max(1, min(search.supersample, config.supersample))
     size = (fit[0] * ss, fit[1] * ss)
