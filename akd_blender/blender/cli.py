@@ -65,6 +65,7 @@ from ..core.config import (
     TUNABLES,
     DistillConfig,
     SettingError,
+    parse_redraw,
     setting_name,
     with_tunables,
 )
@@ -138,6 +139,7 @@ class CliJob:
     width: int | None = None
     camera: str | None = None
     start: str | None = None
+    redraw: str = "auto"
     draws: int | None = None
     loop: bool = False
     physics: bool = False
@@ -175,7 +177,11 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
     )
     p.add_argument("--frames", type=int, help="number of frames (≥ 2)")
     p.add_argument("--fps", type=float, help="frames per second (default: the scene's)")
-    p.add_argument("--steps", type=int, help="optimisation steps (default: 0 after a drawn video, 200 from the pose)")
+    p.add_argument(
+        "--steps",
+        type=int,
+        help="optimisation steps (default: 0 after a drawn video or redraw rounds, 200 from the pose without them)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default="auto", choices=DEVICES)
     p.add_argument("--height", type=int, help="render height the model sees (pixels)")
@@ -184,8 +190,15 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
     p.add_argument(
         "--start",
         choices=START_MODES,
-        help="auto (default): sample when the model can draw (the embedded teacher, the image-to-video models), else pose; pose: SDS from the "
-        "current pose; sample: the model draws a video, the pose search fits it, --steps SDS steps refine (default 0)",
+        help="auto (default): sample when the model can draw (the embedded teacher, the image-to-video models), else pose; pose: from the "
+        "current pose (redraw rounds, then --steps SDS steps); sample: the model draws a video, the pose search fits it, --steps SDS steps refine (default 0)",
+    )
+    p.add_argument(
+        "--redraw",
+        default="auto",
+        metavar="LEVELS",
+        help="redraw rounds: the model redraws the motion as it stands from each noise level (0-1] and the pose search "
+        "fits it; auto (default): 0.9,0.7,0.5 from the pose, none after a drawn video; none; or levels like 0.5",
     )
     p.add_argument(
         "--draws",
@@ -343,6 +356,9 @@ def distill_config(job: CliJob, frame_start: int, fps: float) -> DistillConfig:
         preview_every=0,
         **values,
     )
+    noise = parse_redraw(str(job.redraw))
+    if noise is not None:
+        config = replace(config, redraw=replace(config.redraw, noise=noise))
     return with_tunables(config, job.tunables)
 
 

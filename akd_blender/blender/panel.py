@@ -104,6 +104,7 @@ class VIEW3D_PT_akd_advanced(_AKDPanel, bpy.types.Panel):
         settings = context.scene.akd
         layout.prop(settings, "resolution")
         layout.prop(settings, "preview_every")
+        layout.prop(settings, "redraw")
         for t in TUNABLES:
             layout.prop(settings, t.name)
 

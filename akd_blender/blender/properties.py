@@ -19,6 +19,8 @@ from ..core.config import (
     START_MODES,
     TUNABLES,
     DistillConfig,
+    RedrawSettings,
+    parse_redraw,
     with_tunables,
 )
 
@@ -46,7 +48,11 @@ CHOICES = {
             "Automatic",
             "A drawn video when the model can draw (the embedded one, the image-to-video ones), else the current pose",
         ),
-        "pose": ("Current pose", "Hold the pose the armature has now and let the model move it (SDS)"),
+        "pose": (
+            "Current pose",
+            "Start from the pose the armature has now: the model redraws it moving and a pose search fits each redrawing "
+            "(Redraw), then SDS steps (if any)",
+        ),
         "sample": ("Drawn video", "The model draws a video, a pose search fits the rig to it, SDS steps (if any) refine"),
     },
     "device": {"auto": ("Auto", "CUDA GPU when available, else CPU"), "cpu": ("CPU", "CPU"), "cuda": ("CUDA", "NVIDIA GPU")},
@@ -68,6 +74,8 @@ LABELS = {
     "device": "Device",
     "camera": "Camera",
     "start": "Start",
+    "redraw": "Redraw",
+    "redraw.scales": "Redraw",
 } | {t.field: t.label for t in TUNABLES}
 
 
@@ -119,6 +127,7 @@ def distill_config(settings: AKD_Settings, frame_start: int, frames: int, fps: f
         loop=bool(settings.loop),
         allow_nearest=bool(settings.allow_nearest),
         preview_every=int(settings.preview_every),
+        redraw=RedrawSettings(noise=parse_redraw(settings.redraw)),
     )
     return with_tunables(config, tunable_values(settings))
 
@@ -167,7 +176,8 @@ class AKD_Settings(bpy.types.PropertyGroup):
     fps: IntProperty(name="FPS", description="Frames per second of the motion", default=24, min=1, max=240)
     auto_steps: BoolProperty(
         name="Auto Steps",
-        description="No steps after a drawn video (the fitted drawing as it is), 200 from the current pose",
+        description="No steps after a drawn video or redraw rounds (the fitted drawing as it is), 200 from the current pose "
+        "without them",
         default=True,
     )
     steps: IntProperty(
@@ -208,6 +218,12 @@ class AKD_Settings(bpy.types.PropertyGroup):
         default=False,
     )
     preview_every: IntProperty(name="Preview Every", description="Update the pose every N steps (0: off)", default=10, min=0)
+    redraw: StringProperty(
+        name="Redraw",
+        description="Redraw rounds: the model redraws the motion as it stands from each noise level (0-1] and the pose "
+        "search fits it. auto: 0.9,0.7,0.5 from the current pose, none after a drawn video; none; or levels like 0.5",
+        default="auto",
+    )
 
 
 AKD_Settings.__annotations__.update({t.name: _tunable_property(t) for t in TUNABLES})  # the Advanced section's

@@ -30,6 +30,8 @@ __all__ = [
     "SearchSettings",
     "RedrawSettings",
     "POSE_REDRAW_NOISE",
+    "parse_redraw",
+    "redraw_text",
     "DistillConfig",
     "config_from_dict",
     "Tunable",
@@ -261,6 +263,31 @@ class RedrawSettings:
     scales: tuple[float, ...] = (0.6, 0.3, 0.15)
 
 
+def parse_redraw(text: str) -> tuple[float, ...] | None:
+    """The user's redraw rounds (``--redraw``, the panel's "Redraw"): "auto" → None (the default of
+    :class:`RedrawSettings`), "none" → (), else comma-separated noise levels in (0, 1], e.g.
+    "0.9, 0.7, 0.5" → (0.9, 0.7, 0.5). Raises :class:`SettingError` ("redraw") naming what is wrong."""
+    words = text.strip().lower()
+    if words in ("", "auto"):
+        return None
+    if words in ("none", "0", "off"):
+        return ()
+    try:
+        levels = tuple(float(part) for part in words.replace(" ", "").split(",") if part)
+    except ValueError:
+        raise SettingError("redraw", f"must be auto, none or noise levels like 0.9,0.7,0.5 (got {text!r})") from None
+    if not levels or any(not (0.0 < t <= 1.0) for t in levels):
+        raise SettingError("redraw", f"levels must be in (0, 1] (got {text!r})")
+    return levels
+
+
+def redraw_text(noise: tuple[float, ...] | None) -> str:
+    """:func:`parse_redraw`'s inverse: None → "auto", () → "none", levels → "0.9,0.7,0.5"."""
+    if noise is None:
+        return "auto"
+    return ",".join(f"{t:g}" for t in noise) if noise else "none"
+
+
 @dataclass
 class DistillConfig:
     """Settings of one distillation (defaults suit the embedded teacher on a CPU).
@@ -365,7 +392,7 @@ class DistillConfig:
             )
         for t in self.redraw.noise or ():
             if not (0.0 < t <= 1.0):
-                raise SettingError("redraw.noise", f"levels must be in (0, 1] (got {t})")
+                raise SettingError("redraw", f"levels must be in (0, 1] (got {t})")
         if not self.redraw.scales or any(not (a > 0 and math.isfinite(a)) for a in self.redraw.scales):
             raise SettingError("redraw.scales", f"must be positive angles (got {self.redraw.scales})")
         if self.frames is not None and self.frames < 2:

@@ -27,7 +27,7 @@ import torch
 import torch.multiprocessing as mp
 
 from akd_blender.core import parallel
-from akd_blender.core.config import DistillConfig
+from akd_blender.core.config import DistillConfig, RedrawSettings
 from akd_blender.core.distill import DistillCallbacks, distill
 from akd_blender.core.procedural.characters import biped
 
@@ -52,7 +52,14 @@ def queries_per_second(args: argparse.Namespace, device: str) -> dict:
     prior = load_bench_prior(args.model, device)
     sizes = {k: getattr(args, k) for k in ("frames", "height", "width") if getattr(args, k)}
     config = DistillConfig(
-        steps=args.steps, start="pose", target_reuse=1, device=device, seed=args.seed, preview_every=0, **sizes
+        steps=args.steps,
+        start="pose",
+        redraw=RedrawSettings(noise=()),
+        target_reuse=1,
+        device=device,
+        seed=args.seed,
+        preview_every=0,
+        **sizes,
     )
     stamps: list[float] = []
 

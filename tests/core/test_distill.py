@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from akd_blender.core.config import RedrawSettings
 from akd_blender.core.distill import DistillCallbacks, DistillConfig, NumericalError, SDSSettings, distill
 from akd_blender.core.errors import Cancelled, InputError
 from akd_blender.core.kinematics import Skeleton
@@ -16,7 +17,8 @@ from akd_blender.core.render import Renderer, make_cameras, root_path
 from tests.core.dummy_priors import cogvideox_pipeline
 
 PROMPT = "a person waves the right arm"
-CONFIG = dict(frames=5, height=32, width=32, steps=2, device="cpu", preview_every=1)  # smallest valid video (4k+1)
+# smallest valid video (4k+1); no redraw rounds: this is the SDS loop
+CONFIG = dict(frames=5, height=32, width=32, steps=2, device="cpu", preview_every=1, redraw=RedrawSettings(noise=()))
 
 
 @pytest.fixture(scope="module")

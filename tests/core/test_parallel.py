@@ -11,14 +11,25 @@ import torch
 import torch.multiprocessing as mp
 
 from akd_blender.core import parallel
-from akd_blender.core.config import DistillConfig, SettingError
+from akd_blender.core.config import DistillConfig, RedrawSettings, SettingError
 from akd_blender.core.distill import distill
 from akd_blender.core.priors import load_prior
 from akd_blender.core.procedural.characters import biped
 
 PROMPT = "a person waves"
 # start from the pose; target_reuse 2: steps 0 and 2 query the teacher, step 1 reuses each draw's target
-CONFIG = dict(frames=4, steps=3, height=16, width=16, supersample=1, start="pose", target_reuse=2, device="cpu", seed=3)
+CONFIG = dict(
+    frames=4,
+    steps=3,
+    height=16,
+    width=16,
+    supersample=1,
+    start="pose",
+    target_reuse=2,
+    device="cpu",
+    seed=3,
+    redraw=RedrawSettings(noise=()),
+)
 
 
 def _run(draws: int | None) -> tuple[np.ndarray, list[dict]]:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from akd_blender.core.config import RedrawSettings
 from akd_blender.core.distill import DistillConfig, SearchSettings, distill, resolve_start
 from akd_blender.core.errors import InputError
 from akd_blender.core.image_losses import multiscale_mse
@@ -257,7 +258,13 @@ def test_distill_starts_from_the_fitted_sample(rig):
     assert prior.drawn == 1 and result.extra["sample_frames"] == FRAMES
     assert result.extra["search_error"] < 0.35 * result.extra["search_error_start"]
     assert "sample_and_search" in result.timings
-    held = distill(rig, "raise the right arm", replace(config, start="pose"), prior, init_pose=neutral_clip(rig))
+    held = distill(
+        rig,
+        "raise the right arm",
+        replace(config, start="pose", redraw=RedrawSettings(noise=())),
+        prior,
+        init_pose=neutral_clip(rig),
+    )
     assert prior.drawn == 1 and held.extra == {}  # "pose" never draws
     assert result.history[0]["sds"] < 0.5 * held.history[0]["sds"]
 
@@ -270,14 +277,14 @@ def test_distill_starts_from_the_fitted_sample(rig):
         DistillConfig(start="guess").validate()
     assert np.isfinite(result.clip.rotations).all()
     with pytest.raises(InputError, match="steps must be at least 1, or 0 with start 'sample'"):
-        DistillConfig(steps=0, start="pose").validate()
+        DistillConfig(steps=0, start="pose", redraw=RedrawSettings(noise=())).validate()
     # The default start: a drawn video when the prior can draw (then no steps), else the pose (200 steps).
     assert (resolve_start(DistillConfig(), prior).start, resolve_start(DistillConfig(), prior).steps) == ("sample", 0)
     assert (resolve_start(DistillConfig(), CannotDraw()).start, resolve_start(DistillConfig(), CannotDraw()).steps) == (
         "pose",
         200,
     )
-    with pytest.raises(InputError, match="steps 0 needs start 'sample'; 'cannot-draw' cannot draw"):
+    with pytest.raises(InputError, match="steps 0 needs start 'sample' or redraw rounds; 'cannot-draw' can do neither"):
         resolve_start(DistillConfig(steps=0), CannotDraw())
     # Steps 0: the fitted drawing as it is (no optimiser step shakes it), the same fit as above.
     fitted = distill(rig, "raise the right arm", replace(config, steps=0), prior, init_pose=neutral_clip(rig))

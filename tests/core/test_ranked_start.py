@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.core.config import DistillConfig, SettingError, config_from_dict
+from akd_blender.core.config import DistillConfig, RedrawSettings, SettingError, config_from_dict
 from akd_blender.core.distill import distill
 from akd_blender.core.kinematics import Skeleton
 from akd_blender.core.motion import MotionParams
@@ -30,7 +30,17 @@ from akd_blender.core.start import first_frame
 TINY = TeacherConfig(frames=4, height=16, width=16, channels=(64, 64), condition="image")
 PROMPT = "a person walks forward"
 # frames=4 at the teacher's size, no supersampling: every library start renders in milliseconds
-CONFIG = DistillConfig(frames=4, steps=1, start="pose", ranked_start=True, device="cpu", supersample=1, height=16, width=16)
+CONFIG = DistillConfig(
+    frames=4,
+    steps=1,
+    start="pose",
+    ranked_start=True,
+    device="cpu",
+    supersample=1,
+    height=16,
+    width=16,
+    redraw=RedrawSettings(noise=()),
+)
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from akd_blender.core import worker as wk
-from akd_blender.core.config import DistillConfig
+from akd_blender.core.config import DistillConfig, RedrawSettings
 from akd_blender.core.errors import InputError
 from akd_blender.core.job import JobRequest
 from akd_blender.core.procedural.characters import biped, quadruped
@@ -22,7 +22,17 @@ from akd_blender.core.ray_jobs import TaskResources, ray_session, run_requests_r
 
 
 def _request(rig, prompt: str, seed: int) -> JobRequest:
-    config = DistillConfig(frames=4, steps=3, height=16, width=16, supersample=1, start="pose", seed=seed, device="cpu")
+    config = DistillConfig(
+        frames=4,
+        steps=3,
+        height=16,
+        width=16,
+        supersample=1,
+        start="pose",
+        seed=seed,
+        device="cpu",
+        redraw=RedrawSettings(noise=()),
+    )
     return JobRequest(rig=rig, prompt=prompt, config=config)
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from akd_blender.core.config import DistillConfig, SearchSettings
+from akd_blender.core.config import DistillConfig, RedrawSettings, SearchSettings
 from akd_blender.core.distill import distill
 from akd_blender.core.procedural.characters import biped, quadruped
 
@@ -52,11 +52,18 @@ CASES = {
         DistillConfig(frames=12, seed=0, device="cpu", search=SearchSettings(scales=(0.6,), supersample=1)),
         _teacher,
     ),
-    "teacher_pose": (quadruped, "a dog jumps", DistillConfig(frames=8, steps=3, start="pose", seed=1, device="cpu"), _teacher),
+    "teacher_pose": (
+        quadruped,
+        "a dog jumps",
+        DistillConfig(frames=8, steps=3, start="pose", seed=1, device="cpu", redraw=RedrawSettings(noise=())),
+        _teacher,
+    ),
     "cogvideox_pose": (
         biped,
         "a person waves the right arm",
-        DistillConfig(frames=5, height=32, width=32, steps=3, start="pose", seed=2, device="cpu"),
+        DistillConfig(
+            frames=5, height=32, width=32, steps=3, start="pose", seed=2, device="cpu", redraw=RedrawSettings(noise=())
+        ),
         _cogvideox,
     ),
 }

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from akd_blender.core.config import DistillConfig
+from akd_blender.core.config import DistillConfig, RedrawSettings
 from akd_blender.core.errors import InputError
 from akd_blender.core.job import job_warnings
 from akd_blender.core.priors.tiny_model.text import TextEncoder
@@ -210,7 +210,7 @@ def test_the_embedded_teacher_refuses_through_the_seam_unless_the_nearest_is_all
     assert known["understood"] is True and known["motion"] == "biped/wave"
     assert known["understanding"].phrasing == known["understood_as"]
     rig = biped()
-    config = DistillConfig(start="pose", steps=1, frames=4, height=16, width=16, device="cpu")
+    config = DistillConfig(start="pose", steps=1, frames=4, height=16, width=16, device="cpu", redraw=RedrawSettings(noise=()))
     with pytest.raises(PromptNotUnderstood, match='"plays the violin"'):
         distill(rig, "plays the violin", config, prior)
     config.allow_nearest = True

@@ -17,7 +17,7 @@ from akd_blender.blender import cli
 from tests.conftest import ASSET_FILES
 from tests.e2e.akd_cli import ROOT, env, run_cli
 
-FAST = ("--start", "pose", "--steps", 2, "--frames", 4, "--height", 16, "--width", 16, "--device", "cpu")
+FAST = ("--start", "pose", "--redraw", "none", "--steps", 2, "--frames", 4, "--height", 16, "--width", 16, "--device", "cpu")
 VARIES = ("seconds", "timings", "outputs")  # wall times and the run's own output paths
 
 

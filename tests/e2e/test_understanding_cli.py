@@ -14,7 +14,22 @@ import pytest
 from akd_blender.core.understanding import MOTIONS_COMMAND, UNDERSTOOD_THRESHOLD
 from tests.e2e.akd_cli import make_blends, run_cli
 
-FAST = ("--start", "pose", "--steps", "1", "--frames", "4", "--height", "16", "--width", "16", "--device", "cpu")
+FAST = (
+    "--start",
+    "pose",
+    "--redraw",
+    "none",
+    "--steps",
+    "1",
+    "--frames",
+    "4",
+    "--height",
+    "16",
+    "--width",
+    "16",
+    "--device",
+    "cpu",
+)
 
 
 @pytest.fixture(scope="module")
