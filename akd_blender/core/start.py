@@ -198,7 +198,7 @@ def redraw_rounds(
 ) -> dict:
     """Iterated targets (``config.redraw``, SDEdit): for each noise level ``t`` of
     ``config.redraw.noise`` the motion in ``params`` as it stands is rendered as the distillation
-    renders it, at the prior's frame count, the prior redraws that video from ``t`` for the prompt
+    renders it, at the prior's frame count (at most the clip's), the prior redraws that video from ``t`` for the prompt
     (:meth:`~akd_blender.core.priors.base.SDSPrior.redraw`, the drawing's guidance and steps) and the
     pose search fits the redrawn video (:func:`fit_to_video`, the motion as it stands one of its
     starts, swept at ``config.redraw.scales``); the fit becomes ``params``' keys (in place).
@@ -207,8 +207,10 @@ def redraw_rounds(
     ``search_error`` / ``search_renders`` (summed over rounds) / ``drawing_shake``, and
     ``redraw_starts`` (each round's start, "; "-joined: "motion so far", a library start or "standing pose")."""
     noise = tuple(config.redraw.noise or ())
-    frames = int(getattr(prior, "frames", 0) or config.frames)
-    fps = float(getattr(prior, "fps", None) or config.fps * frames / max(config.frames, 1))
+    frames = min(int(getattr(prior, "frames", 0) or config.frames), config.frames)  # never more than the clip has
+    prior_fps = getattr(prior, "fps", None)
+    span = (config.frames - 1) / config.fps  # seconds from the first frame to the last
+    fps = float(prior_fps) if prior_fps and frames == getattr(prior, "frames", None) else (frames - 1) / max(span, 1e-9)
     facts: dict = {"redraw_rounds": len(noise)}
     starts, renders = [], 0
     for i, t in enumerate(noise):
