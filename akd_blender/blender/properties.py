@@ -75,7 +75,6 @@ LABELS = {
     "camera": "Camera",
     "start": "Start",
     "redraw": "Redraw",
-    "redraw.scales": "Redraw",
 } | {t.field: t.label for t in TUNABLES}
 
 

@@ -394,7 +394,7 @@ class DistillConfig:
             if not (0.0 < t <= 1.0):
                 raise SettingError("redraw", f"levels must be in (0, 1] (got {t})")
         if not self.redraw.scales or any(not (a > 0 and math.isfinite(a)) for a in self.redraw.scales):
-            raise SettingError("redraw.scales", f"must be positive angles (got {self.redraw.scales})")
+            raise SettingError("redraw", f"scales must be positive angles (got {self.redraw.scales})")
         if self.frames is not None and self.frames < 2:
             raise SettingError("frames", f"must be at least 2 (got {self.frames})")
         if not (self.fps > 0 and math.isfinite(self.fps)):

@@ -140,7 +140,7 @@ def test_operator_reports_bad_input_and_changes_nothing(addon):
     with pytest.raises(RuntimeError, match="Frames must be at least 2"):
         bpy.ops.akd.distill()
     settings = _settings()
-    settings.steps, settings.start = 0, "pose"  # 0 steps only keeps a fitted drawing: from the pose it does nothing
+    settings.steps, settings.start, settings.redraw = 0, "pose", "none"  # 0 steps without rounds: from the pose it does nothing
     with pytest.raises(RuntimeError, match="Steps must be at least 1, or 0 with start 'sample'"):
         bpy.ops.akd.distill()
     assert np.allclose(_basis(arm), before[0]) and len(bpy.data.actions) == before[1]
