@@ -176,6 +176,9 @@ def test_redraw_levels_are_read_checked_and_round_trip():
         assert err.value.field == "redraw"
     with pytest.raises(SettingError, match="levels must be in"):
         DistillConfig(redraw=RedrawSettings(noise=(0.0,))).validate()
+    with pytest.raises(SettingError, match="scales must be positive") as err:
+        DistillConfig(redraw=RedrawSettings(scales=(0.6, -0.3))).validate()
+    assert err.value.field == "redraw"  # a panel label: the operator names it "Redraw"
     with pytest.raises(SettingError, match="steps must be at least 1"):
         DistillConfig(start="pose", steps=0, redraw=RedrawSettings(noise=())).validate()
     DistillConfig(start="pose", steps=0).validate()  # the default rounds move the pose
