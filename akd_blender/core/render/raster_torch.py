@@ -87,23 +87,26 @@ class TorchRasterizer:
         w = p[..., 3]  # [N,V]
         w_ok = w > 1e-8
         inv_w = 1.0 / torch.where(w_ok, w, torch.ones_like(w))
-        xs = ((p[..., 0] * inv_w + 1.0) * (0.5 * width))[:, faces]  # continuous pixel coordinates [N,T,3]
-        ys = ((p[..., 1] * inv_w + 1.0) * (0.5 * height))[:, faces]
-        x0 = torch.ceil(xs.amin(-1) - 0.5).clamp_min(0)
-        x1 = torch.floor(xs.amax(-1) - 0.5).clamp_max(width - 1)
-        y0 = torch.ceil(ys.amin(-1) - 0.5).clamp_min(0)
-        y1 = torch.floor(ys.amax(-1) - 0.5).clamp_max(height - 1)
-        nx = (x1 - x0 + 1).clamp_min(0).long()
-        ny = (y1 - y0 + 1).clamp_min(0).long()
-        counts = nx * ny * w_ok[:, faces].all(-1)  # [N,T]
+        sx = (p[..., 0] * inv_w + 1.0) * (0.5 * width)  # continuous pixel coordinates [N,V]
+        sy = (p[..., 1] * inv_w + 1.0) * (0.5 * height)
+        xs = [sx[:, faces[:, k]] for k in range(3)]  # per corner [N,T]: elementwise min / max beat a reduction over 3
+        ys = [sy[:, faces[:, k]] for k in range(3)]
+        x0 = torch.ceil(torch.minimum(torch.minimum(xs[0], xs[1]), xs[2]) - 0.5).clamp_min_(0)
+        x1 = torch.floor(torch.maximum(torch.maximum(xs[0], xs[1]), xs[2]) - 0.5).clamp_max_(width - 1)
+        y0 = torch.ceil(torch.minimum(torch.minimum(ys[0], ys[1]), ys[2]) - 0.5).clamp_min_(0)
+        y1 = torch.floor(torch.maximum(torch.maximum(ys[0], ys[1]), ys[2]) - 0.5).clamp_max_(height - 1)
+        nx = (x1 - x0 + 1).clamp_min_(0).long()
+        counts = nx * (y1 - y0 + 1).clamp_min_(0).long()  # [N,T]
+        if not bool(w_ok.all()):  # a vertex behind the eye: its triangles are skipped
+            counts = counts * w_ok[:, faces].all(-1)
         sel = torch.nonzero(counts.flatten()).squeeze(1)  # (image, triangle) pairs that may cover a pixel
         zbuf = torch.full((n_img * height * width,), float("inf"), device=device)
         best = torch.full((n_img * height * width,), -1, dtype=torch.long, device=device)
         if sel.numel():
             img = torch.div(sel, num_t, rounding_mode="floor")
             corner = faces[sel - img * num_t]  # [P,3]
-            X0, X1, X2 = xs.flatten(0, 1)[sel].unbind(-1)
-            Y0, Y1, Y2 = ys.flatten(0, 1)[sel].unbind(-1)
+            X0, X1, X2 = (x.flatten()[sel] for x in xs)
+            Y0, Y1, Y2 = (y.flatten()[sel] for y in ys)
             zs = (p[..., 2] * inv_w)[img[:, None], corner]  # [P,3]
             # Edge functions l_k(c) = A_k cx + B_k cy + C_k, normalised so l0 + l1 + l2 = 1.
             area = (X1 - X0) * (Y2 - Y0) - (X2 - X0) * (Y1 - Y0)
@@ -118,8 +121,8 @@ class TorchRasterizer:
             dz0, dz1 = zs[:, 0] - zs[:, 2], zs[:, 1] - zs[:, 2]
             az, bz, cz = a0 * dz0 + a1 * dz1, b0 * dz0 + b1 * dz1, c0 * dz0 + c1 * dz1 + zs[:, 2]
             flat_x0, flat_y0 = x0.flatten()[sel], y0.flatten()[sel]
-            coef = torch.stack([a0, b0, c0, a1, b1, c1, az, bz, cz, flat_x0, flat_y0], -1)  # [P,11]
-            cnt, cnx = counts.flatten()[sel], nx.flatten()[sel]
+            coef = torch.stack([a0, b0, c0, a1, b1, c1, az, bz, cz, flat_x0, flat_y0, nx.flatten()[sel].float()], -1)  # [P,12]
+            cnt = counts.flatten()[sel]
             tri = sel - img * num_t
             # Chunks of whole images below max_pairs candidates (pairs are image-major).
             per_image = torch.zeros(n_img, dtype=torch.long, device=device).index_add_(0, img, cnt).tolist()
@@ -132,29 +135,28 @@ class TorchRasterizer:
                     stop += 1
                 lo, hi = first[start], first[stop]
                 if hi > lo:
-                    self._scan(coef[lo:hi], cnt[lo:hi], cnx[lo:hi], img[lo:hi], tri[lo:hi], height, width, zbuf, best)
+                    self._scan(coef[lo:hi], cnt[lo:hi], img[lo:hi], tri[lo:hi], height, width, zbuf, best)
                 start = stop
         tri_id = best.view(n_img, height, width)
         depth = torch.where(tri_id >= 0, zbuf.view(n_img, height, width), torch.zeros_like(zbuf.view(n_img, height, width)))
         return tri_id, depth
 
     @staticmethod
-    def _scan(coef, cnt, nxr, img, tri, height, width, zbuf, best) -> None:
-        """Rasterise candidate (image, triangle) pairs — their edge coefficients [P,11], bounding-box
-        pixel counts [P] and widths [P], image and triangle indices [P] — into zbuf / best."""
+    def _scan(coef, cnt, img, tri, height, width, zbuf, best) -> None:
+        """Rasterise candidate (image, triangle) pairs — their edge coefficients, bounding-box corner and
+        width [P,12], bounding-box pixel counts [P], image and triangle indices [P] — into zbuf / best."""
         rep = torch.repeat_interleave(torch.arange(cnt.shape[0], device=cnt.device), cnt)
-        first = torch.cumsum(cnt, 0) - cnt
-        off = torch.arange(rep.shape[0], device=rep.device) - torch.repeat_interleave(first, cnt)
         c = coef[rep]
-        nxr = nxr[rep]
-        px = c[:, 9].long() + off % nxr
-        py = c[:, 10].long() + off // nxr
-        cx, cy = px.float() + 0.5, py.float() + 0.5
+        # Pixel k of a box of width w: row k // w, column k % w, in floats (exact for these small integers).
+        off = (torch.arange(rep.shape[0], device=rep.device) - (torch.cumsum(cnt, 0) - cnt)[rep]).float()
+        row = torch.floor(off / c[:, 11])
+        cx = c[:, 9] + (off - row * c[:, 11]) + 0.5
+        cy = c[:, 10] + row + 0.5
         l0 = c[:, 0] * cx + c[:, 1] * cy + c[:, 2]
         l1 = c[:, 3] * cx + c[:, 4] * cy + c[:, 5]
         z = c[:, 6] * cx + c[:, 7] * cy + c[:, 8]
         inside = (l0 >= 0) & (l1 >= 0) & (l0 + l1 <= 1) & (z >= -1) & (z <= 1)
-        rep, px, py, z = rep[inside], px[inside], py[inside], z[inside]
+        rep, px, py, z = rep[inside], cx[inside].long(), cy[inside].long(), z[inside]
         key = (img[rep] * height + py) * width + px
         zbuf.scatter_reduce_(0, key, z, reduce="amin")
         win = z <= zbuf[key]
@@ -194,19 +196,24 @@ class TorchRasterizer:
     def interpolate(self, attr: torch.Tensor, rast: torch.Tensor, faces: torch.Tensor) -> torch.Tensor:
         """Attributes [V,C] or [N,V,C] at every pixel → [N,H,W,C] (zero where empty)."""
         n_img, height, width = rast.shape[:3]
-        flat_rast = rast.reshape(-1, 4)
-        flat = torch.nonzero(flat_rast[:, 3] > 0).squeeze(1)
-        tid = flat_rast[flat, 3].long() - 1
-        idx = faces.long()[tid]  # [M,3]
+        flat = torch.nonzero(rast.reshape(-1, 4)[:, 3] > 0).squeeze(1)
+        out = self.interpolate_pixels(attr, rast, faces, flat)
+        full = attr.new_zeros(n_img * height * width, attr.shape[-1]).index_copy(0, flat, out.to(attr.dtype))
+        return full.view(n_img, height, width, -1)
+
+    def interpolate_pixels(self, attr: torch.Tensor, rast: torch.Tensor, faces: torch.Tensor, pixels: torch.Tensor) -> torch.Tensor:
+        """Attributes [V,C] or [N,V,C] at covered pixels only: ``pixels`` [M] are flat indices into
+        rast's N·H·W, each holding a triangle → [M,C]."""
+        height, width = rast.shape[1:3]
+        at = rast.reshape(-1, 4)[pixels]
+        idx = faces.long()[at[:, 3].long() - 1]  # [M,3]
         if attr.dim() == 3:
-            img = torch.div(flat, height * width, rounding_mode="floor")
+            img = torch.div(pixels, height * width, rounding_mode="floor")
             vals = attr[img[:, None], idx]  # [M,3,C]
         else:
             vals = attr[idx]
-        u, v = flat_rast[flat, 0:1], flat_rast[flat, 1:2]
-        out = u * vals[:, 0] + v * vals[:, 1] + (1.0 - u - v) * vals[:, 2]
-        full = attr.new_zeros(n_img * height * width, attr.shape[-1]).index_copy(0, flat, out.to(attr.dtype))
-        return full.view(n_img, height, width, -1)
+        u, v = at[:, 0:1], at[:, 1:2]
+        return u * vals[:, 0] + v * vals[:, 1] + (1.0 - u - v) * vals[:, 2]
 
     # ------------------------------------------------------------------ antialias
     def antialias(

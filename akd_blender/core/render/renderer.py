@@ -123,15 +123,23 @@ class Renderer:
         other.height, other.width = height, width
         return other
 
-    def _colors(self, rast: torch.Tensor, n: int) -> torch.Tensor:
-        """Base colour per pixel [N,H,W,3]."""
+    def _at_pixels(self, attr: torch.Tensor, rast: torch.Tensor, faces: torch.Tensor, pixels: torch.Tensor) -> torch.Tensor:
+        """Attributes [V,C] or [N,V,C] interpolated at the covered pixels ``pixels`` (flat indices into
+        N·H·W) → [M,C]; the backend's own per-pixel path where it has one."""
+        if hasattr(self.raster, "interpolate_pixels"):
+            return self.raster.interpolate_pixels(attr, rast, faces, pixels)
+        full = self.raster.interpolate(attr, rast, faces)
+        return full.reshape(-1, full.shape[-1])[pixels]
+
+    def _colors(self, rast: torch.Tensor, pixels: torch.Tensor) -> torch.Tensor:
+        """Base colour at the covered pixels ``pixels`` (flat indices into N·H·W) → [M,3]."""
         if not self.textured:
-            return self.raster.interpolate(self.colors, rast, self.faces)
-        uv = self.raster.interpolate(self.uvs, rast, self.uv_faces)  # [N,H,W,2]
+            return self._at_pixels(self.colors, rast, self.faces, pixels)
+        uv = self._at_pixels(self.uvs, rast, self.uv_faces, pixels)  # [M,2]
         uv = uv - torch.floor(uv.detach())
-        grid = torch.stack([uv[..., 0] * 2 - 1, 1 - uv[..., 1] * 2], -1).reshape(1, -1, self.width, 2)
+        grid = torch.stack([uv[..., 0] * 2 - 1, 1 - uv[..., 1] * 2], -1).reshape(1, -1, 1, 2)
         col = torch.nn.functional.grid_sample(self.texture, grid, mode="bilinear", padding_mode="border", align_corners=False)
-        return col[0].reshape(3, n, self.height, self.width).permute(1, 2, 3, 0)
+        return col[0, :, :, 0].T  # [M,3]
 
     def render(self, vertices: torch.Tensor, cameras: Cameras) -> torch.Tensor:
         """World-space vertices [F,V,3] seen by ``cameras`` (F frames × views) → RGBA [F·views,4,H,W].
@@ -154,7 +162,6 @@ class Renderer:
         if cams.views > 1:
             verts = verts.repeat_interleave(cams.views, 0)
             normals = normals.repeat_interleave(cams.views, 0)
-        n = verts.shape[0]
         # 1-2. Clip space, rasterize.
         clip = torch.cat([verts, torch.ones_like(verts[..., :1])], -1) @ cams.mvp.transpose(1, 2)
         rast = self.raster.rasterize(clip, self.faces, (self.height, self.width))
@@ -163,10 +170,12 @@ class Renderer:
         hidden = (rast[..., 3] > 0) & (rast[..., 2] > ground_depth)
         rast = torch.where(hidden[..., None], torch.zeros_like(rast), rast)
         mask = rast[..., 3:4] > 0
-        # 4. Shade the character.
-        normal = self.raster.interpolate(normals, rast, self.faces)
-        shaded = lambert(self._colors(rast, n), normal, cams.axes[2], self.style)
-        rgb = torch.where(mask, shaded, ground)
+        # 4. Shade the character, at the pixels it covers only.
+        pixels = torch.nonzero(mask.flatten()).squeeze(1)  # [M] flat indices into N·H·W
+        normal = self._at_pixels(normals, rast, self.faces, pixels)
+        forward = cams.axes[2][torch.div(pixels, self.height * self.width, rounding_mode="floor")]
+        shaded = lambert(self._colors(rast, pixels), normal, forward, self.style)
+        rgb = ground.reshape(-1, 3).index_copy(0, pixels, shaded.to(ground.dtype)).view_as(ground)
         rgba = torch.cat([rgb, mask.to(rgb.dtype)], -1)
         # 5. Antialias silhouettes; rows top-first, channels first.
         out = self.raster.antialias(rgba, rast, clip, self.faces, self.topology)

@@ -61,21 +61,29 @@ class SceneStyle:
 
 
 def vertex_normals(vertices: torch.Tensor, faces: torch.Tensor) -> torch.Tensor:
-    """Area-weighted unit vertex normals [F,V,3] of posed vertices [F,V,3] (faces [T,3], CCW = outside)."""
+    """Area-weighted unit vertex normals [F,V,3] of posed vertices [F,V,3] (faces [T,3], CCW = outside).
+
+    Computed vertex-major ([V,F,3]: each corner gather and scatter moves whole rows of F·3 floats)
+    and returned as a [F,V,3] view of that buffer."""
     faces = faces.long()
-    tri = vertices[:, faces]  # [F,T,3,3]
-    fn = torch.linalg.cross(tri[:, :, 1] - tri[:, :, 0], tri[:, :, 2] - tri[:, :, 0], dim=-1)
-    normals = torch.zeros_like(vertices)
+    by_vertex = vertices.transpose(0, 1).contiguous()  # [V,F,3]
+    a = by_vertex[faces[:, 0]]
+    e1, e2 = by_vertex[faces[:, 1]] - a, by_vertex[faces[:, 2]] - a  # [T,F,3]
+    fn = torch.empty_like(e1)  # e1 × e2: twice the face area, outwards
+    for k, (i, j) in enumerate(((1, 2), (2, 0), (0, 1))):
+        fn[..., k] = e1[..., i] * e2[..., j] - e1[..., j] * e2[..., i]
+    normals = torch.zeros_like(by_vertex)
     for k in range(3):
-        normals = normals.index_add(1, faces[:, k], fn)
-    return torch.nn.functional.normalize(normals, dim=-1, eps=1e-12)
+        normals = normals.index_add(0, faces[:, k], fn)
+    return torch.nn.functional.normalize(normals, dim=-1, eps=1e-12).transpose(0, 1)
 
 
 def lambert(color: torch.Tensor, normal: torch.Tensor, forward: torch.Tensor, style: SceneStyle) -> torch.Tensor:
-    """Two-sided Lambert + ambient: colour [N,H,W,3], unit-ish normals [N,H,W,3], view directions
-    [N,3] (normals facing away from the camera are flipped) → shaded colour [N,H,W,3]."""
+    """Two-sided Lambert + ambient: colours [...,3], unit-ish normals [...,3] and view directions
+    broadcastable to them (e.g. [M,3] per pixel; normals facing away from the camera are flipped)
+    → shaded colours [...,3]."""
     light = style.light(color.device, color.dtype)
-    facing = (normal * forward[:, None, None, :]).sum(-1, keepdim=True)
+    facing = (normal * forward).sum(-1, keepdim=True)
     normal = torch.where(facing > 0, -normal, normal)
     ndotl = (torch.nn.functional.normalize(normal, dim=-1, eps=1e-12) * light).sum(-1, keepdim=True).clamp_min(0.0)
     return color * (style.ambient + style.diffuse * ndotl)
