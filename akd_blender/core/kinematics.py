@@ -120,20 +120,25 @@ def skinning_matrices(pose: torch.Tensor, rest_inverse: torch.Tensor) -> torch.T
     return pose @ rest_inverse
 
 
-def linear_blend_skinning(vertices: torch.Tensor, weights: torch.Tensor, skin: torch.Tensor) -> torch.Tensor:
+def linear_blend_skinning(
+    vertices: torch.Tensor, weights: torch.Tensor, skin: torch.Tensor, unweighted: torch.Tensor | None = None
+) -> torch.Tensor:
     """Deform rest vertices by weight-blended skinning matrices.
 
     Args:
         vertices: [V,3] rest positions (armature space).
         weights: [V,J], rows sum to 1 or are all zero (that vertex stays put).
         skin: [...,J,4,4] skinning matrices.
+        unweighted: [V,3] where a vertex without weights stays (None: ``vertices``), e.g. the rest
+            positions in world space when ``skin`` maps to world space.
     Returns:
-        [...,V,3] deformed positions (armature space).
+        [...,V,3] deformed positions (in the space ``skin`` maps to).
     """
     blended = (weights @ skin[..., :3, :].flatten(-2)).unflatten(-1, (3, 4))  # [...,V,3,4]
-    moved = (blended[..., :3] @ vertices[..., None])[..., 0] + blended[..., 3]
-    unweighted = (1.0 - weights.sum(-1, keepdim=True)) * vertices
-    return moved + unweighted
+    x, y, z = vertices.unbind(-1)  # the blended 3×4 matrices times [x, y, z, 1], one column at a time
+    moved = blended[..., 0] * x[:, None] + blended[..., 1] * y[:, None] + blended[..., 2] * z[:, None] + blended[..., 3]
+    still = (1.0 - weights.sum(-1, keepdim=True)) * (vertices if unweighted is None else unweighted)
+    return moved + still
 
 
 class Skeleton(torch.nn.Module):
@@ -160,6 +165,9 @@ class Skeleton(torch.nn.Module):
         self.register_buffer("vertices", torch.as_tensor(rig.vertices, dtype=dtype))
         self.register_buffer("weights", torch.as_tensor(rig.weights[:, deform], dtype=dtype))
         self.register_buffer("armature_world", torch.as_tensor(rig.armature_world, dtype=dtype))
+        world = torch.as_tensor(rig.armature_world, dtype=torch.float64)
+        rest_world = torch.as_tensor(rig.vertices, dtype=torch.float64) @ world[:3, :3].T + world[:3, 3]
+        self.register_buffer("world_rest", rest_world.to(dtype))  # [V,3] the rest vertices in world space
 
     def _apply(self, fn, recurse=True):  # keep the index lists on the buffers' device
         super()._apply(fn, recurse)
@@ -186,13 +194,13 @@ class Skeleton(torch.nn.Module):
     def skin(self, pose: torch.Tensor, space: str = "world") -> torch.Tensor:
         """Pose matrices [...,J,4,4] (armature space, from :meth:`pose_matrices`) → vertices [...,V,3]
         in ``"world"`` or ``"armature"`` space (linear blend skinning; no second FK pass)."""
-        skin = skinning_matrices(pose[..., self.deform_bones, :, :], self.rest_inverse[self.deform_bones])
-        verts = linear_blend_skinning(self.vertices, self.weights, skin)
-        if space == "armature":
-            return verts
-        if space != "world":
+        if space not in ("world", "armature"):
             raise ValueError(f"space must be 'world' or 'armature', not {space!r}")
-        return verts @ self.armature_world[:3, :3].T + self.armature_world[:3, 3]
+        skin = skinning_matrices(pose[..., self.deform_bones, :, :], self.rest_inverse[self.deform_bones])
+        if space == "armature":
+            return linear_blend_skinning(self.vertices, self.weights, skin)
+        # The armature's world matrix folded into the J skinning matrices, not applied to V vertices.
+        return linear_blend_skinning(self.vertices, self.weights, self.armature_world @ skin, self.world_rest)
 
     def forward(self, motion: PoseSource | tuple[torch.Tensor, torch.Tensor], space: str = "world") -> torch.Tensor:
         """A MotionClip / MotionParams / (rotations, locations) pair → vertices [F,V,3]."""
