@@ -144,21 +144,37 @@ class TorchRasterizer:
     @staticmethod
     def _scan(coef, cnt, img, tri, height, width, zbuf, best) -> None:
         """Rasterise candidate (image, triangle) pairs — their edge coefficients, bounding-box corner and
-        width [P,12], bounding-box pixel counts [P], image and triangle indices [P] — into zbuf / best."""
-        rep = torch.repeat_interleave(torch.arange(cnt.shape[0], device=cnt.device), cnt)
-        c = coef[rep]
-        # Pixel k of a box of width w: row k // w, column k % w, in floats (exact for these small integers).
-        off = (torch.arange(rep.shape[0], device=rep.device) - (torch.cumsum(cnt, 0) - cnt)[rep]).float()
-        row = torch.floor(off / c[:, 11])
-        cx = c[:, 9] + (off - row * c[:, 11]) + 0.5
-        cy = c[:, 10] + row + 0.5
-        l0 = c[:, 0] * cx + c[:, 1] * cy + c[:, 2]
-        l1 = c[:, 3] * cx + c[:, 4] * cy + c[:, 5]
-        z = c[:, 6] * cx + c[:, 7] * cy + c[:, 8]
-        inside = (l0 >= 0) & (l1 >= 0) & (l0 + l1 <= 1) & (z >= -1) & (z <= 1)
-        rep, px, py, z = rep[inside], cx[inside].long(), cy[inside].long(), z[inside]
-        key = (img[rep] * height + py) * width + px
-        zbuf.scatter_reduce_(0, key, z, reduce="amin")
+        width [P,12], bounding-box pixel counts [P], image and triangle indices [P] — into zbuf / best.
+
+        A box of one pixel (most triangles of a small render) is tested at its corner directly; larger
+        boxes are enumerated pixel by pixel."""
+        found = []  # per kind of box: (pair index, pixel centre x, y, depth) of the covered pixels
+        single = cnt == 1
+        for pick, enumerate_pixels in ((torch.nonzero(single).squeeze(1), False), (torch.nonzero(~single).squeeze(1), True)):
+            if pick.numel() == 0:
+                continue
+            if enumerate_pixels:
+                counts = cnt[pick]
+                rep = torch.repeat_interleave(torch.arange(pick.shape[0], device=cnt.device), counts)
+                c = coef[pick][rep]
+                # Pixel k of a box of width w: row k // w, column k % w, in floats (exact for these small integers).
+                off = (torch.arange(rep.shape[0], device=rep.device) - (torch.cumsum(counts, 0) - counts)[rep]).float()
+                row = torch.floor(off / c[:, 11])
+                cx, cy = c[:, 9] + (off - row * c[:, 11]) + 0.5, c[:, 10] + row + 0.5
+                rep = pick[rep]
+            else:
+                c, rep = coef[pick], pick
+                cx, cy = c[:, 9] + 0.5, c[:, 10] + 0.5
+            l0 = c[:, 0] * cx + c[:, 1] * cy + c[:, 2]
+            l1 = c[:, 3] * cx + c[:, 4] * cy + c[:, 5]
+            z = c[:, 6] * cx + c[:, 7] * cy + c[:, 8]
+            inside = (l0 >= 0) & (l1 >= 0) & (l0 + l1 <= 1) & (z >= -1) & (z <= 1)
+            found.append((rep[inside], cx[inside], cy[inside], z[inside]))
+        if not found:
+            return
+        rep, cx, cy, z = (torch.cat(t) for t in zip(*found))
+        key = (img[rep] * height + cy.long()) * width + cx.long()
+        zbuf.scatter_reduce_(0, key, z, reduce="amin")  # nearest depth per pixel, then the largest id at it
         win = z <= zbuf[key]
         best.scatter_reduce_(0, key[win], tri[rep][win], reduce="amax")
 
