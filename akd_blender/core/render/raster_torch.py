@@ -217,7 +217,9 @@ class TorchRasterizer:
         full = attr.new_zeros(n_img * height * width, attr.shape[-1]).index_copy(0, flat, out.to(attr.dtype))
         return full.view(n_img, height, width, -1)
 
-    def interpolate_pixels(self, attr: torch.Tensor, rast: torch.Tensor, faces: torch.Tensor, pixels: torch.Tensor) -> torch.Tensor:
+    def interpolate_pixels(
+        self, attr: torch.Tensor, rast: torch.Tensor, faces: torch.Tensor, pixels: torch.Tensor
+    ) -> torch.Tensor:
         """Attributes [V,C] or [N,V,C] at covered pixels only: ``pixels`` [M] are flat indices into
         rast's N·H·W, each holding a triangle → [M,C]."""
         height, width = rast.shape[1:3]

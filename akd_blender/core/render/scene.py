@@ -199,21 +199,24 @@ def ground_layer(
     tx, ty = cameras.tan_half_fov
     xs = ((torch.arange(w, device=dev, dtype=torch.float32) + 0.5) / (0.5 * w) - 1.0) * tx
     ys = ((torch.arange(h, device=dev, dtype=torch.float32) + 0.5) / (0.5 * h) - 1.0) * ty
-    # 1. Ray through each pixel centre (camera-space depth 1 along fwd), hit with z = ground_z.
-    dirs = fwd[:, None, None] + xs[None, None, :, None] * right[:, None, None] + ys[None, :, None, None] * up[:, None, None]
+    # 1. Ray through each pixel centre (camera-space depth 1 along fwd), hit with z = ground_z; its
+    # components fwd + x·right + y·up built from a row [N,1,W] and a column [N,H,1] each.
+    dx, dy, dz = (
+        (fwd[:, c, None, None] + xs[None, None, :] * right[:, c, None, None]) + ys[None, :, None] * up[:, c, None, None]
+        for c in range(3)
+    )  # [N,H,W] each
     eye = cameras.eye
-    dz = dirs[..., 2]
     t = (ground_z - eye[:, 2, None, None]) / torch.where(dz.abs() > 1e-9, dz, torch.full_like(dz, -1e-9))
     hit = (t > 0) & (dz < 0)
     t = torch.where(hit, t, torch.ones_like(t))
-    point = eye[:, None, None, :2] + t[..., None] * dirs[..., :2]
+    point = torch.stack([eye[:, 0, None, None] + t * dx, eye[:, 1, None, None] + t * dy], -1)  # [N,H,W,2]
     # 2. Depth in NDC (t is camera-space depth because dirs have unit component along fwd).
     n, f = cameras.near, cameras.far
     z_ndc = (f + n) / (f - n) - 2 * f * n / ((f - n) * t)
     z_ndc = torch.where(hit, z_ndc, torch.full_like(z_ndc, float("inf")))
     # 3. Checkerboard, box-filtered over the pixel footprint (wider at grazing angles).
     square = style.checker_size * size
-    ray_len = dirs.norm(dim=-1)
+    ray_len = torch.sqrt(dx * dx + dy * dy + dz * dz)
     across = t * ray_len * (2 * ty / h)
     grazing = (dz.abs() / ray_len).clamp_min(0.02)
     footprint = (across * torch.sqrt(1.0 / grazing))[..., None] / square
