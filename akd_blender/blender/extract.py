@@ -2,19 +2,29 @@
 
 Needs: any mode (reads data only); call on Blender's main thread. The scene is not changed.
 
+Which bones are mirrored: the armature's deform skeleton (:mod:`.deform_skeleton` states the rule):
+every bone of a plain rig, as Blender orders and parents them; in a control rig (bones moved by
+constraints or drivers: Rigify, IK limbs) only the bones whose motion reaches a mesh, each parented
+to its nearest kept ancestor. Which meshes: those with an Armature modifier using the armature
+(skinned), and those parented to one of its bones (Blender's parent type 'Bone': a rigid part, its
+vertices weigh 1 on that bone and sit where Blender places them).
+
 What the mirror reproduces exactly (and tests check against Blender's own evaluation): bone rest
 matrices and hierarchy, rotation inheritance, local/non-local location, linear blend skinning by
-the vertex groups of deform bones, object transforms of the armature and each mesh (scale and
-rotation need not be applied). Scale channels are not animated by this project, so inherit-scale
-modes make no difference.
+the vertex groups of deform bones, rigid parts parented to bones, object transforms of the armature
+and each mesh (scale and rotation need not be applied). Scale channels are not animated by this
+project, so inherit-scale modes make no difference.
 
 What it does not reproduce, reported in ``RigAsset.warnings`` (naming the bone or object) and
-otherwise ignored: bone constraints other than Limit Rotation (IK, Copy Rotation, …), shape keys,
-modifiers before the Armature modifier, envelope or preserve-volume deformation, several Armature
-modifiers on one mesh, a mesh parented to a bone. Errors (RigError): an object that is not an
-armature, no mesh deformed by it, a mesh whose vertex groups match no deform bone, a mesh whose
-deform weights are all zero. Vertices of a deformed mesh with no deform weight follow their
-object (they stay put relative to the armature), as Blender does.
+otherwise ignored: constraints other than Limit Rotation on mirrored bones (IK, Copy Rotation, …;
+the mirror poses such a bone directly over the deform skeleton's hierarchy; bones outside the
+deform skeleton are not mirrored and not warned about), B-Bone segments (mirrored as straight
+bones), shape keys, modifiers before the Armature modifier (or any modifier of a rigid part),
+envelope or preserve-volume deformation, several Armature modifiers on one mesh, a skinned mesh
+that is also parented to a bone. Errors (RigError): an object that is not an armature, no mesh
+deformed by it, a mesh whose vertex groups match no deform bone, a mesh whose deform weights are
+all zero. Vertices of a deformed mesh with no deform weight follow their object (they stay put
+relative to the armature), as Blender does.
 
 The ground (``RigAsset.ground_height``) is the lowest vertex of the meshes as Blender shows them at
 the current frame (the pose a job starts from), not of the rest pose: a character posed crouching or
@@ -28,11 +38,12 @@ import numpy as np
 
 from ..core.rig import RigAsset, RigError, transform_points
 from ..core.vertex_colors import GREY, corner_mean, sample_nearest
-from .io import skinned_meshes
+from .deform_skeleton import DeformSkeleton, find_deform_skeleton, moving_constraints
 
 __all__ = ["rig_from_armature"]
 
 _MIN_WEIGHT_SUM = 1e-4  # Blender's Armature modifier ignores vertices whose weight sum is ≤ this
+_LISTED = 3  # a constraint type on more mirrored bones than this is warned about in one line
 
 
 def rig_from_armature(armature_obj: bpy.types.Object) -> RigAsset:
@@ -43,16 +54,25 @@ def rig_from_armature(armature_obj: bpy.types.Object) -> RigAsset:
         raise RigError(f"object{name} is {kind}, not an armature")
     if armature_obj.pose is None:
         bpy.context.view_layer.update()
-    bones = _read_bones(armature_obj)
-    meshes = skinned_meshes(armature_obj)
-    if not meshes:
-        raise RigError(f"armature '{armature_obj.name}' has no skinned mesh (no mesh has an Armature modifier using it)")
+    skeleton = find_deform_skeleton(armature_obj)
+    if not skeleton.skinned and not skeleton.parented:
+        raise RigError(
+            f"armature '{armature_obj.name}' has no skinned mesh"
+            " (no mesh has an Armature modifier using it or is parented to one of its bones)"
+        )
+    bones = _read_bones(armature_obj, skeleton)
     arm_world = _matrix(armature_obj.matrix_world)
     world_to_arm = np.linalg.inv(arm_world)
     bone_index = {name: i for i, name in enumerate(bones["bone_names"])}
-    deform = bones["use_deform"]
-    parts = [_read_mesh(obj, world_to_arm, bone_index, deform, armature_obj) for obj in meshes]
+    deform = bones["use_deform"].copy()
+    parts = [_read_skinned(obj, world_to_arm, bone_index, deform, armature_obj) for obj in skeleton.skinned]
+    if skeleton.parented:
+        bpy.context.view_layer.update()  # parts' matrix_world and the pose bones from one evaluation
+    parts += [_read_part(obj, bone, world_to_arm, bone_index, bones["rest_matrices"], armature_obj) for obj, bone in skeleton.parented]
+    for _, bone in skeleton.parented:
+        bones["use_deform"][bone_index[bone]] = True  # a rigid part's bone deforms it, whatever its flag
     warnings = bones.pop("warnings") + [w for part in parts for w in part["warnings"]]
+    meshes = list(skeleton.skinned) + [obj for obj, _ in skeleton.parented]
 
     offsets = np.cumsum([0] + [len(p["vertices"]) for p in parts])
     faces = np.concatenate([p["faces"] + off for p, off in zip(parts, offsets[:-1])])
@@ -75,6 +95,9 @@ def rig_from_armature(armature_obj: bpy.types.Object) -> RigAsset:
         ground_height=_shown_ground(meshes, float(world[:, 2].min())),
         height=float(np.ptp(world[:, 2])),
         warnings=tuple(warnings),
+        deform_skeleton=skeleton.control_rig,
+        driven_bones=skeleton.driven,
+        mesh_bones=tuple([""] * len(skeleton.skinned) + [bone for _, bone in skeleton.parented]),
     )
 
 
@@ -102,19 +125,26 @@ def _matrix(m) -> np.ndarray:
     return np.array([list(row) for row in m], dtype=np.float64)
 
 
-def _read_bones(obj: bpy.types.Object) -> dict:
-    """Skeleton fields of RigAsset, plus a ``warnings`` list."""
-    bones, pose_bones = obj.data.bones, obj.pose.bones
+def _read_bones(obj: bpy.types.Object, skeleton: DeformSkeleton) -> dict:
+    """Skeleton fields of RigAsset for the bones of ``skeleton``, plus a ``warnings`` list.
+
+    A bone whose deform-skeleton parent is its Blender parent keeps Blender's inheritance flags; a
+    bone re-parented past skipped helper bones (or a new root) inherits fully from its new parent."""
+    bones = [obj.data.bones[name] for name in skeleton.bones]
+    pose_bones = [obj.pose.bones[name] for name in skeleton.bones]
     j = len(bones)
-    names = tuple(b.name for b in bones)
-    index = {n: i for i, n in enumerate(names)}
+    names = skeleton.bones
+    parents = np.array(skeleton.parents, dtype=np.int64)
+    same_parent = np.array(
+        [(b.parent.name if b.parent else None) == (names[p] if p >= 0 else None) for b, p in zip(bones, parents)], dtype=bool
+    )
     rest = np.stack([_matrix(b.matrix_local) for b in bones]) if j else np.zeros((0, 4, 4))  # double precision
 
     def flags(attr: str, source=bones) -> np.ndarray:
         return np.array([bool(getattr(b, attr)) for b in source], dtype=bool)
 
     limits = np.full((j, 3, 2), np.nan)
-    warnings = []
+    moved: dict[str, list[tuple[str, str]]] = {}  # constraint type → (bone, constraint name)
     for i, pb in enumerate(pose_bones):
         for con in pb.constraints:
             if con.mute or con.influence == 0.0:
@@ -123,9 +153,8 @@ def _read_bones(obj: bpy.types.Object) -> dict:
                 for axis, a in enumerate("xyz"):
                     if getattr(con, f"use_limit_{a}"):
                         limits[i, axis] = (getattr(con, f"min_{a}"), getattr(con, f"max_{a}"))
-            else:
-                warnings.append(f"bone '{pb.name}': {con.type} constraint '{con.name}' is not reproduced by the mirror")
-    parents = np.array([index[b.parent.name] if b.parent else -1 for b in bones], dtype=np.int64)
+        for con in moving_constraints(pb):
+            moved.setdefault(con.type, []).append((pb.name, con.name))
     return {
         "bone_names": names,
         "parents": parents,
@@ -134,28 +163,71 @@ def _read_bones(obj: bpy.types.Object) -> dict:
         "tails": np.array([tuple(b.tail_local) for b in bones], dtype=np.float64).reshape(j, 3),
         "lengths": np.array([b.length for b in bones], dtype=np.float64),
         "use_deform": flags("use_deform"),
-        "use_connect": flags("use_connect"),
-        "inherit_rotation": flags("use_inherit_rotation"),
-        "use_local_location": flags("use_local_location"),
+        "use_connect": flags("use_connect") & same_parent,
+        "inherit_rotation": flags("use_inherit_rotation") | ~same_parent,
+        "use_local_location": flags("use_local_location") | ~same_parent,
         "rotation_modes": tuple(pb.rotation_mode for pb in pose_bones),
         "rotation_locks": np.array([tuple(pb.lock_rotation) for pb in pose_bones], dtype=bool).reshape(j, 3),
         "location_locks": np.array([tuple(pb.lock_location) for pb in pose_bones], dtype=bool).reshape(j, 3),
         "rotation_limits": limits,
-        "warnings": warnings,
+        "blender_parents": tuple(b.parent.name if b.parent else "" for b in bones),
+        "warnings": _constraint_warnings(moved) + _bbone_warnings(bones, skeleton.reaching),
     }
 
 
-def _read_mesh(obj, world_to_arm: np.ndarray, bone_index: dict, deform: np.ndarray, armature_obj) -> dict:
-    """Rest vertices (armature space), triangles, weights [V,J], colours and UVs of one mesh."""
+def _constraint_warnings(moved: dict[str, list[tuple[str, str]]]) -> list[str]:
+    """One line per constrained bone, or one line per constraint type found on many bones."""
+    lines = []
+    for kind, hits in moved.items():
+        if len(hits) <= _LISTED:
+            lines += [f"bone '{bone}': {kind} constraint '{name}' is not reproduced by the mirror" for bone, name in hits]
+        else:
+            named = ", ".join(f"'{bone}'" for bone, _ in hits[:_LISTED])
+            lines.append(
+                f"{len(hits)} mirrored bones ({named}, …): {kind} constraints are not reproduced by the mirror,"
+                " which poses these bones directly over the deform skeleton"
+            )
+    return lines
+
+
+def _bbone_warnings(bones, reaching: frozenset[str]) -> list[str]:
+    bendy = [b.name for b in bones if b.bbone_segments > 1 and b.name in reaching]
+    if not bendy:
+        return []
+    named = ", ".join(f"'{n}'" for n in bendy[:_LISTED]) + (", …" if len(bendy) > _LISTED else "")
+    return [f"{len(bendy)} bones are B-Bones ({named}); the mirror deforms them as straight bones"]
+
+
+def _read_skinned(obj, world_to_arm: np.ndarray, bone_index: dict, deform: np.ndarray, armature_obj) -> dict:
+    """A skinned mesh: rest vertices (armature space), triangles, weights [V,J], colours and UVs."""
+    to_arm = world_to_arm @ _matrix(obj.matrix_world)
+    return _read_mesh(obj, to_arm, _read_weights(obj, bone_index, deform), _mesh_warnings(obj, armature_obj))
+
+
+def _read_part(obj, bone: str, world_to_arm: np.ndarray, bone_index: dict, rest: np.ndarray, armature_obj) -> dict:
+    """A mesh rigidly following ``bone``: its vertices as Blender places them now, carried back to
+    the bone's rest placement (``rest_b · pose_b⁻¹``), weight 1 on the bone."""
+    b = bone_index[bone]
+    pose = _matrix(armature_obj.pose.bones[bone].matrix)
+    to_arm = rest[b] @ np.linalg.inv(pose) @ world_to_arm @ _matrix(obj.matrix_world)
+    weights = np.zeros((len(obj.data.vertices), len(bone_index)), dtype=np.float32)
+    weights[:, b] = 1.0
+    warnings = []
+    mods = [m.name for m in obj.modifiers if m.show_viewport]
+    if mods:
+        warnings.append(f"mesh '{obj.name}': its modifiers are ignored by the mirror ({', '.join(mods)})")
+    if obj.data.shape_keys is not None and len(obj.data.shape_keys.key_blocks) > 1:
+        warnings.append(f"mesh '{obj.name}': shape keys are ignored by the mirror (it uses the base shape)")
+    return _read_mesh(obj, to_arm, weights, warnings)
+
+
+def _read_mesh(obj, to_arm: np.ndarray, weights: np.ndarray, warnings: list[str]) -> dict:
+    """Rest vertices (armature space, via ``to_arm``), triangles, ``weights``, colours and UVs."""
     mesh = obj.data
-    warnings = _mesh_warnings(obj, armature_obj)
     n = len(mesh.vertices)
     co = np.empty(n * 3, dtype=np.float32)
     mesh.vertices.foreach_get("co", co)
-    to_arm = world_to_arm @ _matrix(obj.matrix_world)
     vertices = transform_points(to_arm, co.reshape(n, 3).astype(np.float64))
-
-    weights = _read_weights(obj, bone_index, deform)
     mesh.calc_loop_triangles()
     t = len(mesh.loop_triangles)
     tri_verts = np.empty(t * 3, dtype=np.int32)

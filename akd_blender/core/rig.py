@@ -53,6 +53,18 @@ class RigAsset:
         rotation_limits: float64 [J,3,2] radians, min/max Euler-XYZ angle per local axis from a
             Limit Rotation constraint (local space); NaN where unlimited.
 
+    Which Blender bones are mirrored (the bone names above ARE the Blender bone names):
+        deform_skeleton: False when every bone of the armature is mirrored in Blender's order and
+            hierarchy (a plain rig, and rigs built in code); True when ``bone_names`` is the
+            armature's deform skeleton (a control rig: only the bones whose motion reaches a mesh,
+            parents first, ``parents`` their nearest kept ancestors;
+            :mod:`akd_blender.blender.deform_skeleton` states the rule).
+        driven_bones: the mirrored bones Blender moves through constraints or drivers (keys on them
+            do nothing in Blender: their motion has to be written onto the rig's controls).
+        blender_parents: per bone, the name of its parent in the armature ('' for none), or ``()``
+            for rigs built in code; differs from ``bone_names[parents]`` where helper bones were
+            skipped.
+
     Mesh fields:
         mesh_names: the deformed mesh objects' names, in concatenation order.
         mesh_offsets: int64 [M+1], vertex range of mesh m is ``mesh_offsets[m]:mesh_offsets[m+1]``.
@@ -64,6 +76,8 @@ class RigAsset:
             corners, else vertex colours, else the material's base colour, else grey).
         uvs: float32 [T,3,2] per-triangle-corner UVs, or None.
         texture: float32 [H,W,3] base-colour image (row 0 is the *top* of the image), or None.
+        mesh_bones: per mesh in ``mesh_names``, the bone a rigidly parented mesh follows (Blender's
+            parent type 'Bone': its vertices weigh 1 on that bone), '' for a skinned mesh; or ``()``.
 
     Placement:
         armature_world: float64 [4,4], armature object → world matrix.
@@ -102,6 +116,10 @@ class RigAsset:
     ground_height: float = 0.0
     height: float = 1.0
     warnings: tuple[str, ...] = ()
+    deform_skeleton: bool = False
+    driven_bones: tuple[str, ...] = ()
+    blender_parents: tuple[str, ...] = ()
+    mesh_bones: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         self.validate()
@@ -168,6 +186,10 @@ class RigAsset:
             raise RigError(f"RigAsset '{self.name}': faces must be [T,3] indices below {v}")
         if self.mesh_offsets[0] != 0 or self.mesh_offsets[-1] != v or len(self.mesh_offsets) != len(self.mesh_names) + 1:
             raise RigError(f"RigAsset '{self.name}': mesh_offsets do not partition the {v} vertices")
+        if self.blender_parents and len(self.blender_parents) != j:
+            raise RigError(f"RigAsset '{self.name}': blender_parents has {len(self.blender_parents)} entries, expected {j}")
+        if self.mesh_bones and len(self.mesh_bones) != len(self.mesh_names):
+            raise RigError(f"RigAsset '{self.name}': mesh_bones must name one bone (or '') per mesh")
         if self.uvs is not None and self.uvs.shape != (self.faces.shape[0], 3, 2):
             raise RigError(f"RigAsset '{self.name}': uvs must be [T,3,2]")
 
@@ -200,6 +222,6 @@ def load_rig(path: str) -> RigAsset:
             arrays = {k: data[k] for k in data.files if k != "__meta__"}
     except (OSError, KeyError, ValueError) as exc:
         raise RigError(f"'{path}' is not a saved RigAsset ({exc})") from None
-    tuples = ("bone_names", "rotation_modes", "mesh_names", "warnings")
+    tuples = ("bone_names", "rotation_modes", "mesh_names", "warnings", "driven_bones", "blender_parents", "mesh_bones")
     meta = {k: tuple(v) if k in tuples else v for k, v in meta.items()}
     return RigAsset(**meta, **arrays)

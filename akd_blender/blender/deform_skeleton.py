@@ -1,0 +1,251 @@
+"""The deform skeleton: which bones of an armature the mirror takes as the character's motion.
+
+Needs: any mode (reads data only); call on Blender's main thread. The scene is not changed.
+
+The rule, read from the rig itself (never from bone names):
+
+1. **Meshes reached.** A mesh is reached by the armature when it has an enabled Armature modifier
+   using it (skinned), or when its object-parent chain ends at the armature with ``parent_type
+   'BONE'`` (a rigid part following that bone, weight 1 on it).
+2. **Bones that reach a mesh.** A deform bone (``use_deform``) whose vertex group in a skinned mesh
+   holds at least one non-zero weight, and every bone a rigid part is parented to.
+3. **Plain rigs.** When no bone of the armature is moved by a constraint (any enabled one other
+   than a local-space Limit Rotation, which the mirror reads) or by a driver on its location,
+   rotation or scale, every bone is posed directly by the animator: the deform skeleton is then
+   every bone of the armature, in Blender's order and hierarchy (glTF/FBX skeletons, the procedural
+   family: the mirror is what it always was, non-deforming roots and leaves included).
+4. **Control rigs** (some bone moved by a constraint or driver: Rigify, IK limbs): the deform
+   skeleton is exactly the bones of (2). Controls, mechanism and helper bones (IK targets and
+   poles, Rigify's ``MCH-``/``ORG-``/controls) reach no mesh and are left out. Each kept bone's
+   parent is found by walking up its Blender ancestors: the first ancestor that is kept, or whose
+   rest head and tail coincide with those of a kept bone (a helper a deform bone is a copy of, as
+   Rigify's ``ORG-spine.003`` is of ``DEF-spine.003``), gives the parent; none gives a root.
+   Bones are ordered parents first (Blender's order where the hierarchy allows).
+
+In a control rig the kept bones are often moved by constraints (Rigify's ``DEF-`` bones copy
+``ORG-``/tweak bones); the mirror poses them directly over the deform skeleton's own hierarchy, so
+the motion it distils is the deform bones' evaluated motion, which :func:`evaluated_channels` reads
+back from Blender's evaluation.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+import torch
+
+from ..core.rig import RigAsset
+from ..core.rotations import matrix_to_quat
+from .io import skinned_meshes
+
+__all__ = ["DeformSkeleton", "find_deform_skeleton", "moving_constraints", "evaluated_channels"]
+
+_COINCIDE = 1e-5  # × the armature's rest extent: heads and tails this close are the same bone
+_TRANSFORM_PATH = re.compile(r'^pose\.bones\["((?:[^"\\]|\\.)*)"\]\.(location|rotation_\w+|scale)$')
+
+
+@dataclass(frozen=True)
+class DeformSkeleton:
+    """The bones the mirror takes from one armature (see the module docstring for the rule).
+
+    bones: Blender bone names of the deform skeleton, parents first.
+    parents: index into ``bones`` of each bone's parent in the deform skeleton, -1 for a root.
+    reaching: the bones whose motion reaches a mesh directly (weights or a rigid part).
+    skinned: mesh objects with an Armature modifier using the armature, by name.
+    parented: ``(mesh object, bone name)`` of meshes rigidly following a bone, by object name.
+    control_rig: True when some bone is moved by a constraint or driver (rule 4), False for a plain
+        rig whose every bone is mirrored (rule 3).
+    driven: the kept bones that Blender moves through constraints or drivers (keys on them do
+        nothing in Blender), Blender order.
+    """
+
+    bones: tuple[str, ...]
+    parents: tuple[int, ...]
+    reaching: frozenset[str]
+    skinned: tuple[bpy.types.Object, ...]
+    parented: tuple[tuple[bpy.types.Object, str], ...]
+    control_rig: bool
+    driven: tuple[str, ...]
+
+
+def moving_constraints(pose_bone: bpy.types.PoseBone) -> list[bpy.types.Constraint]:
+    """The enabled constraints of ``pose_bone`` that move it, i.e. all but a local-space Limit
+    Rotation (which the mirror reads as joint limits) and muted or zero-influence ones."""
+    return [
+        con
+        for con in pose_bone.constraints
+        if not (con.mute or con.influence == 0.0 or (con.type == "LIMIT_ROTATION" and con.owner_space == "LOCAL"))
+    ]
+
+
+def _driven_by_drivers(armature_obj: bpy.types.Object) -> set[str]:
+    """Bones whose location, rotation or scale channels carry a driver."""
+    ad = armature_obj.animation_data
+    names = set()
+    for fc in ad.drivers if ad is not None else ():
+        match = _TRANSFORM_PATH.match(fc.data_path)
+        if match and not fc.mute:
+            names.add(match.group(1).replace('\\"', '"').replace("\\\\", "\\"))
+    return names
+
+
+def _parented_parts(armature_obj: bpy.types.Object, skinned) -> list[tuple[bpy.types.Object, str]]:
+    """Meshes in the view layer whose object-parent chain ends at a bone of ``armature_obj``."""
+    parts = []
+    bones = armature_obj.data.bones
+    for obj in bpy.context.view_layer.objects:
+        if obj.type != "MESH" or obj in skinned:
+            continue
+        o = obj
+        while o.parent is not None and o.parent != armature_obj:
+            o = o.parent
+        if o.parent == armature_obj and o.parent_type == "BONE" and o.parent_bone in bones:
+            parts.append((obj, o.parent_bone))
+    return sorted(parts, key=lambda part: part[0].name)
+
+
+def _weighted_bones(mesh_obj: bpy.types.Object, deform_names: set[str]) -> set[str]:
+    """Deform bones whose vertex group in ``mesh_obj`` holds a non-zero weight."""
+    group_names = {g.index: g.name for g in mesh_obj.vertex_groups if g.name in deform_names}
+    used = set()
+    if not group_names:
+        return used
+    for v in mesh_obj.data.vertices:
+        for g in v.groups:
+            if g.weight > 0.0 and g.group in group_names:
+                used.add(g.group)
+    return {group_names[i] for i in used}
+
+
+def find_deform_skeleton(armature_obj: bpy.types.Object) -> DeformSkeleton:
+    """The deform skeleton of ``armature_obj`` (the module docstring states the rule)."""
+    bones = armature_obj.data.bones
+    order = {b.name: i for i, b in enumerate(bones)}
+    skinned = tuple(skinned_meshes(armature_obj))
+    parented = tuple(_parented_parts(armature_obj, set(skinned)))
+    deform_names = {b.name for b in bones if b.use_deform}
+    reaching = {name for obj in skinned for name in _weighted_bones(obj, deform_names)}
+    reaching |= {bone for _, bone in parented}
+    moved = _driven_by_drivers(armature_obj) | {pb.name for pb in armature_obj.pose.bones if moving_constraints(pb)}
+    if not moved:
+        names = tuple(b.name for b in bones)
+        parents = tuple(order[b.parent.name] if b.parent else -1 for b in bones)
+        return DeformSkeleton(names, parents, frozenset(reaching), skinned, parented, False, ())
+    kept = sorted(reaching, key=order.__getitem__)
+    parent_of = _deform_parents(armature_obj, kept)
+    names, parents = _parents_first(kept, parent_of, order)
+    driven = tuple(n for n in names if n in moved)
+    return DeformSkeleton(names, parents, frozenset(reaching), skinned, parented, True, driven)
+
+
+def _deform_parents(armature_obj: bpy.types.Object, kept: list[str]) -> dict[str, str | None]:
+    """Each kept bone's parent in the deform skeleton (rule 4), cycles broken by walking on."""
+    bones = armature_obj.data.bones
+    kept_set = set(kept)
+    heads = np.array([tuple(b.head_local) for b in bones]).reshape(-1, 3)
+    extent = max(float(np.ptp(heads, axis=0).max()) if len(heads) else 0.0, 1e-9)
+    key = {}  # rounded (head, tail) → kept bones sharing that rest placement
+    for name in kept:
+        b = bones[name]
+        key.setdefault(_placement(b, extent), []).append(name)
+
+    def candidates(name: str):
+        a = bones[name].parent
+        while a is not None:
+            if a.name in kept_set:
+                yield a.name
+            else:
+                yield from (c for c in key.get(_placement(a, extent), ()) if c != name)
+            a = a.parent
+
+    walks = {name: candidates(name) for name in kept}
+    parent_of = {name: next(walks[name], None) for name in kept}
+    for _ in range(len(kept)):  # a cycle: move its first bone's parent further up its walk
+        cycle = _find_cycle(parent_of)
+        if cycle is None:
+            break
+        parent_of[cycle] = next(walks[cycle], None)
+    return parent_of
+
+
+def _placement(bone, extent: float) -> tuple:
+    q = _COINCIDE * extent
+    return tuple(np.round(np.concatenate([bone.head_local, bone.tail_local]) / q).astype(np.int64).tolist())
+
+
+def _find_cycle(parent_of: dict[str, str | None]) -> str | None:
+    state: dict[str, int] = {}
+    for start in parent_of:
+        path, node = [], start
+        while node is not None and state.get(node, 0) == 0:
+            state[node] = 1
+            path.append(node)
+            node = parent_of.get(node)
+        if node is not None and state.get(node) == 1:
+            return node
+        for n in path:
+            state[n] = 2
+    return None
+
+
+def _parents_first(kept: list[str], parent_of: dict[str, str | None], order: dict[str, int]):
+    """Topological order (parents first, Blender order among the ready) and parent indices."""
+    children: dict[str | None, list[str]] = {}
+    for name in kept:
+        children.setdefault(parent_of[name], []).append(name)
+    ready = [(order[n], n) for n in children.get(None, [])]
+    heapq.heapify(ready)
+    names = []
+    while ready:
+        _, name = heapq.heappop(ready)
+        names.append(name)
+        for child in children.get(name, []):
+            heapq.heappush(ready, (order[child], child))
+    index = {n: i for i, n in enumerate(names)}
+    return tuple(names), tuple(index[parent_of[n]] if parent_of[n] is not None else -1 for n in names)
+
+
+def _polar_rotation(m: np.ndarray) -> np.ndarray:
+    """The rotation nearest to 3×3 ``m`` (drops a bone's stretch or scale)."""
+    u, _, vt = np.linalg.svd(m)
+    r = u @ vt
+    if np.linalg.det(r) < 0:
+        u[:, -1] *= -1
+        r = u @ vt
+    return r
+
+
+def evaluated_channels(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[np.ndarray, np.ndarray]:
+    """The mirror's pose channels reproducing Blender's evaluated pose of ``rig``'s bones now.
+
+    Reads ``pose_bone.matrix`` (armature space, constraints, IK and drivers evaluated) of every bone
+    in ``rig.bone_names`` and inverts the mirror's forward kinematics over ``rig.parents`` and its
+    flags: float64 rotations [J,4] (wxyz) and locations [J,3], so that ``Skeleton(rig)`` poses
+    the bones where Blender shows them (a bone's stretch or scale is dropped: the mirror's bones
+    are rigid). Call ``bpy.context.view_layer.update()`` after changing the pose or frame.
+    """
+    pose = np.stack([np.array(armature_obj.pose.bones[name].matrix, dtype=np.float64) for name in rig.bone_names])
+    rigid = pose.copy()
+    for j in range(len(pose)):
+        rigid[j, :3, :3] = _polar_rotation(pose[j, :3, :3])
+    rest = rig.rest_matrices
+    basis_rot = np.empty((len(pose), 3, 3))
+    locations = np.zeros((len(pose), 3))
+    for j, p in enumerate(rig.parents):
+        if p < 0:
+            offset, parent_pose, parent_rot = rest[j], np.eye(4), np.eye(3)
+        else:
+            offset = np.linalg.solve(rest[p], rest[j])
+            parent_pose = rigid[p]
+            parent_rot = parent_pose[:3, :3] if rig.inherit_rotation[j] else rest[p, :3, :3]
+        basis_rot[j] = (parent_rot @ offset[:3, :3]).T @ rigid[j, :3, :3]
+        if not rig.use_connect[j]:
+            head = parent_pose[:3, :3] @ offset[:3, 3] + parent_pose[:3, 3]
+            axes = parent_pose[:3, :3] @ offset[:3, :3] if rig.use_local_location[j] else parent_pose[:3, :3]
+            locations[j] = np.linalg.solve(axes, rigid[j, :3, 3] - head)
+    rotations = matrix_to_quat(torch.as_tensor(basis_rot)).numpy()
+    return rotations, locations
