@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import tempfile
@@ -79,6 +80,10 @@ __all__ = [
     "EXPORT_FORMATS",
     "build_parser",
     "parse_jobs",
+    "check_settings",
+    "check_usage",
+    "distill_config",
+    "job_request",
     "run_one",
     "run_cli_job",
     "main",
@@ -267,12 +272,18 @@ _TUNABLE_NAMES = {t.name for t in TUNABLES}
 
 
 def parse_jobs(argv: Sequence[str]) -> tuple[list[CliJob], argparse.Namespace]:
-    """Parse the command line into jobs (one, or the ``--jobs`` file's list). Raises InputError."""
-    ns = build_parser().parse_args(list(argv))
-    given = {t.name: getattr(ns, t.name) for t in TUNABLES if getattr(ns, t.name) is not None}
-    base = CliJob(**{k: v for k, v in vars(ns).items() if k in _JOB_KEYS}, tunables=given)
+    """Parse the command line into jobs (one, or the ``--jobs`` file's list) and check every job's
+    numbers (:func:`check_settings`) before any file is opened. A jobs file's values go through the same
+    parser as the flags (``{"frames": 6}`` is ``--frames=6``; ``true`` / ``false`` for the switches;
+    ``null`` keeps the command line's value). Raises InputError naming the flag (and the job)."""
+    parser = build_parser()
+    ns = parser.parse_args(list(argv))
+    _check_numbers(parser, ns)
+    _check_ray(ns)
     if not ns.jobs:
-        return [base], ns
+        job = _job_of(ns)
+        check_settings(job)
+        return [job], ns
     try:
         with open(ns.jobs, encoding="utf-8") as fh:
             items = json.load(fh)
@@ -282,31 +293,81 @@ def parse_jobs(argv: Sequence[str]) -> tuple[list[CliJob], argparse.Namespace]:
         raise InputError(f"--jobs: '{ns.jobs}' is not valid JSON (line {exc.lineno}: {exc.msg})") from None
     if not isinstance(items, list) or not all(isinstance(i, dict) for i in items) or not items:
         raise InputError(f"--jobs: '{ns.jobs}' must hold a non-empty JSON list of objects")
+    actions = {a.dest: a for a in parser._actions}
     jobs = []
     for n, item in enumerate(items, 1):
         values = {str(k).replace("-", "_"): v for k, v in item.items()}
         unknown = sorted(set(values) - _JOB_KEYS - _TUNABLE_NAMES)
         if unknown or "tunables" in values:
             raise InputError(f"--jobs: job {n} has unknown key '{(unknown or ['tunables'])[0]}'")
-        tuned = {**base.tunables, **{k: values.pop(k) for k in list(values) if k in _TUNABLE_NAMES}}
-        jobs.append(replace(base, **values, tunables=tuned))
+        job_ns, tokens = argparse.Namespace(**vars(ns)), []
+        for key, value in values.items():
+            flag = actions[key].option_strings[0]
+            if value is None:
+                continue
+            if isinstance(actions[key], argparse._StoreTrueAction):
+                if not isinstance(value, bool):
+                    raise InputError(f"--jobs: job {n}: {flag} must be true or false (got {json.dumps(value)})")
+                setattr(job_ns, key, value)
+            else:
+                tokens.append(f"{flag}={value}")
+        try:
+            parser.parse_args(tokens, namespace=job_ns)
+            _check_numbers(parser, job_ns)
+            job = _job_of(job_ns)
+            check_settings(job)
+        except InputError as exc:
+            raise InputError(f"--jobs: job {n}: {exc}") from None
+        jobs.append(job)
     return jobs, ns
 
 
-def check_usage(job: CliJob) -> None:
-    """Everything that can be checked before opening the input. Raises InputError naming it."""
-    if not job.input:
-        raise InputError("--input is required")
-    if job.ground_action is None and not (job.prompt or "").strip():
-        raise InputError("--prompt is empty: describe the motion, e.g. --prompt 'a fox trots forward'")
+def _job_of(ns: argparse.Namespace) -> CliJob:
+    """The CliJob of a parsed namespace (its tunables: those given)."""
+    given = {t.name: getattr(ns, t.name) for t in TUNABLES if getattr(ns, t.name) is not None}
+    return CliJob(**{k: v for k, v in vars(ns).items() if k in _JOB_KEYS}, tunables=given)
+
+
+def _check_numbers(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> None:
+    """InputError naming the first ``type=float`` flag holding NaN or an infinity (argparse's float
+    reads "nan" and "inf"; ``type=int`` refuses them itself)."""
+    for action in parser._actions:
+        value = getattr(ns, action.dest, None)
+        if action.type is float and value is not None and not math.isfinite(value):
+            raise InputError(f"{action.option_strings[0]} must be a finite number (got {value})")
+
+
+def _check_ray(ns: argparse.Namespace) -> None:
+    """The ``--ray-*`` numbers (:meth:`~akd_blender.core.ray_jobs.TaskResources.validate`), checked
+    whether or not ``--ray`` is given."""
+    from ..core.ray_jobs import TaskResources
+
+    gpus = 0.0 if ns.ray_gpus is None else ns.ray_gpus
+    TaskResources(num_cpus=ns.ray_cpus, num_gpus=gpus, threads=ns.ray_threads, retries=ns.ray_retries).validate()
+
+
+def check_settings(job: CliJob) -> None:
+    """Every number and choice of ``job`` that needs no file: the distillation settings
+    (:meth:`DistillConfig.validate` and the :data:`TUNABLES` ranges, ``--fps`` at 24 when not given),
+    ``--keys`` and ``--preview-size``. Raises InputError naming the flag."""
     try:
-        distill_config(job, frame_start=1, fps=job.fps or 24.0).validate()
+        distill_config(job, frame_start=1, fps=24.0 if job.fps is None else job.fps).validate()
     except SettingError as exc:
         raise InputError(f"--{setting_name(exc.field).replace('_', '-')} {exc.reason}") from None
     if job.keys not in KEY_MODES:
         raise InputError(f"--keys must be one of {', '.join(KEY_MODES)} (got '{job.keys}')")
-    if job.preview and (job.preview_size < 16 or job.preview_size % 2):
+    if not (job.preview_size >= 16 and job.preview_size % 2 == 0):
         raise InputError(f"--preview-size must be an even number ≥ 16 (got {job.preview_size})")
+
+
+def check_usage(job: CliJob) -> None:
+    """Everything that can be checked before opening the input (:func:`check_settings`, the prompt,
+    the output paths). Raises InputError naming it."""
+    if not job.input:
+        raise InputError("--input is required")
+    if job.ground_action is None and not (job.prompt or "").strip():
+        raise InputError("--prompt is empty: describe the motion, e.g. --prompt 'a fox trots forward'")
+    check_settings(job)
     outputs = {"--out": (job.out, (".blend",)), "--preview": (job.preview, (".mp4",)), "--report": (job.report, (".json",))}
     outputs["--export"] = (job.export, EXPORT_FORMATS)
     if not any(path for path, _ in outputs.values()):
@@ -333,8 +394,11 @@ def _check_output(flag: str, path: str, exts: tuple[str, ...]) -> None:
         raise InputError(f"{flag}: output folder '{folder}' is not writable") from None
 
 
-def distill_config(job: CliJob, frame_start: int, fps: float) -> DistillConfig:
-    """The DistillConfig of ``job``'s flags (flags left out keep the config's defaults; no previews)."""
+def distill_config(job: CliJob, frame_start: int, fps: float, preview_every: int = 0) -> DistillConfig:
+    """The DistillConfig of ``job``'s settings (those left out, None, keep the config's defaults) for a
+    clip placed at Blender frame ``frame_start`` at ``fps`` frames per second; ``preview_every``: steps
+    between preview callbacks (0: none, the command line's). Raises SettingError for a bad tunable or
+    redraw; the rest is checked by :meth:`DistillConfig.validate`."""
     given = {
         "frames": job.frames,
         "steps": job.steps,
@@ -353,13 +417,37 @@ def distill_config(job: CliJob, frame_start: int, fps: float) -> DistillConfig:
         negative_prompt=job.negative_prompt,
         loop=job.loop,
         allow_nearest=bool(job.allow_nearest),
-        preview_every=0,
+        preview_every=preview_every,
         **values,
     )
     noise = parse_redraw(str(job.redraw))
     if noise is not None:
         config = replace(config, redraw=replace(config.redraw, noise=noise))
     return with_tunables(config, job.tunables)
+
+
+def job_request(job: CliJob, rig, init_pose, frame_start: int, scene_fps: float, preview_every: int = 0):
+    """The :class:`~akd_blender.core.job.JobRequest` of ``job``'s settings: the one mapping from settings
+    to a job, used by the command line (:func:`run_one`) and the panel (``operators.snapshot``, whose
+    properties become a CliJob through ``properties.panel_job``).
+
+    Args:
+        job: the settings (``job.fps`` None: ``scene_fps``, the scene's frames per second).
+        rig: the :class:`~akd_blender.core.rig.RigAsset`; init_pose: the MotionClip whose first frame
+            the motion starts from (the armature's current pose), or None for the rest pose.
+        frame_start: the Blender frame the clip starts at. preview_every: see :func:`distill_config`.
+    Raises SettingError for a bad tunable or redraw (:meth:`JobRequest.validate` checks the rest)."""
+    from ..core.job import JobRequest
+
+    fps = float(scene_fps if job.fps is None else job.fps)
+    return JobRequest(
+        rig=rig,
+        prompt=(job.prompt or "").strip(),
+        config=distill_config(job, int(frame_start), fps, preview_every),
+        model=job.model,
+        init_pose=init_pose,
+        physics=bool(job.physics),
+    )
 
 
 _PHASE_UNITS = {"load": "model", "draw": "step", "search": "clip", "steps": "step", "physics": "frame"}
@@ -408,7 +496,7 @@ def run_one(job: CliJob, progress: bool = True, write_files: bool = True) -> dic
 
     from .. import __version__
     from ..core import worker as wk
-    from ..core.job import JobRequest, action_name, plain_data
+    from ..core.job import action_name, plain_data
     from .extract import rig_from_armature
     from .io import find_armature, load_scene
 
@@ -418,7 +506,8 @@ def run_one(job: CliJob, progress: bool = True, write_files: bool = True) -> dic
     arm = find_armature(job.armature)
     rig = rig_from_armature(arm)
     scene = bpy.context.scene
-    fps = float(job.fps or scene.render.fps / scene.render.fps_base)
+    scene_fps = scene.render.fps / scene.render.fps_base
+    fps = float(scene_fps if job.fps is None else job.fps)
     ad = arm.animation_data
     previous = ad.action.name if ad is not None and ad.action is not None else None
     from .keyframes import key_figures, key_summary, sparse_keys_for, write_action  # torch: once the input is usable
@@ -448,14 +537,8 @@ def run_one(job: CliJob, progress: bool = True, write_files: bool = True) -> dic
         else:
             from .keyframes import current_pose
 
-            request = JobRequest(
-                rig=rig,
-                prompt=job.prompt.strip(),
-                config=distill_config(job, int(scene.frame_start), fps),
-                model=job.model,
-                init_pose=current_pose(arm),  # the motion starts from the pose the file shows
-                physics=job.physics,
-            )
+            # the motion starts from the pose the file shows
+            request = job_request(job, rig, current_pose(arm), int(scene.frame_start), scene_fps)
             message = wk.run_job(request, bar)
             if isinstance(message, wk.Failed):
                 if message.details:

@@ -30,10 +30,13 @@ from ..core import worker as wk
 from ..core.errors import AkdError
 from ..core.job import JobRequest, JobResult, action_name
 from ..core.understanding import understood_line
-from .properties import distill_config, model_spec
+from .cli import job_request
+from .properties import frame_range, panel_job
 
 __all__ = [
     "RunContext",
+    "frame_range",
+    "panel_request",
     "snapshot",
     "handle_messages",
     "apply_preview",
@@ -85,13 +88,6 @@ class RunContext:
     scene_changes: list[str] = field(default_factory=list)
 
 
-def frame_range(scene: bpy.types.Scene, settings) -> tuple[int, int]:
-    """(first, last) frame of the motion: the scene's range or the settings' own."""
-    if settings.use_scene_range:
-        return int(scene.frame_start), int(scene.frame_end)
-    return int(settings.frame_start), int(settings.frame_end)
-
-
 def check_request(request: JobRequest) -> None:
     """:meth:`JobRequest.validate`, a bad setting named by its panel label (e.g. "Steps must be …")."""
     from ..core.config import SettingError
@@ -110,6 +106,22 @@ def _labelled(exc) -> Exception:
     return InputError(f"{LABELS.get(exc.field, exc.field)} {exc.reason}")
 
 
+def panel_request(scene: bpy.types.Scene, rig=None, init_pose=None) -> JobRequest:
+    """The job the panel's settings (``scene.akd``) describe, built as the command line builds its own
+    (:func:`~akd_blender.blender.properties.panel_job` then :func:`~akd_blender.blender.cli.job_request`):
+    the clip from the first frame of the panel's range, the scene's fps unless FPS is set, previews every
+    Preview Every steps. Raises InputError naming a bad tunable or Redraw by its panel label."""
+    from ..core.config import SettingError
+
+    settings = scene.akd
+    scene_fps = scene.render.fps / scene.render.fps_base
+    first = frame_range(scene, settings)[0]
+    try:
+        return job_request(panel_job(settings, scene), rig, init_pose, first, scene_fps, int(settings.preview_every))
+    except SettingError as exc:  # a tunable out of its range, a bad Redraw
+        raise _labelled(exc) from None
+
+
 def snapshot(context: bpy.types.Context, armature_obj: bpy.types.Object) -> RunContext:
     """Copy what the job needs out of Blender (main thread). Raises InputError/RigError naming the
     problem: an empty prompt, a bad setting (fewer than 2 frames, …), an armature the mirror cannot read."""
@@ -118,22 +130,7 @@ def snapshot(context: bpy.types.Context, armature_obj: bpy.types.Object) -> RunC
     from .keyframes import current_pose
 
     settings = context.scene.akd
-    first, last = frame_range(context.scene, settings)
-    scene_fps = context.scene.render.fps / context.scene.render.fps_base
-    fps = float(scene_fps if settings.use_scene_fps else settings.fps)
-    from ..core.config import SettingError
-
-    try:
-        config = distill_config(settings, first, last - first + 1, fps)
-    except SettingError as exc:  # a tunable out of its range
-        raise _labelled(exc) from None
-    request = JobRequest(
-        rig=None,
-        prompt=settings.prompt.strip(),
-        config=config,
-        model=model_spec(settings),
-        physics=bool(settings.physics),
-    )
+    request = panel_request(context.scene)
     check_request(request)
     request = replace(
         request,

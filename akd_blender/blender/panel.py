@@ -102,7 +102,10 @@ class VIEW3D_PT_akd_advanced(_AKDPanel, bpy.types.Panel):
         layout.use_property_split = True
         layout.use_property_decorate = False
         settings = context.scene.akd
-        layout.prop(settings, "resolution")
+        row = layout.row(heading="Resolution")
+        row.prop(settings, "auto_resolution", text="Auto")  # the tooltip names the model's own size
+        if not settings.auto_resolution:
+            layout.prop(settings, "resolution")
         layout.prop(settings, "preview_every")
         layout.prop(settings, "redraw")
         for t in TUNABLES:

@@ -19,10 +19,8 @@ from ..core.config import (
     START_MODES,
     TUNABLES,
     DistillConfig,
-    RedrawSettings,
-    parse_redraw,
-    with_tunables,
 )
+from .cli import CliJob
 
 __all__ = [
     "AKD_Settings",
@@ -31,7 +29,8 @@ __all__ = [
     "CHOICES",
     "LABELS",
     "model_spec",
-    "distill_config",
+    "frame_range",
+    "panel_job",
     "tunable_values",
     "CLASSES",
 ]
@@ -54,6 +53,11 @@ CHOICES = {
             "(Redraw), then SDS steps (if any)",
         ),
         "sample": ("Drawn video", "The model draws a video, a pose search fits the rig to it, SDS steps (if any) refine"),
+        "library": (
+            "Library motion",
+            "The motion the prompt is understood as, from the library of the character's kind, played on its bones from "
+            "the current pose",
+        ),
     },
     "device": {"auto": ("Auto", "CUDA GPU when available, else CPU"), "cpu": ("CPU", "CPU"), "cuda": ("CUDA", "NVIDIA GPU")},
     "keys": {
@@ -75,6 +79,7 @@ LABELS = {
     "camera": "Camera",
     "start": "Start",
     "redraw": "Redraw",
+    "preview_every": "Preview Every",
 } | {t.field: t.label for t in TUNABLES}
 
 
@@ -109,26 +114,41 @@ def model_spec(settings: AKD_Settings) -> str:
     return "tiny"
 
 
-def distill_config(settings: AKD_Settings, frame_start: int, frames: int, fps: float) -> DistillConfig:
-    """The DistillConfig of the panel's settings for a motion of ``frames`` frames from ``frame_start``."""
-    config = DistillConfig(
+def frame_range(scene: bpy.types.Scene, settings: AKD_Settings) -> tuple[int, int]:
+    """(first, last) frame of the motion: the scene's range or the settings' own."""
+    if settings.use_scene_range:
+        return int(scene.frame_start), int(scene.frame_end)
+    return int(settings.frame_start), int(settings.frame_end)
+
+
+def panel_job(settings: AKD_Settings, scene: bpy.types.Scene) -> CliJob:
+    """The panel's settings as the command line's :class:`~akd_blender.blender.cli.CliJob` (what the
+    equivalent flags give): the frame count of :func:`frame_range`, ``fps`` None with Scene FPS,
+    ``steps`` None with Auto Steps, ``height`` / ``width`` None with Auto Resolution (the model's own
+    size), every Advanced tunable. ``cli.job_request`` turns it into the job, as it does the CLI's."""
+    first, last = frame_range(scene, settings)
+    size = None if settings.auto_resolution else int(settings.resolution)
+    return CliJob(
+        prompt=settings.prompt,
+        negative_prompt=settings.negative_prompt,
+        model=model_spec(settings),
+        frames=last - first + 1,
+        fps=None if settings.use_scene_fps else float(settings.fps),
         steps=None if settings.auto_steps else int(settings.steps),
-        frames=frames,
-        fps=fps,
-        frame_start=frame_start,
-        height=int(settings.resolution),
-        width=int(settings.resolution),
         seed=int(settings.seed),
         device=settings.device,
-        start=settings.start,
+        height=size,
+        width=size,
         camera=settings.camera,
-        negative_prompt=settings.negative_prompt,
+        start=settings.start,
+        redraw=settings.redraw,
         loop=bool(settings.loop),
+        physics=bool(settings.physics),
+        keys=settings.keys,
+        set_scene_range=bool(settings.set_scene_range),
         allow_nearest=bool(settings.allow_nearest),
-        preview_every=int(settings.preview_every),
-        redraw=RedrawSettings(noise=parse_redraw(settings.redraw)),
+        tunables=tunable_values(settings),
     )
-    return with_tunables(config, tunable_values(settings))
 
 
 def tunable_values(settings: AKD_Settings) -> dict[str, float | int]:
@@ -148,6 +168,12 @@ def _tunable_property(t):
     return FloatProperty(
         name=t.label, description=t.description.capitalize(), default=t.default(), min=t.minimum, max=t.maximum, precision=3
     )
+
+
+def _resolution_changed(settings: AKD_Settings, _context) -> None:
+    """A Resolution typed in (or set from Python) is the one used: Auto Resolution goes off."""
+    if settings.auto_resolution:
+        settings.auto_resolution = False
 
 
 class AKD_Settings(bpy.types.PropertyGroup):
@@ -187,8 +213,19 @@ class AKD_Settings(bpy.types.PropertyGroup):
         max=100000,
     )
     seed: IntProperty(name="Seed", description="Random seed", default=0, min=0)
+    auto_resolution: BoolProperty(
+        name="Auto Resolution",
+        description="Render at the model's own size (32 pixels for the embedded teacher, 480 × 720 for CogVideoX); "
+        "setting a Resolution turns this off",
+        default=True,
+    )
     resolution: IntProperty(
-        name="Resolution", description="Render size the model sees (pixels, square)", default=64, min=8, max=1024
+        name="Resolution",
+        description="Render size the model sees (pixels, square), used when Auto Resolution is off",
+        default=64,
+        min=8,
+        max=1024,
+        update=_resolution_changed,
     )
     camera: EnumProperty(
         name="Camera",

@@ -383,7 +383,7 @@ class DistillConfig:
 
     def validate(self) -> None:
         """Raise :class:`SettingError` naming the first bad field (the CUDA check imports torch)."""
-        if self.steps is not None and self.steps < 0:
+        if self.steps is not None and not self.steps >= 0:
             raise SettingError("steps", f"must be at least 0 (got {self.steps})")
         if self.steps == 0 and self.start == "pose" and self.redraw.noise == ():
             raise SettingError(
@@ -395,14 +395,18 @@ class DistillConfig:
                 raise SettingError("redraw", f"levels must be in (0, 1] (got {t})")
         if not self.redraw.scales or any(not (a > 0 and math.isfinite(a)) for a in self.redraw.scales):
             raise SettingError("redraw", f"scales must be positive angles (got {self.redraw.scales})")
-        if self.frames is not None and self.frames < 2:
+        if self.frames is not None and not self.frames >= 2:  # "not >=": NaN fails too
             raise SettingError("frames", f"must be at least 2 (got {self.frames})")
         if not (self.fps > 0 and math.isfinite(self.fps)):
             raise SettingError("fps", f"must be positive (got {self.fps})")
+        if not (0 <= self.seed < 2**64 and int(self.seed) == self.seed):
+            raise SettingError("seed", f"must be a whole number from 0 to 2^64 - 1 (got {self.seed})")
         for name in ("height", "width"):
             value = getattr(self, name)
-            if value is not None and value < 8:
+            if value is not None and not value >= 8:
                 raise SettingError(name, f"must be at least 8 pixels (got {value})")
+        if not self.preview_every >= 0:
+            raise SettingError("preview_every", f"must be at least 0 (got {self.preview_every})")
         _one_of("search.appearance", self.search.appearance, SEARCH_APPEARANCES)
         if self.search.max_side < 8:
             raise SettingError("search.max_side", f"must be at least 8 pixels (got {self.search.max_side})")
@@ -413,7 +417,7 @@ class DistillConfig:
         _one_of("start", self.start, START_MODES)
         _one_of("camera", self.camera, CAMERA_MODES)
         _one_of("interpolation", self.interpolation, INTERPOLATIONS)
-        if self.draws is not None and self.draws < 1:
+        if self.draws is not None and not self.draws >= 1:
             raise SettingError("draws", f"must be at least 1 (got {self.draws})")
         if not (self.lr > 0 and math.isfinite(self.lr)):
             raise SettingError("lr", f"must be a positive number (got {self.lr})")
@@ -489,13 +493,14 @@ TUNABLES: tuple[Tunable, ...] = (
         1.0,
         100.0,
     ),
-    Tunable("t_min", "sds.t_min", "Noise Min", "lowest noise level an SDS step draws, as a fraction of the schedule", 0.0, 1.0),
+    # t_min < t_max (SDSSettings): a Noise Min of 1 or a Noise Max of 0 leaves no level to draw
+    Tunable("t_min", "sds.t_min", "Noise Min", "lowest noise level an SDS step draws, as a fraction of the schedule", 0.0, 0.999),
     Tunable(
         "t_max",
         "sds.t_max",
         "Noise Max",
         "highest noise level an SDS step draws at the start, a fraction of the schedule",
-        0.0,
+        0.001,
         1.0,
     ),
     Tunable("lr", "lr", "Learning Rate", "Adam learning rate of the joint rotations per SDS step (radians)", 1e-5, 1.0),
