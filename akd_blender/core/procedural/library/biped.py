@@ -82,25 +82,33 @@ def _raised(p: BodyPose, v: Variation, start: float = 0.0, duration: float = 0.2
     return smoothstep((p.t - start) / (duration / v.speed))
 
 
-def wave(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """Raise the right hand above the head and wave it side to side twice (the forearm swings 35°
-    about the facing axis); the left arm hangs; the head tilts toward the hand."""
+def _mirror(side: str) -> float:
+    """1 for the right side (the library's default limb), -1 for the left (ValueError otherwise)."""
+    if side not in ("left", "right"):
+        raise ValueError(f"side must be 'left' or 'right', not {side!r}")
+    return 1.0 if side == "right" else -1.0
+
+
+def wave(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation, side: str = "right") -> MotionClip:
+    """Raise the ``side`` hand (default the right) above the head and wave it side to side twice (the
+    forearm swings 35° about the facing axis); the other arm hangs; the head tilts toward the hand."""
+    mirror = _mirror(side)
     p = BodyPose(rig, roles, frames, fps)
     a = v.amplitude
     w = 2 * np.pi * (2.0 * v.speed * p.t + v.phase)
     rise = _raised(p, v)
     arms_down(p)
-    arm = roles.limb("arms", "right") or (roles.arms[0] if roles.arms else None)
+    arm = roles.limb("arms", side) or (roles.arms[0] if roles.arms else None)
     if arm is not None:
         bones = arm_bones(rig, arm, p.up)
         aim_arm(p, arm, arm_direction(p, arm, -0.75, 0.65), weight=rise)
         if len(bones) > 1:
             p.aim(bones[1], bones, p.up, rise)
-            p.rotate(bones[1], p.forward, -rise * rad(35) * a * v.direction * np.sin(w))
+            p.rotate(bones[1], p.forward, -rise * rad(35) * a * v.direction * np.sin(w) * mirror)
         if len(bones) > 2:
-            p.rotate(bones[2], p.forward, -rise * rad(15) * a * np.sin(w - 0.5))
+            p.rotate(bones[2], p.forward, -rise * rad(15) * a * np.sin(w - 0.5) * mirror)
     if roles.head is not None:
-        p.rotate(roles.head, p.forward, rad(10) * rise)
+        p.rotate(roles.head, p.forward, rad(10) * rise * mirror)
     return p.clip(v.facing)
 
 
@@ -118,8 +126,8 @@ def raise_arms(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Vari
     return p.clip(v.facing)
 
 
-def kick(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """A front kick with the right leg: chamber (knee up, shin folded), snap the leg straight out
+def kick(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation, side: str = "right") -> MotionClip:
+    """A front kick with the ``side`` leg (default the right): chamber (knee up, shin folded), snap the leg straight out
     forward to ~75° and back down; the torso leans back, the arms out for balance."""
     p = BodyPose(rig, roles, frames, fps)
     a = v.amplitude
@@ -129,7 +137,8 @@ def kick(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation)
     snap = bump(p.t, start + 0.3 * span, start + 0.75 * span, 0.15 * span)
     bend_torso(p, p.right, rad(10) * up)
     arms_down(p, 8 + 22 * float(a))
-    leg = next((limb for limb in p.legs if limb.side == "right"), p.legs[-1] if p.legs else None)
+    _mirror(side)
+    leg = next((limb for limb in p.legs if limb.side == side), p.legs[-1] if p.legs else None)
     if leg is not None:
         sign = knee_sign(rig, roles, leg)
         p.pitch(leg.bones[0], -sign * rad(75) * a * up)
@@ -182,14 +191,15 @@ def clap(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation)
     return p.clip(v.facing)
 
 
-def punch(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """Guard up and punch straight forward, right and left in turn (two punches each); the torso
-    twists into each punch."""
+def punch(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation, side: str = "right") -> MotionClip:
+    """Guard up and punch straight forward, the ``side`` hand first (default the right), then the
+    other, in turn (two punches each); the torso twists into each punch."""
     p = BodyPose(rig, roles, frames, fps)
     a = v.amplitude
     w = 2 * np.pi * (2.0 * v.speed * p.t + v.phase)
     rise = _raised(p, v, 0.0, 0.15)
-    extend = {"right": np.clip(np.sin(w), 0, None) ** 2, "left": np.clip(-np.sin(w), 0, None) ** 2}
+    lead, other = np.clip(np.sin(w), 0, None) ** 2, np.clip(-np.sin(w), 0, None) ** 2
+    extend = {"right": lead, "left": other} if _mirror(side) > 0 else {"right": other, "left": lead}
     bend_torso(p, p.up, rad(12) * a * (extend["right"] - extend["left"]) * rise)
     arms_down(p)
     for limb in roles.arms:
