@@ -67,7 +67,9 @@ def init_from_env(device: str = "auto") -> tuple[int, int]:
 
     ``device`` "auto" / "cuda" with CUDA available: NCCL, and this process's GPU becomes
     ``cuda:LOCAL_RANK`` (so "cuda" means that GPU from here on); otherwise gloo. NVLink multicast is
-    kept off (:func:`keep_nvls_off`)."""
+    kept off (:func:`keep_nvls_off`: set in ``os.environ``, where NCCL reads it, only in a process the
+    launcher started as a rank, ``WORLD_SIZE`` > 1; it stays for the process's life, its communicators
+    being created at any later collective). Reads ``LOCAL_RANK``, never sets it."""
     size = int(os.environ.get("WORLD_SIZE", "1"))
     if size <= 1 or not torch.distributed.is_available():
         return 0, 1
@@ -89,7 +91,12 @@ def free_port() -> int:
 
 def set_local_rank_env(rank: int, size: int, port: int) -> None:
     """Set the environment torchrun gives rank ``rank`` of ``size`` processes on this machine
-    (rendezvous at 127.0.0.1:``port``), for :func:`init_from_env` in a process spawned without torchrun."""
+    (rendezvous at 127.0.0.1:``port``), for :func:`init_from_env` in a process spawned without torchrun.
+
+    For a worker process spawned to be that rank only (the multi-process tests and ``bench_ddp``), never
+    for Blender's or the command line's own process: ``torch.distributed``'s ``env://`` rendezvous reads
+    these variables from ``os.environ``, so they must be set there, and nothing restores them (the
+    worker ends with its job). The add-on itself never calls it."""
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE=str(size))
     os.environ["LOCAL_RANK"] = str(rank)
 

