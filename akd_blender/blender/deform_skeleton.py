@@ -20,6 +20,9 @@ The rule, read from the rig itself (never from bone names):
    parent is found by walking up its Blender ancestors: the first ancestor that is kept, or whose
    rest head and tail coincide with those of a kept bone (a helper a deform bone is a copy of, as
    Rigify's ``ORG-spine.003`` is of ``DEF-spine.003``), gives the parent; none gives a root.
+5. **One tree.** When rule 4 leaves several trees (Rigify parents a tail's deform chain under its
+   controls, tip first), each smaller tree's root is parented to the bone of the largest tree that
+   comes nearest to it at rest (the least distance between the two trees' bone heads and tails).
    Bones are ordered parents first (Blender's order where the hierarchy allows).
 
 In a control rig the kept bones are often moved by constraints (Rigify's ``DEF-`` bones copy
@@ -137,6 +140,7 @@ def find_deform_skeleton(armature_obj: bpy.types.Object) -> DeformSkeleton:
         return DeformSkeleton(names, parents, frozenset(reaching), skinned, parented, False, ())
     kept = sorted(reaching, key=order.__getitem__)
     parent_of = _deform_parents(armature_obj, kept)
+    _join_trees(armature_obj, parent_of, order)
     names, parents = _parents_first(kept, parent_of, order)
     driven = tuple(n for n in names if n in moved)
     return DeformSkeleton(names, parents, frozenset(reaching), skinned, parented, True, driven)
@@ -170,6 +174,34 @@ def _deform_parents(armature_obj: bpy.types.Object, kept: list[str]) -> dict[str
             break
         parent_of[cycle] = next(walks[cycle], None)
     return parent_of
+
+
+def _join_trees(armature_obj: bpy.types.Object, parent_of: dict[str, str | None], order: dict[str, int]) -> None:
+    """Rule 5: parent each smaller tree's root to the nearest bone of the largest tree (in place)."""
+    bones = armature_obj.data.bones
+
+    def root_of(name: str) -> str:
+        while parent_of[name] is not None:
+            name = parent_of[name]
+        return name
+
+    trees: dict[str, list[str]] = {}
+    for name in sorted(parent_of, key=order.__getitem__):
+        trees.setdefault(root_of(name), []).append(name)
+    if len(trees) < 2:
+        return
+    main = max(trees, key=lambda r: (len(trees[r]), -order[r]))
+
+    def ends(names: list[str]) -> np.ndarray:
+        return np.array([tuple(bones[n].head_local) + tuple(bones[n].tail_local) for n in names]).reshape(-1, 3)
+
+    joined = list(trees.pop(main))
+    for root, members in sorted(trees.items(), key=lambda item: -len(item[1])):
+        theirs = ends(members)
+        ours = ends(joined).reshape(len(joined), 2, 3)
+        gap = np.linalg.norm(ours[:, :, None, :] - theirs[None, None], axis=-1).min(axis=(1, 2))
+        parent_of[root] = joined[int(np.argmin(gap))]
+        joined += members
 
 
 def _placement(bone, extent: float) -> tuple:
