@@ -84,6 +84,7 @@ __all__ = [
     "check_usage",
     "distill_config",
     "job_request",
+    "armature_request",
     "run_one",
     "run_cli_job",
     "main",
@@ -450,6 +451,18 @@ def job_request(job: CliJob, rig, init_pose, frame_start: int, scene_fps: float,
     )
 
 
+def armature_request(job: CliJob, arm, rig):
+    """The job :func:`run_one` runs on armature ``arm`` of the open scene (``rig``: its RigAsset):
+    :func:`job_request` with the pose the file shows as the start, the clip from the scene's first
+    frame, at the scene's fps unless ``--fps``."""
+    import bpy
+
+    from .keyframes import current_pose
+
+    scene = bpy.context.scene
+    return job_request(job, rig, current_pose(arm), int(scene.frame_start), scene.render.fps / scene.render.fps_base)
+
+
 _PHASE_UNITS = {"load": "model", "draw": "step", "search": "clip", "steps": "step", "physics": "frame"}
 
 
@@ -535,10 +548,7 @@ def run_one(job: CliJob, progress: bool = True, write_files: bool = True) -> dic
             part = {"device": "cpu", "frames": clip.num_frames, "steps": 0, "final_losses": {}, "loss_history": []}
             part |= {"config": {}, "distill": {}, "physics": physics, "timings": timings}
         else:
-            from .keyframes import current_pose
-
-            # the motion starts from the pose the file shows
-            request = job_request(job, rig, current_pose(arm), int(scene.frame_start), scene_fps)
+            request = armature_request(job, arm, rig)
             message = wk.run_job(request, bar)
             if isinstance(message, wk.Failed):
                 if message.details:

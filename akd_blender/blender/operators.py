@@ -106,18 +106,19 @@ def _labelled(exc) -> Exception:
     return InputError(f"{LABELS.get(exc.field, exc.field)} {exc.reason}")
 
 
-def panel_request(scene: bpy.types.Scene, rig=None, init_pose=None) -> JobRequest:
-    """The job the panel's settings (``scene.akd``) describe, built as the command line builds its own
-    (:func:`~akd_blender.blender.properties.panel_job` then :func:`~akd_blender.blender.cli.job_request`):
-    the clip from the first frame of the panel's range, the scene's fps unless FPS is set, previews every
-    Preview Every steps. Raises InputError naming a bad tunable or Redraw by its panel label."""
+def panel_request(scene: bpy.types.Scene) -> JobRequest:
+    """The job the panel's settings (``scene.akd``) describe, without rig and starting pose (``snapshot``
+    adds them), built as the command line builds its own (:func:`~akd_blender.blender.properties.panel_job`
+    then :func:`~akd_blender.blender.cli.job_request`): the clip from the first frame of the panel's
+    range, the scene's fps unless FPS is set, previews every Preview Every steps. Raises InputError
+    naming a bad tunable or Redraw by its panel label."""
     from ..core.config import SettingError
 
     settings = scene.akd
     scene_fps = scene.render.fps / scene.render.fps_base
     first = frame_range(scene, settings)[0]
     try:
-        return job_request(panel_job(settings, scene), rig, init_pose, first, scene_fps, int(settings.preview_every))
+        return job_request(panel_job(settings, scene), None, None, first, scene_fps, int(settings.preview_every))
     except SettingError as exc:  # a tunable out of its range, a bad Redraw
         raise _labelled(exc) from None
 
