@@ -1,5 +1,7 @@
 # akd_blender — the two README commands are `make demo` and `make test`.
 SHELL := /bin/bash
+# every recipe line stops at its first failing command, a failing command in a pipe included
+.SHELLFLAGS := -eu -o pipefail -c
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -41,7 +43,8 @@ lint: setup
 	$(PY) -m ruff check akd_blender tests tools scripts run_akd.py
 	$(PY) -m ruff format --check akd_blender tests tools scripts run_akd.py
 
-## bench: speed and memory figures (not part of make test); the GPU parts run where CUDA is available
+## bench: speed and memory figures (not part of make test): bench-render, bench-physics, then the test functions
+## of tests/bench/bench_*.py (CPU smoke runs; the GPU figures where CUDA is available)
 bench: setup bench-render bench-physics
-	$(PY) -m pytest -q -s tests/bench
+	$(PY) -m pytest -q -s -p no:cacheprovider -o 'python_files=bench_*.py' tests/bench
 -include mk/*.mk

@@ -68,17 +68,25 @@ real-blender-extension: real-blender-fixtures
 	! $(REAL_BLENDER) sh python3 -c "import torch" 2>/dev/null  # the chroot's own Python has no torch
 	# numpy, which official Blender builds ship and the zip leaves out, is a separate package on Debian
 	$(REAL_BLENDER) sh sh -c 'python3 -c "import numpy" 2>/dev/null || apt-get install -y -qq python3-numpy >/dev/null'
-	-$(REAL_BLENDER) run --command extension remove user_default.akd_blender >/dev/null 2>&1
+	# a previous install, if any, goes first (none to remove is not a failure)
+	$(REAL_BLENDER) run --command extension remove user_default.akd_blender >/dev/null 2>&1 || true
 	time $(REAL_BLENDER) run --command extension install-file -r user_default -e dist/akd_blender-$(EXT_VERSION).zip
 	$(REAL_BLENDER) run -b --python-exit-code 1 --python-expr "import torch; print('torch', torch.__version__, torch.__file__)"
 	time $(REAL_BLENDER) run -b --python-exit-code 1 -P run_akd.py -- $(REAL_BLENDER_FOX_JOB) \
 	  --out build/real-blender/fox_ext.blend --report build/real-blender/fox_ext.json --preview build/real-blender/fox_ext.mp4
 
 ## screenshot: the AKD panel in the real Blender 4.3 GUI, idle and while distilling (build/screenshots/)
+# `real-blender gui` captures the screen whatever the script did: a script that fails never prints
+# AKD-GUI-READY (scripts/screenshot_panel.py), and the target fails with it
+SCREENSHOT_LOG = $(or $(AKD_CHROOT),/tmp/akd-real-blender)/tmp/real-blender-gui.log
+screenshot_ready = grep -q AKD-GUI-READY $(SCREENSHOT_LOG) || { tail -20 $(SCREENSHOT_LOG); \
+  echo "screenshot: scripts/screenshot_panel.py failed: $(1) is not the panel" >&2; rm -f $(1); exit 1; }
 screenshot: real-blender-fixtures
 	$(REAL_BLENDER) gui build/screenshots/akd_panel.png --factory-startup -P scripts/screenshot_panel.py
+	$(call screenshot_ready,build/screenshots/akd_panel.png)
 	$(REAL_BLENDER) gui build/screenshots/akd_panel_running.png --factory-startup -P scripts/screenshot_panel.py \
 	  -- --running build/real-blender/tiny-cogvideox
+	$(call screenshot_ready,build/screenshots/akd_panel_running.png)
 
 ## real-blender-command: install the zip (no wheels) into the real Blender 4.3 and run `blender --command akd …`
 real-blender-command: real-blender-fixtures
