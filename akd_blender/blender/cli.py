@@ -811,9 +811,8 @@ def _run_ray(ns: argparse.Namespace, jobs: list[CliJob], label) -> list[JobOutco
     """Every job as a Ray task (:func:`~akd_blender.core.ray_jobs.run_tasks`), each announced as it finishes."""
     if os.path.basename(sys.argv[0] if sys.argv else "").lower().startswith("blender"):
         raise InputError("--ray runs from Python with the bpy module (python run_akd.py …), not inside the Blender executable")
-    from ..core.ray_jobs import TaskResources, ray_session, run_tasks
+    from ..core.ray_jobs import ray_session, run_tasks
 
-    TaskResources(num_cpus=ns.ray_cpus, num_gpus=ns.ray_gpus or 0.0, threads=ns.ray_threads, retries=ns.ray_retries).validate()
     with ray_session(None if ns.ray == "local" else ns.ray) as ray:
         resources = _ray_resources(ns, jobs, ray)
 

@@ -323,7 +323,7 @@ class AKD_OT_distill(bpy.types.Operator):
             running=True,
             armature=run.armature,
             step=0,
-            total=run.request.config.steps or 0,
+            total=0 if run.request.config.steps is None else run.request.config.steps,
             progress=0.0,
             eta=-1.0,
             status="Starting…",

@@ -98,7 +98,7 @@ class JobResult:
         return {
             "device": self.device,
             "frames": self.clip.num_frames,
-            "steps": int(self.config.steps or 0),
+            "steps": 0 if self.config.steps is None else int(self.config.steps),
             "final_losses": self.final_losses,
             "loss_history": [{k: float(v) for k, v in row.items()} for row in self.history],
             "config": plain_data(self.config.as_dict()),
