@@ -1,0 +1,74 @@
+"""A prompt cut into its parts, in the order they happen.
+
+Sentences (``.``, ``;``, ``!``, ``?``) and sequence words ("then", "and then", "after that", "followed
+by" …) cut a prompt in order; "A before B" and "before B, A" keep A first, "A after B" and "after B,
+A" put B first; what is left is cut at commas and "and" (a fragment with no motion of its own, such
+as ", slowly", is given to its neighbour by :mod:`.plan`). The words are data (``words.json``:
+``sequence``, ``before``, ``after``, ``joiners``, ``leading_fillers``); phrases inside the number and
+repetition words ("one and a half", "over and over") are never cut.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .words import phrase_pattern, words
+
+__all__ = ["normalise", "split_parts"]
+
+
+def normalise(prompt: str) -> str:
+    """Lower case, hyphens and quotes as spaces, one space between words, commas kept as ``,``."""
+    text = prompt.lower().replace("\u2019", "'")
+    text = re.sub(r"[\"“”()\[\]]", " ", text)
+    text = re.sub(r"(?<=\w)-(?=\w)", " ", text)
+    text = re.sub(r"\s*,\s*", ", ", text)
+    return " ".join(text.split())
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> dict[str, re.Pattern]:
+    w = words()
+    protected = [p for group in ("numbers", "repetition_words") for p in w[group] if " and " in f" {p} "]
+    return {
+        "sequence": re.compile(r"\s*,?\s*" + phrase_pattern(w["sequence"]) + r"\s*,?\s*"),
+        "lead_before": re.compile(rf"^(?P<k>{phrase_pattern(w['before'] + w['after'])})\s+(?P<sub>[^,]+),\s*(?P<main>.+)$"),
+        "before": re.compile(rf"^(?P<a>.+?)\s*,?\s+{phrase_pattern(w['before'])}\s+(?P<b>.+)$"),
+        "after": re.compile(rf"^(?P<a>.+?)\s*,?\s+{phrase_pattern(w['after'])}\s+(?P<b>.+)$"),
+        "joiner": re.compile(r"\s*,\s*(?:" + phrase_pattern(w["joiners"]) + r"\s+)?|\s+" + phrase_pattern(w["joiners"]) + r"\s+"),
+        "protected": re.compile(phrase_pattern(protected)) if protected else re.compile(r"(?!x)x"),
+        "leading": re.compile(r"^(?:" + phrase_pattern(w["leading_fillers"]) + r"\s*,?\s*)+"),
+    }
+
+
+def _ordered(text: str) -> list[str]:
+    """One sequence piece cut at "before" / "after", in the order the parts happen."""
+    pats = _patterns()
+    m = pats["lead_before"].match(text)
+    if m:
+        first, second = (m["main"], m["sub"]) if m["k"] in words()["before"] else (m["sub"], m["main"])
+        return _ordered(first) + _ordered(second)
+    m = pats["before"].match(text)
+    if m:
+        return _ordered(m["a"]) + _ordered(m["b"])
+    m = pats["after"].match(text)
+    if m:
+        return _ordered(m["b"]) + _ordered(m["a"])
+    return [text]
+
+
+def split_parts(prompt: str) -> list[str]:
+    """The fragments of ``prompt`` (normalised), in the order they happen; none is empty. A fragment
+    may hold only modifiers (", twice"); :mod:`.plan` gives those to a neighbouring part."""
+    pats = _patterns()
+    text = pats["protected"].sub(lambda m: m.group(0).replace(" ", "_"), normalise(prompt))
+    out: list[str] = []
+    for sentence in re.split(r"\s*[.;!?]+\s*", text):
+        for piece in pats["sequence"].split(sentence):
+            for ordered in _ordered(piece.strip(" ,")):
+                for fragment in pats["joiner"].split(ordered):
+                    fragment = pats["leading"].sub("", fragment.strip(" ,")).strip(" ,").replace("_", " ")
+                    if fragment:
+                        out.append(fragment)
+    return out
