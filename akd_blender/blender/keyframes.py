@@ -137,14 +137,38 @@ def write_action(
         raise InputError(f"armature '{armature_obj.name}' has no bone named '{missing[0]}' (from the motion)")
     if interpolation not in _INTERPOLATION:
         raise InputError(f"interpolation must be one of {', '.join(_INTERPOLATION)}")
-    bounds = None
-    if sparse is not None:
-        bounds = {"rotation": np.radians(sparse.rotation_deg), "location": _location_bound(armature_obj, sparse)}
+    from .control_probe import constraint_driven
 
+    if constraint_driven(armature_obj, clip.bone_names):  # keys on these would do nothing: key the controls
+        from .controls import write_to_controls
+
+        return write_to_controls(armature_obj, clip, name, sparse, interpolation)
+    action = new_action(name)
+    key_clip(_fcurve_factory(action, armature_obj), armature_obj, clip, sparse, interpolation)
+    finish_action(armature_obj, action, clip)
+    return action
+
+
+def new_action(name: str) -> bpy.types.Action:
+    """A new, empty action called ``name`` (Blender adds .001 … if taken), for an object."""
     action = bpy.data.actions.new(name)
     if hasattr(action, "id_root"):  # 4.2 / 4.3 legacy actions
         action.id_root = "OBJECT"
-    new_fcurve = _fcurve_factory(action, armature_obj)
+    return action
+
+
+def key_clip(
+    new_fcurve, armature_obj, clip: MotionClip, sparse: SparseKeys | None, interpolation: str, height: float | None = None
+) -> None:
+    """Key every bone of ``clip`` on ``armature_obj`` (its rotation mode plus location) through
+    ``new_fcurve`` (from :func:`_fcurve_factory`): dense, or reduced within ``sparse``'s bounds
+    (``height``: the character's height in world units when ``sparse`` does not give one)."""
+    pose_bones = armature_obj.pose.bones
+    bounds = None
+    if sparse is not None:
+        if sparse.height is None and height is not None:
+            sparse = SparseKeys(sparse.rotation_deg, sparse.location_fraction, height, sparse.drop_still)
+        bounds = {"rotation": np.radians(sparse.rotation_deg), "location": _location_bound(armature_obj, sparse)}
     frames = clip.frame_start + np.arange(clip.num_frames, dtype=np.float64)
     for bone_index, bone in enumerate(clip.bone_names):
         pb = pose_bones[bone]
@@ -159,10 +183,14 @@ def write_action(
                 continue
             curves = [new_fcurve(path, index, bone) for index in range(values.shape[1])]
             _reduce_property(curves, frames, values, prop, pb.rotation_mode, bound, interpolation)
+
+
+def finish_action(armature_obj, action, clip: MotionClip) -> None:
+    """Give ``action`` the clip's frame range and make it ``armature_obj``'s active action (the previous
+    one kept with a fake user)."""
     action.use_frame_range = True
     action.frame_start, action.frame_end = float(clip.frame_start), float(max(clip.frame_end, clip.frame_start + 1))
     _assign(armature_obj, action)
-    return action
 
 
 def _location_bound(armature_obj, sparse: SparseKeys) -> float:

@@ -1,0 +1,313 @@
+"""Key a motion of the deform bones onto the rig's controls, then check it in Blender's evaluation.
+
+Needs: main thread, Object or Pose mode. A :class:`~akd_blender.core.motion.MotionClip` of deform bones
+(each bone's parent its nearest ancestor among them; rotations relative to rest in that hierarchy)
+is turned into armature-space targets [F,J,4,4] (:func:`deform_targets`). The controls found by
+:func:`~.control_probe.find_controls` are then posed frame by frame, level by level, through Blender
+itself (``pose_bone.matrix`` set to the deform target times the control's offset, the view layer
+updated before the next level, so constraints between controls are Blender's own):
+
+- a control that carries a deform bone gets that bone's target times its rest offset (rotation;
+  location only where unlocked);
+- the carrier (travel) is shifted until the deform root it translates is on target;
+- an IK target / pole that still moves deform bones is placed from the chain's tip / first bone;
+- IK/FK switches are keyed at their FK value (one constant key).
+
+The keys go into one new action (:func:`write_to_controls`); the previous action keeps a fake user;
+constraints, drivers and other custom properties are not touched. Afterwards up to
+:data:`CHECK_FRAMES` frames are evaluated and the deform bones' ``pose_bone.matrix`` compared with the
+targets: positions (head and tail) in character heights, rotations in radians.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+
+import bpy
+import numpy as np
+import torch
+
+from ..core.errors import InputError
+from ..core.kinematics import forward_kinematics
+from ..core.motion import MotionClip
+from .control_probe import ControlMap, _restore, _save, deform_parents, find_controls, pose_matrices, rig_height
+
+__all__ = [
+    "CHECK_FRAMES",
+    "POSITION_TOLERANCE",
+    "ROTATION_TOLERANCE",
+    "ControlResult",
+    "deform_targets",
+    "write_to_controls",
+    "check",
+    "result_of",
+]
+
+CHECK_FRAMES = 5
+POSITION_TOLERANCE = 0.01  # character heights
+ROTATION_TOLERANCE = 0.05  # radians
+_PROPERTY = "akd_controls"  # the action's custom property holding ControlResult as JSON
+
+
+@dataclass
+class ControlResult:
+    """What :func:`write_to_controls` keyed and how well Blender's evaluation follows the clip.
+
+    keyed: the pose bones that got keys (controls, IK targets/poles, the carrier).
+    switches: ``"bone[prop]=value"`` of each IK/FK switch keyed at its FK value.
+    position_error: the largest distance (character heights) between a deform bone's evaluated head or
+        tail and its target over the checked frames.
+    rotation_error: the largest angle (radians) between a deform bone's evaluated and target rotation.
+    undriven: deform bone → why it is off target (beyond POSITION_TOLERANCE / ROTATION_TOLERANCE).
+    checked_frames: the frames evaluated.
+    seconds: time spent probing, posing, keying and checking.
+    """
+
+    keyed: list[str] = field(default_factory=list)
+    switches: list[str] = field(default_factory=list)
+    position_error: float = 0.0
+    rotation_error: float = 0.0
+    undriven: dict[str, str] = field(default_factory=dict)
+    checked_frames: list[int] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+
+def result_of(action: bpy.types.Action) -> ControlResult | None:
+    """The :class:`ControlResult` stored on an action written by :func:`write_to_controls`, else None."""
+    text = action.get(_PROPERTY) if action is not None else None
+    return ControlResult(**json.loads(text)) if text else None
+
+
+def deform_targets(armature_obj: bpy.types.Object, clip: MotionClip) -> np.ndarray:
+    """[F,J,4,4] armature-space matrices of the clip's bones: the mirror's forward kinematics of ``clip``
+    over the deform skeleton's hierarchy (:func:`~.control_probe.deform_parents`) with the bones' rest
+    matrices; a bone whose deform parent is its Blender parent keeps Blender's inheritance flags, one
+    re-parented past helper bones inherits fully."""
+    bones = armature_obj.data.bones
+    names = clip.bone_names
+    parents = deform_parents(armature_obj, names)
+    depth = np.zeros(len(names), dtype=np.int64)
+    for i in range(len(names)):
+        p, d = parents[i], 0
+        while p >= 0:
+            p, d = parents[p], d + 1
+        depth[i] = d
+    levels = [torch.as_tensor(np.flatnonzero(depth == d)) for d in range(int(depth.max()) + 1)]
+    same = np.array(
+        [(bones[n].parent.name if bones[n].parent else None) == (names[p] if p >= 0 else None) for n, p in zip(names, parents)]
+    )
+    flags = {  # a bone re-parented past helper bones inherits fully from its deform parent (as the mirror)
+        "inherit_rotation": np.array([bones[n].use_inherit_rotation for n in names]) | ~same,
+        "local_location": np.array([bones[n].use_local_location for n in names]) | ~same,
+        "connected": np.array([bones[n].use_connect for n in names]) & same,
+    }
+    rest = torch.as_tensor(np.stack([np.array(bones[n].matrix_local) for n in names]), dtype=torch.float64)
+    rotations, locations = clip.pose_channels(torch.float64)
+    pose = forward_kinematics(
+        rotations,
+        locations,
+        torch.as_tensor(parents),
+        rest,
+        torch.as_tensor(flags["inherit_rotation"]),
+        torch.as_tensor(flags["local_location"]),
+        torch.as_tensor(flags["connected"]),
+        levels,
+    )
+    return pose.numpy()
+
+
+def _set_pose(pb, matrix: np.ndarray, keep_location: bool) -> None:
+    """Set ``pb.matrix`` (armature space) keeping its scale, and its location where locked or ``keep_location``."""
+    from mathutils import Matrix
+
+    location, scale = tuple(pb.location), tuple(pb.scale)
+    pb.matrix = Matrix(matrix.tolist())
+    pb.scale = scale
+    if keep_location:
+        pb.location = location
+    else:
+        pb.location = [old if lock else new for old, new, lock in zip(location, pb.location, pb.lock_location)]
+
+
+def _pose_frames(armature_obj, cmap: ControlMap, targets: np.ndarray, height: float) -> tuple[np.ndarray, np.ndarray]:
+    """Pose the keyed controls at every frame; their ``matrix_basis`` quaternions [F,C,4] and locations [F,C,3]."""
+    pose = armature_obj.pose.bones
+    keyed = cmap.keyed
+    deform_pos = {n: i for i, n in enumerate(cmap.deform)}
+    goals = {g.control: g for g in cmap.goals}
+    levels = sorted({cmap.order.get(c, 0) for c in keyed})
+    root = deform_pos.get(cmap.carrier_root) if cmap.carrier_root else None
+    root_bone = armature_obj.pose.bones[cmap.carrier_root] if cmap.carrier_root else None
+    quats = np.empty((len(targets), len(keyed), 4))
+    locs = np.empty((len(targets), len(keyed), 3))
+    for f, frame_targets in enumerate(targets):
+        for level in levels:
+            for name in (c for c in keyed if cmap.order.get(c, 0) == level):
+                if name in cmap.driven:
+                    matrix = frame_targets[deform_pos[cmap.driven[name]]] @ np.linalg.inv(cmap.offset[name])
+                    _set_pose(pose[name], matrix, keep_location=name != cmap.carrier and pose[name].bone.use_connect)
+                elif name in goals:
+                    goal = goals[name]
+                    _set_pose(pose[name], frame_targets[deform_pos[goal.deform]] @ goal.offset, keep_location=False)
+            bpy.context.view_layer.update()
+        if root is not None:
+            for _ in range(3):  # the carrier's shift puts the deform root's head on target
+                error = frame_targets[root, :3, 3] - np.array(root_bone.matrix.translation)
+                if np.linalg.norm(error) <= 1e-6 * height:
+                    break
+                carrier = pose[cmap.carrier]
+                matrix = np.array(carrier.matrix)
+                matrix[:3, 3] += error
+                _set_pose(carrier, matrix, keep_location=False)
+                bpy.context.view_layer.update()
+        _fix(armature_obj, cmap, frame_targets, deform_pos)
+        for c, name in enumerate(keyed):
+            quats[f, c] = tuple(pose[name].matrix_basis.to_quaternion())
+            locs[f, c] = tuple(pose[name].location)
+    return quats, locs
+
+
+def _fix(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: dict) -> None:
+    """Turn each fixer so that its deform bone's evaluated rotation meets the target (about the bone's
+    head), locked Euler axes kept; one view-layer update per fixer that acts."""
+    pose = armature_obj.pose.bones
+    for bone, control in cmap.fixers.items():
+        target = frame_targets[deform_pos[bone]]
+        now = np.array(pose[bone].matrix)
+        now[:3, :3] = _unit(np.swapaxes(now[:3, :3], 0, 1)).T
+        turn = target[:3, :3] @ now[:3, :3].T
+        if _angle(turn[None], np.eye(3)[None])[0] < 1e-4:
+            continue
+        about = np.eye(4)
+        about[:3, :3], about[:3, 3] = turn, now[:3, 3] - turn @ now[:3, 3]
+        pb = pose[control]
+        euler = tuple(pb.rotation_euler)
+        _set_pose(pb, about @ np.array(pb.matrix), keep_location=False)
+        if pb.rotation_mode not in ("QUATERNION", "AXIS_ANGLE"):
+            pb.rotation_euler = [old if lock else new for old, new, lock in zip(euler, pb.rotation_euler, pb.lock_rotation)]
+        bpy.context.view_layer.update()
+
+
+def write_to_controls(
+    armature_obj: bpy.types.Object, clip: MotionClip, name: str, sparse=None, interpolation: str = "BEZIER"
+) -> bpy.types.Action:
+    """Key ``clip`` (a motion of deform bones) onto ``armature_obj``'s controls in a new action ``name``.
+
+    Returns the new action, assigned to the armature, with :class:`ControlResult` as JSON in its
+    ``"akd_controls"`` custom property (read it back with :func:`result_of`). ``sparse`` /
+    ``interpolation`` as in :func:`~.keyframes.write_action`. Raises InputError when the rig has no
+    control that moves any of the clip's bones.
+    """
+    from . import keyframes
+
+    start = time.perf_counter()
+    scene = bpy.context.scene
+    saved_frame = scene.frame_current
+    ad = armature_obj.animation_data
+    previous = ad.action if ad is not None else None
+    if ad is not None and previous is not None:  # probe and pose without the old animation
+        previous.use_fake_user = True
+        ad.action = None
+    saved_pose = {pb.name: _save(pb) for pb in armature_obj.pose.bones}
+    cmap = None
+    try:
+        cmap = find_controls(armature_obj, tuple(clip.bone_names))
+        if not cmap.keyed:
+            raise InputError(f"armature '{armature_obj.name}' has no animatable control that moves its deform bones")
+        height = _height(armature_obj, clip.bone_names)
+        scale = max(max(abs(v) for v in armature_obj.matrix_world.to_scale()), 1e-12)
+        targets = deform_targets(armature_obj, clip)
+        quats, locs = _pose_frames(armature_obj, cmap, targets, height / scale)
+    except BaseException:
+        for pb in armature_obj.pose.bones:
+            _restore(pb, saved_pose[pb.name])
+        for s in cmap.switches if cmap is not None else ():
+            armature_obj.pose.bones[s.bone][s.prop] = type(armature_obj.pose.bones[s.bone][s.prop])(s.value)
+        if ad is not None:
+            ad.action = previous
+        bpy.context.view_layer.update()
+        raise
+    controls = MotionClip(tuple(cmap.keyed), clip.fps, clip.frame_start, quats, locs).continuous()
+
+    action = keyframes.new_action(name)
+    new_fcurve = keyframes._fcurve_factory(action, armature_obj)
+    keyframes.key_clip(new_fcurve, armature_obj, controls, sparse, interpolation, height)
+    for s in cmap.switches:
+        path = f'pose.bones["{bpy.utils.escape_identifier(s.bone)}"]["{bpy.utils.escape_identifier(s.prop)}"]'
+        keyframes._set_keys(new_fcurve(path, 0, s.bone), np.array([float(clip.frame_start)]), np.array([s.fk_value]), "CONSTANT")
+    keyframes.finish_action(armature_obj, action, clip)
+    result = check(armature_obj, clip, cmap, targets, height)
+    result.keyed = list(cmap.keyed)
+    result.switches = [f"{s.bone}[{s.prop}]={s.fk_value:g}" for s in cmap.switches]
+    result.seconds = time.perf_counter() - start
+    action[_PROPERTY] = result.to_json()
+    scene.frame_set(saved_frame)
+    return action
+
+
+def _height(armature_obj, names) -> float:
+    """The character's height in world units: the deformed meshes' Z extent, else the deform bones'."""
+    from .io import skinned_meshes
+    from .keyframes import character_height
+
+    if skinned_meshes(armature_obj):
+        return character_height(armature_obj)
+    scale = max(abs(v) for v in armature_obj.matrix_world.to_scale())
+    return rig_height(armature_obj, names) * scale
+
+
+def check(
+    armature_obj: bpy.types.Object, clip: MotionClip, cmap: ControlMap, targets: np.ndarray, height: float
+) -> ControlResult:
+    """Evaluate up to CHECK_FRAMES frames of the armature's animation (first and last included) and
+    compare the deform bones' ``pose_bone.matrix`` with ``targets`` [F,J,4,4]; ``height`` in world units.
+    The scene's frame is left at the last checked frame."""
+    index = {pb.name: i for i, pb in enumerate(armature_obj.pose.bones)}
+    idx = np.array([index[n] for n in clip.bone_names])
+    lengths = np.array([armature_obj.data.bones[n].length for n in clip.bone_names])
+    scale = max(max(abs(v) for v in armature_obj.matrix_world.to_scale()), 1e-12)
+    picks = np.unique(np.linspace(0, clip.num_frames - 1, min(CHECK_FRAMES, clip.num_frames)).round().astype(int))
+    pos_err = np.zeros(len(idx))
+    rot_err = np.zeros(len(idx))
+    for f in picks:
+        bpy.context.scene.frame_set(int(clip.frame_start + f))
+        got, want = pose_matrices(armature_obj)[idx], targets[f]
+        heads = np.linalg.norm(got[:, :3, 3] - want[:, :3, 3], axis=-1)
+        tails = np.linalg.norm(
+            got[:, :3, 3] + lengths[:, None] * _unit(got[:, :3, 1]) - want[:, :3, 3] - lengths[:, None] * _unit(want[:, :3, 1]),
+            axis=-1,
+        )
+        pos_err = np.maximum(pos_err, np.maximum(heads, tails) * scale / height)
+        rot_err = np.maximum(rot_err, _angle(got[:, :3, :3], want[:, :3, :3]))
+    result = ControlResult(
+        position_error=float(pos_err.max(initial=0.0)),
+        rotation_error=float(rot_err.max(initial=0.0)),
+        checked_frames=[int(clip.frame_start + f) for f in picks],
+    )
+    for i, bone in enumerate(clip.bone_names):
+        if pos_err[i] <= POSITION_TOLERANCE and rot_err[i] <= ROTATION_TOLERANCE:
+            continue
+        off = f"{pos_err[i]:.3f} heights / {rot_err[i]:.3f} rad off"
+        if bone in cmap.unreached:
+            result.undriven[bone] = f"{off}: {cmap.unreached[bone]}"
+        elif bone in cmap.followers:
+            result.undriven[bone] = f"{off}: moves only with {cmap.control_of[bone]}, the control of {cmap.followers[bone]}"
+        else:
+            result.undriven[bone] = f"{off}: the rig's constraints keep it from its control's target ({cmap.control_of[bone]})"
+    return result
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-12)
+
+
+def _angle(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """[N] angle (radians) between rotation parts a, b [N,3,3] (columns normalised first)."""
+    ra, rb = _unit(np.swapaxes(a, -1, -2)), _unit(np.swapaxes(b, -1, -2))
+    trace = np.einsum("nij,nij->n", ra, rb)
+    return np.arccos(np.clip((trace - 1.0) / 2.0, -1.0, 1.0))
