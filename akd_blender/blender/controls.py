@@ -172,25 +172,31 @@ def _pose_frames(armature_obj, cmap: ControlMap, targets: np.ndarray, height: fl
     return quats, locs
 
 
-def _fix(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: dict) -> None:
+def _fix(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: dict, rounds: int = 4) -> None:
     """Turn each fixer so that its deform bone's evaluated rotation meets the target (about the bone's
-    head), locked Euler axes kept; one view-layer update per fixer that acts."""
+    head), locked Euler axes kept; one view-layer update per fixer that acts, repeated while any fixer
+    is more than 1e-5 rad off (fixers of one limb move each other's bones a little)."""
     pose = armature_obj.pose.bones
-    for bone, control in cmap.fixers.items():
-        target = frame_targets[deform_pos[bone]]
-        now = np.array(pose[bone].matrix)
-        now[:3, :3] = _unit(np.swapaxes(now[:3, :3], 0, 1)).T
-        turn = target[:3, :3] @ now[:3, :3].T
-        if _angle(turn[None], np.eye(3)[None])[0] < 1e-4:
-            continue
-        about = np.eye(4)
-        about[:3, :3], about[:3, 3] = turn, now[:3, 3] - turn @ now[:3, 3]
-        pb = pose[control]
-        euler = tuple(pb.rotation_euler)
-        _set_pose(pb, about @ np.array(pb.matrix), keep_location=False)
-        if pb.rotation_mode not in ("QUATERNION", "AXIS_ANGLE"):
-            pb.rotation_euler = [old if lock else new for old, new, lock in zip(euler, pb.rotation_euler, pb.lock_rotation)]
-        bpy.context.view_layer.update()
+    for _ in range(rounds):
+        acted = False
+        for bone, control in cmap.fixers.items():
+            target = frame_targets[deform_pos[bone]]
+            now = np.array(pose[bone].matrix)
+            now[:3, :3] = _unit(np.swapaxes(now[:3, :3], 0, 1)).T
+            turn = target[:3, :3] @ now[:3, :3].T
+            if _angle(turn[None], np.eye(3)[None])[0] < 1e-5:
+                continue
+            about = np.eye(4)
+            about[:3, :3], about[:3, 3] = turn, now[:3, 3] - turn @ now[:3, 3]
+            pb = pose[control]
+            euler = tuple(pb.rotation_euler)
+            _set_pose(pb, about @ np.array(pb.matrix), keep_location=False)
+            if pb.rotation_mode not in ("QUATERNION", "AXIS_ANGLE"):
+                pb.rotation_euler = [old if lock else new for old, new, lock in zip(euler, pb.rotation_euler, pb.lock_rotation)]
+            bpy.context.view_layer.update()
+            acted = True
+        if not acted:
+            return
 
 
 def write_to_controls(
@@ -307,7 +313,8 @@ def _unit(v: np.ndarray) -> np.ndarray:
 
 
 def _angle(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """[N] angle (radians) between rotation parts a, b [N,3,3] (columns normalised first)."""
+    """[N] angle (radians) between rotation parts a, b [N,3,3] (columns normalised first), from the
+    Frobenius distance ‖A − B‖ = 2√2 sin(θ/2) (accurate for small angles, unlike the trace)."""
     ra, rb = _unit(np.swapaxes(a, -1, -2)), _unit(np.swapaxes(b, -1, -2))
-    trace = np.einsum("nij,nij->n", ra, rb)
-    return np.arccos(np.clip((trace - 1.0) / 2.0, -1.0, 1.0))
+    distance = np.linalg.norm((ra - rb).reshape(len(ra), -1), axis=-1)
+    return 2.0 * np.arcsin(np.clip(distance / (2.0 * np.sqrt(2.0)), 0.0, 1.0))
