@@ -43,6 +43,9 @@ __all__ = [
     "channel_values",
     "key_figures",
     "character_height",
+    "new_action",
+    "key_clip",
+    "finish_action",
 ]
 
 _INTERPOLATION = {"CONSTANT": 0, "LINEAR": 1, "BEZIER": 2}
@@ -126,6 +129,12 @@ def write_action(
         interpolation: ``"BEZIER"``, ``"LINEAR"`` or ``"CONSTANT"``.
     Returns:
         The new action, now the armature's active action, its frame range the clip's.
+
+    When some of the clip's bones are moved by constraints or drivers (a control rig: Rigify's
+    ``DEF-`` bones, IK chains), keys on them would do nothing: the clip is keyed onto the rig's
+    controls instead (:func:`.controls.write_to_controls`), and the action's ``"akd_controls"``
+    custom property holds the bones keyed and the check in Blender's evaluation
+    (:func:`.controls.result_of`).
     """
     if armature_obj is None or armature_obj.type != "ARMATURE":
         raise InputError("write_action needs an armature object")
@@ -363,8 +372,19 @@ def key_figures(armature_obj: bpy.types.Object, action: bpy.types.Action, clip: 
     ``rotation_error_deg`` (largest angle between a bone's keyed and clip rotation, degrees),
     ``location_error`` (largest distance between a bone's keyed and clip location, world units over
     the height) and ``height`` (Blender units).
+
+    An action keyed on a rig's controls (:func:`.controls.write_to_controls`) is measured on its own
+    curves (``channels``: its curves; reversals of the keys: of those curves as Blender evaluates
+    them), with the errors of its check in Blender's evaluation: ``rotation_error_deg`` the deform
+    bones' largest rotation error (degrees), ``location_error`` their largest position error (heights);
+    ``keyed_bones`` then lists the bones keyed.
     """
     height = float(height or character_height(armature_obj))
+    from .controls import result_of
+
+    checked = result_of(action)
+    if checked is not None:
+        return _control_figures(action, clip, checked, height)
     scale = max(max(abs(v) for v in armature_obj.matrix_world.to_scale()), 1e-12)
     curves = {(fc.data_path, fc.array_index): fc for fc in _action_fcurves(action)}
     frames = clip.frame_start + np.arange(clip.num_frames, dtype=np.float64)
@@ -405,6 +425,39 @@ def key_figures(armature_obj: bpy.types.Object, action: bpy.types.Action, clip: 
         "rotation_error_deg": rotation_error,
         "location_error": location_error,
         "height": height,
+    }
+
+
+def _control_figures(action, clip: MotionClip, checked, height: float) -> dict:
+    """:func:`key_figures` of an action keyed on controls (``checked``: its ControlResult)."""
+    frames = clip.frame_start + np.arange(clip.num_frames, dtype=np.float64)
+    per_channel, flat_keys, reversals_keys = {}, [], []
+    for fc in _action_fcurves(action):
+        name = f"{fc.data_path}[{fc.array_index}]"
+        per_channel[name] = len(fc.keyframe_points)
+        values = np.array([fc.evaluate(f) for f in frames])
+        if np.ptp(values) <= 1e-6:
+            flat_keys.append(per_channel[name])
+        else:
+            reversals_keys.append(_reversals(values, 1e-5))
+    moving = np.ptp(clip.rotations, axis=0) > 1e-6  # [J,4] the clip's own moving channels
+    reversals_clip = [_reversals(clip.rotations[:, j, c], 1e-5) for j, c in zip(*np.nonzero(moving))]
+    keys = sum(per_channel.values())
+    return {
+        "channels": len(per_channel),
+        "curves": len(per_channel),
+        "keys": keys,
+        "keys_per_channel": keys / max(len(per_channel), 1),
+        "per_channel": per_channel,
+        "flat_channels": len(flat_keys),
+        "flat_keys_max": max(flat_keys, default=0),
+        "moving_channels": len(reversals_keys),
+        "reversals_clip": float(np.mean(reversals_clip)) if reversals_clip else 0.0,
+        "reversals_keys": float(np.mean(reversals_keys)) if reversals_keys else 0.0,
+        "rotation_error_deg": float(np.degrees(checked.rotation_error)),
+        "location_error": float(checked.position_error),
+        "height": height,
+        "keyed_bones": list(checked.keyed),
     }
 
 
