@@ -17,7 +17,11 @@ and ``blender --command akd …`` (registered by the extension). One job:
 
 ``--jobs FILE`` runs a JSON list of jobs (objects whose keys are the flag names, e.g.
 ``{"input": "a.glb", "prompt": "…", "out": "a.blend"}``; flags given on the command line are the
-defaults); a failing job is reported and the others still run; a summary ends the run.
+defaults; each value is read by the flag's own parser); a failing job is reported and the others
+still run; a summary ends the run. Every number, of the flags and of each job of the file, is checked
+before any file is opened (:func:`check_settings`): a value out of its range (zero where it means
+nothing, negative, NaN, infinite) stops the run with exit 2 and one line naming the flag (and the job).
+A flag left out is None in :class:`CliJob` and its default is decided where it is used.
 The SDS and drawing settings (``--cfg-scale``, ``--t-min``, ``--t-max``, ``--lr``, ``--root-lr``,
 ``--draw-guidance``, ``--draw-steps``, ``--search-supersample``) are
 :data:`~akd_blender.core.config.TUNABLES`, the same the panel's Advanced section offers.

@@ -3,7 +3,9 @@
 Distill Motion (``akd.distill``), DESIGN §5:
 
 1. main thread: :func:`snapshot` copies the armature and the panel's settings into a bpy-free
-   :class:`~akd_blender.core.job.JobRequest` and remembers the pose (:class:`RunContext`);
+   :class:`~akd_blender.core.job.JobRequest` and remembers the pose (:class:`RunContext`); the
+   settings become the request through the command line's own mapping (:func:`panel_request`:
+   ``properties.panel_job`` then ``cli.job_request``), so the panel and the CLI run the same job;
 2. with a window: a :class:`~akd_blender.core.worker.Worker` thread runs the job and a modal timer
    drains its queue; in background mode (``blender -b``, the bpy module) the same job runs on this
    thread and its queue is drained once at the end;

@@ -493,8 +493,8 @@ TUNABLES: tuple[Tunable, ...] = (
         1.0,
         100.0,
     ),
-    # t_min < t_max (SDSSettings): a Noise Min of 1 or a Noise Max of 0 leaves no level to draw
-    Tunable("t_min", "sds.t_min", "Noise Min", "lowest noise level an SDS step draws, as a fraction of the schedule", 0.0, 0.999),
+    # t_min < t_max (SDSSettings, which names t_min): a Noise Max of 0 leaves no level to draw
+    Tunable("t_min", "sds.t_min", "Noise Min", "lowest noise level an SDS step draws, as a fraction of the schedule", 0.0, 1.0),
     Tunable(
         "t_max",
         "sds.t_max",
