@@ -1,0 +1,180 @@
+"""The mirror reads a control rig as Blender deforms it: the deform skeleton of Rigify's generated rigs,
+a hand-made IK biped and a robot of meshes parented to bones; the torch mirror equals Blender's own
+evaluated meshes in a posed frame, and the roles read the body's kind."""
+
+from __future__ import annotations
+
+import re
+
+import bpy
+import numpy as np
+import pytest
+import torch
+
+from akd_blender.blender.deform_skeleton import evaluated_channels, find_deform_skeleton
+from akd_blender.blender.extract import rig_from_armature
+from akd_blender.core.kinematics import Skeleton
+from akd_blender.core.roles import find_roles
+
+from .helpers import evaluated_world_vertices
+from .rig_zoo import ik_biped, parented_robot, rigify_rig
+
+TOLERANCE = 1e-4  # × character height
+
+KINDS = {
+    "human": "biped",
+    "basic_human": "biped",
+    "basic_quadruped": "quadruped",
+    "horse": "quadruped",
+    "cat": "quadruped",
+    "wolf": "quadruped",
+    "bird": "bird",
+}
+
+
+def mirror_error(arm, rig) -> float:
+    """Max distance (× height) between Blender's evaluated meshes now and the torch mirror posed by the
+    channels read back from Blender's evaluation of the mirrored bones."""
+    bpy.context.view_layer.update()
+    rotations, locations = evaluated_channels(arm, rig)
+    got = Skeleton(rig, torch.float64)((torch.as_tensor(rotations)[None], torch.as_tensor(locations)[None]))[0].numpy()
+    expected = evaluated_world_vertices(rig.mesh_names)
+    assert got.shape == expected.shape
+    return float(np.abs(got - expected).max() / rig.height)
+
+
+def moved(rig) -> float:
+    return float(np.abs(evaluated_world_vertices(rig.mesh_names) - rig.world_vertices()).max() / rig.height)
+
+
+def rotate(pose_bones, rng, angle: float = 0.3) -> None:
+    for pb in pose_bones:
+        pb.rotation_mode = "XYZ"
+        pb.rotation_euler = rng.normal(size=3) * angle
+
+
+def named_in_warnings(rig) -> set[str]:
+    return {name for line in rig.warnings for name in re.findall(r"'([^']+)'", line)}
+
+
+@pytest.mark.parametrize("metarig", list(KINDS))
+def test_rigify_rig_mirrors_its_deform_bones(metarig):
+    arm, body = rigify_rig(metarig)
+    rig = rig_from_armature(arm)
+    weighted = {g.name for g in body.vertex_groups}  # nearest-bone binding: every group holds weight
+    assert set(rig.bone_names) == weighted == {b.name for b in arm.data.bones if b.use_deform}
+    assert all(name.startswith("DEF-") for name in rig.bone_names)  # no control, MCH- or ORG- bone
+    assert rig.deform_skeleton and len(rig.root_indices) == 1
+    assert set(rig.driven_bones) <= set(rig.bone_names) and rig.driven_bones
+    bones_named = named_in_warnings(rig) & {b.name for b in arm.data.bones}
+    assert bones_named <= set(rig.bone_names)  # nothing said about bones the mirror does not take
+
+    for bone in arm.data.bones:
+        bone.bbone_segments = 1  # the mirror deforms B-Bones as straight bones (warned about)
+    # Every free helper and control bone rotated (constraints, drivers, IK and stretch evaluated by
+    # Blender): skinning the deform bones' evaluated matrices gives Blender's mesh.
+    kept = set(rig.bone_names)
+    free = [pb for pb in arm.pose.bones if pb.name not in kept and not pb.constraints and not pb.bone.use_deform]
+    rotate(free, np.random.default_rng(0))
+    bpy.context.view_layer.update()
+    pose = np.stack([np.array(arm.pose.bones[name].matrix, dtype=np.float64) for name in rig.bone_names])
+    skinned = Skeleton(rig, torch.float64).skin(torch.as_tensor(pose)[None])[0].numpy()
+    assert moved(rig) > 0.05
+    assert np.abs(skinned - evaluated_world_vertices(rig.mesh_names)).max() <= TOLERANCE * rig.height
+
+    # Posed by Rigify's FK controls (limbs switched to FK, no IK stretch): the deform bones stay rigid
+    # and the mirror, posed by the channels read back from Blender, gives Blender's mesh.
+    for pb in free:
+        pb.rotation_euler = (0.0, 0.0, 0.0)
+    for pb in arm.pose.bones:
+        if "IK_FK" in pb.keys():
+            pb["IK_FK"] = 1.0
+        if "IK_Stretch" in pb.keys():
+            pb["IK_Stretch"] = 0.0
+    controls = [pb for pb in free if "_fk" in pb.name or pb.name in ("root", "torso", "hips", "chest", "neck", "head")]
+    rotate(controls, np.random.default_rng(1))
+    assert moved(rig) > 0.05
+    assert mirror_error(arm, rig) <= TOLERANCE
+
+    assert find_roles(rig).kind == KINDS[metarig]
+
+
+def test_rigify_human_roles_skip_the_face():
+    arm, _ = rigify_rig("human")
+    rig = rig_from_armature(arm)
+    roles = find_roles(rig)
+    names = rig.bone_names
+    assert names[roles.head] == "DEF-spine.006"
+    assert [names[b] for b in roles.spine] == ["DEF-spine.001", "DEF-spine.002", "DEF-spine.003"]
+    assert {(limb.side, names[limb.bones[0]], names[limb.bones[-1]]) for limb in roles.arms} == {
+        ("left", "DEF-shoulder.L", "DEF-hand.L"),
+        ("right", "DEF-shoulder.R", "DEF-hand.R"),
+    }
+    assert {(limb.side, names[limb.bones[0]], names[limb.bones[-1]]) for limb in roles.legs} == {
+        ("left", "DEF-thigh.L", "DEF-toe.L"),
+        ("right", "DEF-thigh.R", "DEF-toe.R"),
+    }
+
+
+def test_ik_biped_mirrors_its_deform_bones_and_follows_its_ik():
+    arm, _ = ik_biped()
+    rig = rig_from_armature(arm)
+    deform = [b.name for b in arm.data.bones if b.use_deform]
+    assert list(rig.bone_names) == deform  # no root, IK targets or poles
+    assert rig.deform_skeleton and rig.driven_bones == ("shin.L", "shin.R")
+    assert rig.bone_names[rig.parents[rig.bone_index("thigh.L")]] == "hips"
+    assert rig.blender_parents[rig.bone_index("hips")] == "root"
+    assert named_in_warnings(rig) == {"shin.L", "shin.R", "IK"}
+    rng = np.random.default_rng(1)
+    rotate([arm.pose.bones[n] for n in ("hips", "spine", "upper_arm.L", "forearm.R", "head")], rng)
+    arm.pose.bones["root"].location = (0.1, -0.2, 0.05)
+    arm.pose.bones["foot_ik.L"].location = (0.05, 0.1, 0.25)  # knee bends: Blender's IK solves the leg
+    arm.pose.bones["knee_pole.R"].location = (0.3, 0.0, 0.0)
+    bpy.context.view_layer.update()
+    assert moved(rig) > 0.05
+    assert mirror_error(arm, rig) <= TOLERANCE
+    roles = find_roles(rig)
+    assert roles.kind == "biped" and rig.bone_names[roles.head] == "head"
+    assert {tuple(rig.bone_names[b] for b in limb.bones) for limb in roles.legs} == {
+        ("thigh.L", "shin.L", "foot.L"),
+        ("thigh.R", "shin.R", "foot.R"),
+    }
+
+
+def test_robot_parts_parented_to_bones_are_mirrored_rigidly():
+    arm, parts = parented_robot()
+    rig = rig_from_armature(arm)
+    assert set(rig.mesh_names) == {p.name for p in parts}
+    assert set(rig.bone_names) == {p.parent_bone for p in parts}  # no root, no foot targets
+    bones = dict(zip(rig.mesh_names, rig.mesh_bones))
+    for part in parts:
+        m = rig.mesh_names.index(part.name)
+        rows = rig.weights[rig.mesh_offsets[m] : rig.mesh_offsets[m + 1]]
+        assert np.all(rows[:, rig.bone_index(bones[part.name])] == 1.0) and np.all(rows.sum(1) == 1.0)
+    assert np.abs(rig.world_vertices() - evaluated_world_vertices(rig.mesh_names)).max() <= TOLERANCE * rig.height
+    rotate([arm.pose.bones[n] for n in ("body", "torso", "head", "arm_upper.L", "arm_lower.R")], np.random.default_rng(2))
+    arm.pose.bones["foot_target.R"].location = (0.0, 0.1, 0.2)
+    arm.pose.bones["foot_target.L"].rotation_mode = "XYZ"
+    arm.pose.bones["foot_target.L"].rotation_euler = (0.4, 0.0, 0.2)
+    assert moved(rig) > 0.05
+    assert mirror_error(arm, rig) <= TOLERANCE
+    roles = find_roles(rig)
+    assert roles.kind == "biped"
+    assert {tuple(rig.bone_names[b] for b in limb.bones) for limb in roles.arms} == {
+        ("arm_upper.L", "arm_lower.L"),
+        ("arm_upper.R", "arm_lower.R"),
+    }
+
+
+def test_a_plain_rig_with_parts_keeps_every_bone_in_blender_order():
+    """Without constraints the robot is a plain FK rig: every bone is mirrored, as Blender orders them."""
+    arm, parts = parented_robot()
+    for pb in arm.pose.bones:
+        for con in list(pb.constraints):
+            pb.constraints.remove(con)
+    skeleton = find_deform_skeleton(arm)
+    assert not skeleton.control_rig and skeleton.bones == tuple(b.name for b in arm.data.bones)
+    rig = rig_from_armature(arm)
+    assert not rig.deform_skeleton and rig.bone_names == skeleton.bones and len(rig.mesh_names) == len(parts)
+    rotate(arm.pose.bones, np.random.default_rng(3))
+    assert mirror_error(arm, rig) <= TOLERANCE
