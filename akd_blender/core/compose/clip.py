@@ -122,20 +122,10 @@ def _slerp(a: np.ndarray, b: np.ndarray, w: float) -> np.ndarray:
     return q / np.linalg.norm(q, axis=-1, keepdims=True)
 
 
-def _root_frames(rig: RigAsset, roles: BoneRoles, rotations: np.ndarray, locations: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The role root's head [F,3] and orientation change [F,3,3] (armature space) of channels [F,J,*]."""
-    skeleton = Skeleton(rig, dtype=torch.float64)
-    with torch.no_grad():
-        pose = skeleton.pose_matrices(torch.as_tensor(rotations), torch.as_tensor(locations)).numpy()
-    root = int(roles.root)
-    return pose[:, root, :3, 3], pose[:, root, :3, :3] @ rig.rest_matrices[root, :3, :3].T
-
-
 def root_yaw(rig: RigAsset, roles: BoneRoles, clip: MotionClip) -> np.ndarray:
     """[F] the role root's heading about the body's up axis (radians, + turns left, unwrapped, 0 =
     the rest facing): the posed forward axis projected on the ground plane."""
-    _, turn = _root_frames(rig, roles, clip.rotations, clip.locations)
-    return _yaw(roles, turn)
+    return _stance(rig, roles, clip.rotations, clip.locations).yaw
 
 
 def _yaw(roles: BoneRoles, turn: np.ndarray) -> np.ndarray:
@@ -149,24 +139,70 @@ PHASES: int = 8
 """How many start phases (cycles k / PHASES) a cyclic piece next to another piece is tried at."""
 
 
-def _feet(rig: RigAsset, roles: BoneRoles, rot: np.ndarray, loc: np.ndarray) -> np.ndarray:
-    """[F,L,3] each leg's last bone head relative to the role root's head, across the ground (the
-    ``up`` part removed) and turned back by the root's heading: the stance in the body's own frame."""
+FOOT_SPEED: float = 0.3
+"""The fastest (body heights per second) a grounded foot may be carried across the ground by a
+transition's blend: a transition whose feet must move farther takes longer than :data:`BLEND_SECONDS`."""
+
+GROUNDED: float = 0.04
+"""A foot whose last bone's head is within this many body heights of its rest height is on the ground."""
+
+
+@dataclass(frozen=True)
+class _Stance:
+    """Frames' root head [F,3], feet (each leg's last bone head) [F,L,3], heading [F] (radians) and
+    feet on the ground bool [F,L], armature space."""
+
+    root: np.ndarray
+    feet: np.ndarray
+    yaw: np.ndarray
+    grounded: np.ndarray
+
+
+def _stance(rig: RigAsset, roles: BoneRoles, rot: np.ndarray, loc: np.ndarray) -> _Stance:
+    """The :class:`_Stance` of channels [F,J,4] / [F,J,3]."""
     skeleton = Skeleton(rig, dtype=torch.float64)
     with torch.no_grad():
         pose = skeleton.pose_matrices(torch.as_tensor(rot), torch.as_tensor(loc)).numpy()
     up = np.asarray(roles.frame.up, dtype=np.float64)
     root = int(roles.root)
     yaw = _yaw(roles, pose[:, root, :3, :3] @ rig.rest_matrices[root, :3, :3].T)
-    feet = np.stack([pose[:, limb.bones[-1], :3, 3] for limb in roles.legs if limb.bones], 1) - pose[:, None, root, :3, 3]
-    feet = feet - (feet @ up)[..., None] * up
-    c, s = np.cos(-yaw)[:, None, None], np.sin(-yaw)[:, None, None]
-    return feet * c + np.cross(up, feet) * s + up * (feet @ up)[..., None] * (1 - c)
+    tips = [limb.bones[-1] for limb in roles.legs if limb.bones]
+    feet = pose[:, tips][..., :3, 3] if tips else np.zeros((len(rot), 0, 3))
+    grounded = (feet @ up) - (rig.heads[tips] @ up if tips else 0.0) < GROUNDED * float(roles.frame.height)
+    return _Stance(pose[:, root, :3, 3], feet, yaw, grounded)
 
 
-def _stance_gap(a: np.ndarray, b: np.ndarray) -> float:
-    """Summed distance [L,3] → [L,3] between two stances from :func:`_feet`."""
-    return float(np.linalg.norm(a - b, axis=-1).sum())
+def _across(v: np.ndarray, up: np.ndarray) -> np.ndarray:
+    """``v`` [...,3] without its part along ``up``."""
+    return v - (v @ up)[..., None] * up
+
+
+def _body_feet(stance: _Stance, up: np.ndarray) -> np.ndarray:
+    """[F,L,3] the feet relative to the root, across the ground, turned back by the heading: the
+    stance in the body's own frame."""
+    feet = _across(stance.feet - stance.root[:, None], up)
+    c, s = np.cos(-stance.yaw)[:, None, None], np.sin(-stance.yaw)[:, None, None]
+    return feet * c + np.cross(up, feet) * s
+
+
+def _stance_gap(a: np.ndarray, b: np.ndarray, grounded: np.ndarray) -> float:
+    """Distance between two stances [L,3] summed over the feet, a foot off the ground (``grounded``
+    [L] False) counting a quarter: a lifted foot may move."""
+    return float((np.linalg.norm(a - b, axis=-1) * np.where(grounded, 1.0, 0.25)).sum())
+
+
+def _seam(before: _Stance, after: _Stance, up: np.ndarray, height: float) -> tuple[np.ndarray, float]:
+    """Where to put a piece after another: the offset [3] across the ground that lays the mean of the
+    feet on the ground at both ends of the seam (``before``'s last frame, ``after``'s first) on each
+    other (the root heads when the rig has no legs), and how far (body heights) a grounded foot still
+    has to move."""
+    if before.feet.shape[1] == 0:
+        return _across(before.root[-1] - after.root[0], up), 0.0
+    both = before.grounded[-1] & after.grounded[0]
+    chosen = both if both.any() else np.ones_like(both)
+    offset = _across((before.feet[-1, chosen] - after.feet[0, chosen]).mean(0), up)
+    moves = np.linalg.norm(_across(before.feet[-1] - after.feet[0] - offset, up), axis=-1)
+    return offset, float(moves[both].max() / height) if both.any() else 0.0
 
 
 def _generate(
@@ -177,13 +213,14 @@ def _generate(
     frames: int,
     fps: float,
     facing: float,
-    before: np.ndarray | None = None,
+    before: _Stance | None = None,
     after: np.ndarray | None = None,
 ) -> MotionClip:
     """The library clip of one piece, facing ``facing`` (radians), played backwards when the part says
-    so. A cyclic piece with a stance to start from (``before``, [L,3] from :func:`_feet`) or to end
-    near (``after``) is started at the phase (of :data:`PHASES`) whose first and last stances are
-    nearest those, so the feet move least through the transitions."""
+    so. A cyclic piece with a stance to start from (``before``: the previous piece's last frame) or
+    to end near (``after``: the rest stance, [L,3] from :func:`_body_feet`) is started at the phase
+    (of :data:`PHASES`) whose first and last stances are nearest those, so the grounded feet move
+    least through the transitions."""
     spec = role_motion(roles.kind, part.label)
     extra = {"side": part.side} if part.side and "side" in inspect.signature(spec.generate).parameters else {}
     phases = [0.0]
@@ -198,8 +235,14 @@ def _generate(
             )
         if len(phases) == 1:
             return clip
-        ends = _feet(rig, roles, clip.rotations[[0, -1]], clip.locations[[0, -1]])
-        cost = (0.0 if before is None else _stance_gap(ends[0], before)) + (0.0 if after is None else _stance_gap(ends[1], after))
+        up = np.asarray(roles.frame.up, dtype=np.float64)
+        ends = _stance(rig, roles, clip.rotations[[0, -1]], clip.locations[[0, -1]])
+        body = _body_feet(ends, up)
+        cost = 0.0
+        if before is not None:
+            cost += _stance_gap(body[0], _body_feet(before, up)[-1], ends.grounded[0] & before.grounded[-1])
+        if after is not None:
+            cost += _stance_gap(body[1], after, ends.grounded[1])
         if cost < best_cost:
             best, best_cost = clip, cost
     return best
@@ -220,10 +263,11 @@ def compose_clip(
     axes = location_axes(rig, carrier)
     rotations: list[np.ndarray] = []
     locations: list[np.ndarray] = []
-    heading = 0.0
-    last_root = last_low = None
+    heading, height = 0.0, float(roles.frame.height)
+    last: _Stance | None = None
+    last_low = 0.0
     rest = MotionClip.rest(rig, 1)
-    rest_stance = _feet(rig, roles, rest.rotations, rest.locations)[0] if roles.legs else None
+    rest_stance = _body_feet(_stance(rig, roles, rest.rotations, rest.locations), up)[0]
     for k, (piece, n) in enumerate(zip(pieces, counts)):
         if piece.hold:
             rotations.append(np.repeat(rotations[-1][-1:], n, 0))
@@ -231,20 +275,18 @@ def compose_clip(
             continue
         part = plan.parts[piece.part]
         facing = heading + np.deg2rad(part.heading)
-        before = _feet(rig, roles, rotations[-1][-1:], locations[-1][-1:])[0] if rotations and roles.legs else None
         after = rest_stance if k + 1 < len(pieces) and not pieces[k + 1].hold else None
-        clip = _generate(rig, roles, part, piece, n, fps, facing, before, after)
+        clip = _generate(rig, roles, part, piece, n, fps, facing, last, after)
         rot, loc = clip.rotations.copy(), clip.locations.copy()
-        root, turn = _root_frames(rig, roles, rot, loc)
-        yaw = _yaw(roles, turn)
+        stance = _stance(rig, roles, rot, loc)
         low = lowest_heights(rig, clip, up, carrier)
-        if last_root is not None:
-            offset = last_root - root[0]
-            offset -= (offset @ up) * up
+        if last is not None:
+            offset, gap = _seam(last, stance, up, height)
             loc[:, carrier] += offset @ axes
-            _blend_in(rig, rotations[-1][-1], locations[-1][-1], last_low, rot, loc, low, round(blend * fps), up, carrier, axes)
-        heading = facing + float(yaw[-1] - yaw[0])
-        last_root = _root_frames(rig, roles, rot[-1:], loc[-1:])[0][0]
+            count = max(round(blend * fps), int(np.ceil(1.5 * gap / FOOT_SPEED * fps)))
+            _blend_in(rig, rotations[-1][-1], locations[-1][-1], last_low, rot, loc, low, count, up, carrier, axes)
+        heading = facing + float(stance.yaw[-1] - stance.yaw[0])
+        last = _stance(rig, roles, rot[-1:], loc[-1:])
         last_low = float(lowest_heights(rig, MotionClip(rig.bone_names, fps, 1, rot[-1:], loc[-1:]), up, carrier)[0])
         rotations.append(rot)
         locations.append(loc)
@@ -265,11 +307,11 @@ def _blend_in(
     carrier: int,
     axes: np.ndarray,
 ) -> None:
-    """Blend a piece's first ``frames`` (at most half of it) in place from the previous piece's last
+    """Blend a piece's first ``frames`` (at most 60 % of it) in place from the previous piece's last
     pose (``prev_rot`` [J,4], ``prev_loc`` [J,3]): slerped rotations, interpolated locations, and the
     body moved along ``up`` so its lowest vertex is at the blend of ``prev_low`` and the piece's own
     ``low`` [F] (heights above the ground along ``up``)."""
-    count = min(frames, len(rot) // 2)
+    count = min(frames, int(0.6 * len(rot)))
     if count < 1:
         return
     weights = smoothstep(np.arange(1, count + 1) / (count + 1))
