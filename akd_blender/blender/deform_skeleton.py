@@ -41,11 +41,19 @@ import bpy
 import numpy as np
 import torch
 
+from ..core.motion import MotionClip
 from ..core.rig import RigAsset
 from ..core.rotations import matrix_to_quat
 from .io import skinned_meshes
 
-__all__ = ["DeformSkeleton", "find_deform_skeleton", "moving_constraints", "evaluated_channels"]
+__all__ = [
+    "DeformSkeleton",
+    "find_deform_skeleton",
+    "moving_constraints",
+    "evaluated_channels",
+    "evaluated_pose",
+    "evaluated_clip",
+]
 
 _COINCIDE = 1e-5  # × the armature's rest extent: heads and tails this close are the same bone
 _TRANSFORM_PATH = re.compile(r'^pose\.bones\["((?:[^"\\]|\\.)*)"\]\.(location|rotation_\w+|scale)$')
@@ -281,3 +289,37 @@ def evaluated_channels(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[n
             locations[j] = np.linalg.solve(axes, rigid[j, :3, 3] - head)
     rotations = matrix_to_quat(torch.as_tensor(basis_rot)).numpy()
     return rotations, locations
+
+
+def _fps() -> float:
+    render = bpy.context.scene.render
+    return render.fps / render.fps_base
+
+
+def evaluated_pose(armature_obj: bpy.types.Object, rig: RigAsset) -> MotionClip:
+    """The pose Blender shows now as a one-frame MotionClip over ``rig.bone_names`` (the mirror's
+    channels, :func:`evaluated_channels`): the start pose of a job on any rig, control rigs
+    included, whose deform bones carry no keys of their own. Changes nothing."""
+    bpy.context.view_layer.update()
+    rotations, locations = evaluated_channels(armature_obj, rig)
+    return MotionClip(rig.bone_names, _fps(), int(bpy.context.scene.frame_current), rotations[None], locations[None])
+
+
+def evaluated_clip(
+    armature_obj: bpy.types.Object, rig: RigAsset, frame_start: int, frame_end: int, fps: float | None = None
+) -> MotionClip:
+    """Blender's evaluated motion of ``rig``'s bones over ``frame_start..frame_end`` (inclusive), as the
+    mirror's channels (the armature's animation, constraints, IK and drivers as Blender evaluates
+    them). The scene's current frame is restored afterwards. Needs: main thread, any mode."""
+    scene = bpy.context.scene
+    saved = scene.frame_current
+    frames = range(int(frame_start), int(frame_end) + 1)
+    rotations = np.empty((len(frames), rig.num_bones, 4))
+    locations = np.empty((len(frames), rig.num_bones, 3))
+    try:
+        for i, frame in enumerate(frames):
+            scene.frame_set(frame)
+            rotations[i], locations[i] = evaluated_channels(armature_obj, rig)
+    finally:
+        scene.frame_set(saved)
+    return MotionClip(rig.bone_names, float(fps or _fps()), int(frame_start), rotations, locations)

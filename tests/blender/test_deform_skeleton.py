@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.blender.deform_skeleton import evaluated_channels, find_deform_skeleton
+from akd_blender.blender.deform_skeleton import evaluated_channels, evaluated_clip, evaluated_pose, find_deform_skeleton
 from akd_blender.blender.extract import rig_from_armature
 from akd_blender.core.kinematics import Skeleton
 from akd_blender.core.roles import find_roles
@@ -178,3 +178,28 @@ def test_a_plain_rig_with_parts_keeps_every_bone_in_blender_order():
     assert not rig.deform_skeleton and rig.bone_names == skeleton.bones and len(rig.mesh_names) == len(parts)
     rotate(arm.pose.bones, np.random.default_rng(3))
     assert mirror_error(arm, rig) <= TOLERANCE
+
+
+def test_evaluated_clip_replays_keyed_controls_on_the_deform_skeleton():
+    """Keys on the controls (an IK target, the root) move the deform bones; the clip read back from
+    Blender's evaluation, played on the mirror, gives Blender's mesh at every frame."""
+    arm, _ = ik_biped()
+    rig = rig_from_armature(arm)
+    scene = bpy.context.scene
+    target, root = arm.pose.bones["foot_ik.L"], arm.pose.bones["root"]
+    for frame, lift, travel in ((1, 0.0, 0.0), (9, 0.3, -0.4)):
+        target.location = (0.0, 0.15, lift)
+        root.location = (0.0, travel, 0.0)
+        target.keyframe_insert("location", frame=frame)
+        root.keyframe_insert("location", frame=frame)
+    scene.frame_set(3)
+    clip = evaluated_clip(arm, rig, 1, 9)
+    assert scene.frame_current == 3 and clip.matches(rig) and clip.num_frames == 9
+    assert evaluated_pose(arm, rig).matches(rig)
+    skeleton = Skeleton(rig, torch.float64)
+    for i in (0, 4, 8):
+        scene.frame_set(1 + i)
+        got = skeleton((torch.as_tensor(clip.rotations[i]), torch.as_tensor(clip.locations[i]))).numpy()
+        expected = evaluated_world_vertices(rig.mesh_names)
+        assert np.abs(got - expected).max() <= TOLERANCE * rig.height
+    assert moved(rig) > 0.1
