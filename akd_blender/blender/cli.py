@@ -284,7 +284,7 @@ def parse_jobs(argv: Sequence[str]) -> tuple[list[CliJob], argparse.Namespace]:
     parser = build_parser()
     ns = parser.parse_args(list(argv))
     _check_numbers(parser, ns)
-    _check_ray(ns)
+    _check_ray(parser, ns)
     if not ns.jobs:
         job = _job_of(ns)
         check_settings(job)
@@ -342,9 +342,13 @@ def _check_numbers(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> N
             raise InputError(f"{action.option_strings[0]} must be a finite number (got {value})")
 
 
-def _check_ray(ns: argparse.Namespace) -> None:
+def _check_ray(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> None:
     """The ``--ray-*`` numbers (:meth:`~akd_blender.core.ray_jobs.TaskResources.validate`), checked
-    whether or not ``--ray`` is given."""
+    whether or not ``--ray`` is given (the parser's defaults are valid: left alone, torch, which
+    ``core.ray_jobs`` imports, is not imported here)."""
+    names = ("ray_cpus", "ray_gpus", "ray_threads", "ray_retries")
+    if ns.ray is None and all(getattr(ns, n) == parser.get_default(n) for n in names):
+        return
     from ..core.ray_jobs import TaskResources
 
     gpus = 0.0 if ns.ray_gpus is None else ns.ray_gpus
