@@ -85,6 +85,10 @@ class ControlMap:
         control_of: deform bone → the control that carries it.
         offset: control → [4,4] ``control⁻¹ · deform`` as evaluated (armature space) for the deform bone
             it was chosen for; the deform bone's target times its inverse is the control's target.
+        free: controls placed by position as well as rotation: IK targets and poles and bones without
+            a parent (the others keep their location channel and turn about their head).
+        group: control → ``[(deform bone, [4,4] control⁻¹ · deform)]`` for the bone it was chosen for
+            and the bones following it (the bones it turns as one).
         driven: control → the deform bone it was chosen for.
         followers: deform bone → the deform bone whose control carries it too.
         carrier: the control that carries the travel, or None.
@@ -101,6 +105,8 @@ class ControlMap:
     deform: tuple[str, ...]
     control_of: dict[str, str] = field(default_factory=dict)
     offset: dict[str, np.ndarray] = field(default_factory=dict)
+    group: dict[str, list] = field(default_factory=dict)
+    free: set[str] = field(default_factory=set)
     driven: dict[str, str] = field(default_factory=dict)
     followers: dict[str, str] = field(default_factory=dict)
     carrier: str | None = None
@@ -441,11 +447,13 @@ def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> Co
         free = [r for r in ranked if not r[0][0] and r[1] not in result.driven]
         name = (free or ranked)[0][1]
         result.control_of[deform[i]] = name
+        offset = np.linalg.inv(base[index[name]]) @ base[deform_idx[i]]
         if name in result.driven:
             result.followers[deform[i]] = result.driven[name]
         else:
             result.driven[name] = deform[i]
-            result.offset[name] = np.linalg.inv(base[index[name]]) @ base[deform_idx[i]]
+            result.offset[name] = offset
+        result.group.setdefault(name, []).append((deform[i], offset))
 
     # Fixers: a control that turns only the bones sharing a deform bone's control, that bone rigidly.
     groups: dict[str, set[int]] = {}
@@ -475,6 +483,9 @@ def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> Co
     if best is not None:
         result.carrier = best[1]
         result.carrier_root = deform[min(roots & set(shift[best[1]]["rigid"].tolist()))]
+
+    result.free = {n for n in candidates if pose[n].parent is None}
+    result.free |= {b for _, con in _ik_targets(armature_obj) for b in (con.subtarget, con.pole_subtarget) if b in pose}
 
     # IK targets and poles that still move deform bones.
     deform_pos = {n: i for i, n in enumerate(deform)}

@@ -148,9 +148,15 @@ def _pose_frames(armature_obj, cmap: ControlMap, targets: np.ndarray, height: fl
     for f, frame_targets in enumerate(targets):
         for level in levels:
             for name in (c for c in keyed if cmap.order.get(c, 0) == level):
-                if name in cmap.driven:
+                if name == cmap.carrier and name in cmap.driven:
                     matrix = frame_targets[deform_pos[cmap.driven[name]]] @ np.linalg.inv(cmap.offset[name])
-                    _set_pose(pose[name], matrix, keep_location=name != cmap.carrier and pose[name].bone.use_connect)
+                    _set_pose(pose[name], matrix, keep_location=False)
+                elif name in cmap.driven:
+                    free = name in cmap.free
+                    matrix = _group_fit(
+                        np.array(pose[name].matrix), cmap.group[name], frame_targets, deform_pos, armature_obj, free
+                    )
+                    _set_pose(pose[name], matrix, keep_location=not free)
                 elif name in goals:
                     goal = goals[name]
                     _set_pose(pose[name], frame_targets[deform_pos[goal.deform]] @ goal.offset, keep_location=False)
@@ -170,6 +176,31 @@ def _pose_frames(armature_obj, cmap: ControlMap, targets: np.ndarray, height: fl
             quats[f, c] = tuple(pose[name].matrix_basis.to_quaternion())
             locs[f, c] = tuple(pose[name].location)
     return quats, locs
+
+
+def _group_fit(
+    current: np.ndarray, group: list, frame_targets: np.ndarray, deform_pos: dict, armature_obj, free: bool
+) -> np.ndarray:
+    """The control's armature-space matrix that best puts the deform bones it carries (``group``:
+    (bone, control⁻¹ · bone)) on their targets: least squares (Kabsch) over each bone's head, tail and
+    half-length points along its X and Z axes; turned about its head where it is now (``current``
+    [4,4]), or moved as well when ``free``. For one bone whose target is reachable this is that
+    bone's exact target."""
+    bones = armature_obj.data.bones
+    ours, theirs = [], []
+    for bone, offset in group:
+        length = bones[bone].length
+        local = np.array([[0, 0, 0, 1], [0, length, 0, 1], [0.5 * length, 0, 0, 1], [0, 0, 0.5 * length, 1]], dtype=np.float64)
+        ours.append((offset @ local.T).T[:, :3])
+        theirs.append((frame_targets[deform_pos[bone]] @ local.T).T[:, :3] - current[:3, 3])
+    a, b = np.concatenate(ours), np.concatenate(theirs)
+    a_mean, b_mean = (a.mean(axis=0), b.mean(axis=0)) if free else (np.zeros(3), np.zeros(3))
+    u, _, vt = np.linalg.svd((a - a_mean).T @ (b - b_mean))
+    d = np.sign(np.linalg.det(vt.T @ u.T))
+    matrix = current.copy()
+    matrix[:3, :3] = vt.T @ np.diag([1.0, 1.0, d]) @ u.T
+    matrix[:3, 3] = current[:3, 3] + b_mean - matrix[:3, :3] @ a_mean
+    return matrix
 
 
 def _fix(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: dict, rounds: int = 4) -> None:
