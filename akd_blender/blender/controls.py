@@ -32,7 +32,8 @@ import torch
 from ..core.errors import InputError
 from ..core.kinematics import forward_kinematics
 from ..core.motion import MotionClip
-from .control_probe import ControlMap, _restore, _save, deform_parents, find_controls, pose_matrices, rig_height
+from .control_probe import ControlMap, find_controls
+from .control_rig import _restore, _save, deform_parents, pose_matrices, rig_height
 
 __all__ = [
     "CHECK_FRAMES",
@@ -85,7 +86,7 @@ def result_of(action: bpy.types.Action) -> ControlResult | None:
 
 def deform_targets(armature_obj: bpy.types.Object, clip: MotionClip) -> np.ndarray:
     """[F,J,4,4] armature-space matrices of the clip's bones: the mirror's forward kinematics of ``clip``
-    over the deform skeleton's hierarchy (:func:`~.control_probe.deform_parents`) with the bones' rest
+    over the deform skeleton's hierarchy (:func:`~.control_rig.deform_parents`) with the bones' rest
     matrices; a bone whose deform parent is its Blender parent keeps Blender's inheritance flags, one
     re-parented past helper bones inherits fully."""
     bones = armature_obj.data.bones

@@ -1,0 +1,251 @@
+"""Read a control rig: its animatable bones, constraint-driven bones, IK chains and IK/FK switches.
+
+Needs: main thread, Object or Pose mode. :func:`find_switches` changes switch properties and pose
+channels temporarily (restored exactly) and leaves each switch it finds at its FK value; everything
+else here only reads.
+
+- *constraint-driven* bones: an enabled constraint other than Limit Rotation/Location/Scale/Distance
+  with influence > 0, a place in an IK chain (the owner and ``chain_count`` ancestors), or a driver
+  on a location/rotation/scale channel: keys on them do nothing in Blender.
+- *animatable bones* (candidates): shown in a visible bone collection (or in none), not hidden, a
+  rotation or location channel unlocked, not constraint-driven.
+- *switch*: a number custom property of a pose bone that a driver reads to set a constraint's
+  influence. It is an IK/FK switch when moving the rig's IK handles (each IK target, or its nearest
+  animatable ancestor when the target is a mechanism bone) moves fewer deform bones at one end of
+  its range (``id_properties_ui`` min/max, else 0/1) than at the other; that end is its FK value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+
+__all__ = [
+    "PROBE_ANGLE",
+    "PROBE_SHIFT",
+    "Switch",
+    "pose_matrices",
+    "deform_parents",
+    "driving_constraints",
+    "ik_chain",
+    "ik_targets",
+    "constraint_driven",
+    "candidates",
+    "rig_height",
+    "find_switches",
+]
+
+PROBE_ANGLE = 0.3  # radians
+PROBE_SHIFT = 0.05  # fraction of the rig's height
+_NON_DRIVING = {"LIMIT_ROTATION", "LIMIT_LOCATION", "LIMIT_SCALE", "LIMIT_DISTANCE"}
+_CHANNELS = ("location", "rotation_quaternion", "rotation_euler", "rotation_axis_angle", "scale")
+
+
+@dataclass(frozen=True)
+class Switch:
+    """An IK/FK switch: ``pose.bones[bone][prop]``, its value now and the value at which FK controls move
+    the deform bones."""
+
+    bone: str
+    prop: str
+    value: float
+    fk_value: float
+
+
+def pose_matrices(armature_obj: bpy.types.Object) -> np.ndarray:
+    """[B,4,4] every pose bone's ``matrix`` (armature space), as last evaluated."""
+    bones = armature_obj.pose.bones
+    buf = np.empty(len(bones) * 16, dtype=np.float32)
+    bones.foreach_get("matrix", buf)
+    return buf.reshape(-1, 4, 4).transpose(0, 2, 1).astype(np.float64)
+
+
+def deform_parents(armature_obj: bpy.types.Object, names) -> np.ndarray:
+    """int [N]: each of ``names``' parent among them (index), -1 for none: the deform skeleton's parent
+    (:func:`~.deform_skeleton.find_deform_skeleton`, walked up to a bone of ``names``) when ``names``
+    are bones of it, else the nearest Blender ancestor among ``names``."""
+    from .deform_skeleton import find_deform_skeleton
+
+    index = {n: i for i, n in enumerate(names)}
+    parents = np.full(len(names), -1, dtype=np.int64)
+    skeleton = find_deform_skeleton(armature_obj)
+    if set(names) <= set(skeleton.bones):
+        position = {n: i for i, n in enumerate(skeleton.bones)}
+        for i, name in enumerate(names):
+            p = skeleton.parents[position[name]]
+            while p >= 0 and skeleton.bones[p] not in index:
+                p = skeleton.parents[p]
+            parents[i] = -1 if p < 0 else index[skeleton.bones[p]]
+        return parents
+    for i, name in enumerate(names):
+        bone = armature_obj.data.bones[name].parent
+        while bone is not None and bone.name not in index:
+            bone = bone.parent
+        parents[i] = -1 if bone is None else index[bone.name]
+    return parents
+
+
+def driving_constraints(pb) -> list:
+    """The enabled constraints of pose bone ``pb`` that override its transform (not limits)."""
+    return [c for c in pb.constraints if not c.mute and c.influence > 0.0 and c.type not in _NON_DRIVING]
+
+
+def ik_chain(pb) -> list:
+    """The bones an IK constraint on ``pb`` moves: ``pb`` and its ancestors up to ``chain_count``."""
+    out = []
+    for con in driving_constraints(pb):
+        if con.type != "IK":
+            continue
+        bone, count = pb, con.chain_count or 10**6
+        while bone is not None and count > 0:
+            out.append(bone.name)
+            bone, count = bone.parent, count - 1
+    return out
+
+
+def constraint_driven(armature_obj: bpy.types.Object, names) -> list[str]:
+    """Those of bones ``names`` whose keys Blender overrides: a transform constraint, an IK chain, or a
+    driver on a pose channel."""
+    pose = armature_obj.pose.bones
+    in_chain = {n for pb in pose for n in ik_chain(pb)}
+    return [n for n in names if n in in_chain or n in _driven_channels(armature_obj) or driving_constraints(pose[n])]
+
+
+def _driven_channels(armature_obj) -> set[str]:
+    """Pose bones with a driver on a transform channel."""
+    out = set()
+    if armature_obj.animation_data is not None:
+        for fc in armature_obj.animation_data.drivers:
+            path = fc.data_path
+            if path.startswith('pose.bones["') and path.rsplit(".", 1)[-1] in _CHANNELS:
+                out.add(path[len('pose.bones["') :].split('"]', 1)[0])
+    return out
+
+
+def _visible(bone) -> bool:
+    if bone.hide:
+        return False
+    collections = list(bone.collections)
+    return not collections or any(getattr(c, "is_visible_effectively", c.is_visible) for c in collections)
+
+
+def candidates(armature_obj) -> list[str]:
+    """The animatable bones (see the module docstring), Blender order."""
+    pose = armature_obj.pose.bones
+    in_chain = {name for pb in pose for name in ik_chain(pb)}
+    driven_channels = _driven_channels(armature_obj)
+    out = []
+    for pb in pose:
+        if pb.name in in_chain or pb.name in driven_channels or driving_constraints(pb) or not _visible(pb.bone):
+            continue
+        if all(pb.lock_location) and all(pb.lock_rotation) and pb.rotation_mode != "AXIS_ANGLE":
+            continue
+        out.append(pb.name)
+    return out
+
+
+def _save(pb) -> tuple:
+    return tuple(tuple(getattr(pb, ch)) for ch in _CHANNELS)
+
+
+def _restore(pb, saved: tuple) -> None:
+    for ch, value in zip(_CHANNELS, saved):
+        setattr(pb, ch, value)
+
+
+def rig_height(armature_obj, names) -> float:
+    """Z extent (armature units) of the heads and tails of bones ``names`` at rest (≥ 1e-6)."""
+    bones = armature_obj.data.bones
+    z = [p[2] for n in names for p in (bones[n].head_local, bones[n].tail_local)]
+    return max(float(np.ptp(z)) if z else 1.0, 1e-6)
+
+
+def _switch_props(armature_obj) -> list[tuple[str, str]]:
+    """(bone, property) of pose-bone number properties read by drivers of constraint influences."""
+    ad = armature_obj.animation_data
+    found = []
+    if ad is None:
+        return found
+    pose = armature_obj.pose.bones
+    for fc in ad.drivers:
+        if not (
+            fc.data_path.startswith("pose.bones[") and ".constraints[" in fc.data_path and fc.data_path.endswith(".influence")
+        ):
+            continue
+        for var in fc.driver.variables:
+            for target in var.targets:
+                path = target.data_path or ""
+                if target.id != armature_obj or not path.startswith('pose.bones["') or '"]["' not in path:
+                    continue
+                bone, prop = path[len('pose.bones["') : -2].split('"]["', 1)
+                if bone in pose and isinstance(pose[bone].get(prop), (int, float)) and (bone, prop) not in found:
+                    found.append((bone, prop))
+    return found
+
+
+def ik_targets(armature_obj) -> list[tuple]:
+    """(owner pose bone, IK constraint) of every enabled IK constraint with a bone target in this rig."""
+    return [
+        (pb, con)
+        for pb in armature_obj.pose.bones
+        for con in driving_constraints(pb)
+        if con.type == "IK" and con.target == armature_obj and con.subtarget in armature_obj.pose.bones
+    ]
+
+
+def _ik_handles(armature_obj, candidates: set[str]) -> list:
+    """For every IK constraint's target: the target itself when it is a candidate, else its nearest
+    candidate ancestor (the control that moves a mechanism target); pose bones, no repeats."""
+    out = []
+    for _, con in ik_targets(armature_obj):
+        bone = armature_obj.pose.bones[con.subtarget]
+        while bone is not None and bone.name not in candidates:
+            bone = bone.parent
+        if bone is not None and bone not in out:
+            out.append(bone)
+    return out
+
+
+def find_switches(armature_obj, deform_idx: np.ndarray, height: float, candidates: set[str]) -> list[Switch]:
+    """IK/FK switches and their FK values (see the module docstring); leaves them at their FK value."""
+    props = _switch_props(armature_obj)
+    handles = _ik_handles(armature_obj, candidates)
+    if not props or not handles:
+        return []
+    from mathutils import Matrix, Vector
+
+    step = Vector((0.3, -0.4, 0.5)).normalized() * PROBE_SHIFT * height
+    turn = Matrix.Rotation(PROBE_ANGLE, 4, Vector((0.45, 0.62, 0.64)).normalized())
+
+    def moved_by_handles() -> int:
+        bpy.context.view_layer.update()
+        base = pose_matrices(armature_obj)[deform_idx]
+        saved = [_save(h) for h in handles]
+        for h in handles:
+            h.matrix_basis = Matrix.Translation(step) @ h.matrix_basis @ turn
+        bpy.context.view_layer.update()
+        after = pose_matrices(armature_obj)[deform_idx]
+        for h, s in zip(handles, saved):
+            _restore(h, s)
+        return int((np.abs(after - base).max(axis=(1, 2)) > 1e-5 * max(height, 1.0)).sum())
+
+    switches = []
+    for bone, prop in props:
+        pb = armature_obj.pose.bones[bone]
+        value = pb[prop]
+        ui = pb.id_properties_ui(prop).as_dict()
+        low, high = ui.get("min", 0.0), ui.get("max", 1.0)
+        counts = []
+        for v in (low, high):
+            pb[prop] = type(value)(v)
+            counts.append(moved_by_handles())
+        pb[prop] = value
+        if counts[0] != counts[1]:
+            switches.append(Switch(bone, prop, float(value), float(low if counts[0] < counts[1] else high)))
+    for s in switches:
+        pb = armature_obj.pose.bones[s.bone]
+        pb[s.prop] = type(pb[s.prop])(s.fk_value)
+    bpy.context.view_layer.update()
+    return switches
