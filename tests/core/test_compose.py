@@ -77,6 +77,8 @@ def test_plan_reads_each_part_and_describes_it():
     assert [p.label for p in plan.parts] == ["walk", "sit"]
     assert plan.describe() == "walk (slow) → sit"
     assert plan.parts[0].speed < 1 and plan.parts[1].speed == 1
+    low = {p.label: p.amplitude for p in plan_prompt("a low jump, then a low crouch", "biped").parts}
+    assert low["jump"] < 1 < low["crouch"]  # "low": a small jump, a deep crouch (words.json amplitude_by_motion)
     plan = plan_prompt("a pigeon pecks at the ground twice and then hops", "bird")
     assert [(p.label, p.repetitions) for p in plan.parts] == [("peck", 2), ("hop", 1)]
     plan = plan_prompt("she punches with her left fist, then kicks again", "biped")

@@ -3,13 +3,15 @@
 Each part becomes one or more *pieces* (:func:`schedule`): a cyclic motion (walk, wave …) is one piece
 whose tempo gives it as many cycles as its repetitions ask for; a one-shot motion (jump, sit …) is
 played again for each repetition, and held on its last pose when its duration is longer. Every piece
-is the library clip of its motion (:mod:`akd_blender.core.procedural.library`) at the part's variation;
-the pieces follow each other on one root path: a piece starts where the one before ended (root head,
-across the ground) and faces where it ended facing (the root's yaw change is measured on the posed
-skeleton), so a walk then a sit sits where the walk stopped. Over the first :data:`BLEND_SECONDS` of
-each piece the pose is slerped from the previous piece's last pose, and the body is raised or lowered
-so the lowest vertex follows the blend of the two pieces' own heights above the ground (no dip through
-the floor, no float).
+is the library clip of its motion (:mod:`akd_blender.core.procedural.library`) at the part's variation.
+The pieces follow each other on one root path: a piece starts where the one before ended, laid across
+the ground so the feet on the ground at the seam keep their mean place (the root head for a legless
+rig), and faces where the one before ended facing (the root's yaw change is measured on the posed
+skeleton), so a walk then a sit sits where the walk stopped. A cyclic piece next to another starts at
+the phase whose seams move the grounded feet least. Over the first :data:`BLEND_SECONDS` of each piece
+(longer when a grounded foot would otherwise be carried faster than :data:`FOOT_SPEED`) the pose is
+slerped from the previous piece's last pose, and the body is raised or lowered so the lowest vertex
+follows the blend of the two pieces' own heights above the ground (no dip through the floor, no float).
 
 A part's length: its duration when said; else a cyclic motion lasts :func:`natural_seconds` (2 s, the
 library clip as the teacher draws it: 16 frames at 8 fps), or, with repetitions, that many units

@@ -190,7 +190,7 @@ def _part(kind: str, text: str, core: str, reading: Understanding, mods: Modifie
         core=core,
         similarity=float(reading.similarity),
         speed=float(mods.speed or 1.0),
-        amplitude=float(mods.amplitude or 1.0),
+        amplitude=_amplitude(label, mods),
         direction=direction,
         side=side if label in classes["sided"] else None,
         repetitions=int(mods.repetitions or 1),
@@ -199,6 +199,19 @@ def _part(kind: str, text: str, core: str, reading: Understanding, mods: Modifie
         backwards=backwards,
         words=mods.words,
     )
+
+
+def _amplitude(label: str, mods: Modifiers) -> float:
+    """The part's amplitude: the modifiers', with the words ``words.json`` reads otherwise for this
+    motion (``amplitude_by_motion``: "a low crouch" is a deep one) given their meaning for it."""
+    amplitude = float(mods.amplitude or 1.0)
+    overrides = words()["amplitude_by_motion"].get(label, {})
+    base = words()["amplitude_words"]
+    for phrase in mods.words:
+        word = phrase.split()[-1]
+        if word in overrides and word in base:
+            amplitude *= float(overrides[word]) / float(base[word])
+    return amplitude
 
 
 def plan_prompt(prompt: str, kind: str, understand: Understand | None = None) -> Plan:

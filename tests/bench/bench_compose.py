@@ -1,0 +1,276 @@
+"""Composed prompts on several rigs, each checked on the motion itself (no judge).
+
+Every case is a prompt written for this table (none is a test's or a library phrasing), read with
+:func:`akd_blender.core.compose.plan_prompt` and played with
+:func:`akd_blender.core.compose.clip.compose_clip` at 24 fps on one rig: the procedural biped and
+quadruped, held-out family members (bird, hexapod, biped, quadruped) and, when their fixtures are
+there (``tests/bench/artist_fixtures.py``), the Fox and CesiumMan glTF rigs with their found roles.
+Checks (:mod:`akd_blender.core.compose.checks`): the parts read (labels in order), travel of a part
+(root, > 0.25 body heights) and staying put (< 0.08 h), the hips coming down, airborne spells, turn
+angle's sign (> 60°), which hand rose, the length in seconds, speed ratio and height against a second
+prompt on the same rig, the way the body travelled (ahead, to its left, backwards), a refused part
+named, and the feet: the composed clip's mean foot skate (:func:`~akd_blender.core.metrics.motion_metrics`)
+at most the largest of its parts' own (each part played alone at its variation) + 0.05 h/s.
+
+    python tests/bench/bench_compose.py [--bar 0.9] [--artists bench_out/artists] [--only biped]
+
+Prints one row per prompt (checks passed ✓ or not ✗) and the totals; exits 1 when the share of checks
+passed is below ``--bar``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from akd_blender.core.compose import PartNotUnderstood, plan_prompt  # noqa: E402
+from akd_blender.core.compose.checks import motion_facts, raised_hand  # noqa: E402
+from akd_blender.core.compose.clip import compose_clip, piece_frames, schedule  # noqa: E402
+from akd_blender.core.kinematics import Skeleton  # noqa: E402
+from akd_blender.core.metrics import main_root, motion_metrics  # noqa: E402
+from akd_blender.core.motion import MotionClip  # noqa: E402
+from akd_blender.core.procedural.characters import biped, quadruped  # noqa: E402
+from akd_blender.core.procedural.family import make_member  # noqa: E402
+from akd_blender.core.procedural.family.truth import truth_roles  # noqa: E402
+from akd_blender.core.rig import load_rig  # noqa: E402
+from akd_blender.core.roles import find_roles  # noqa: E402
+
+FPS = 24.0
+
+
+@dataclass(frozen=True)
+class Case:
+    """A prompt on a rig and what its motion must show (keys: see :func:`run_case`)."""
+
+    rig: str
+    prompt: str
+    expect: dict = field(default_factory=dict)
+
+
+CASES: tuple[Case, ...] = (
+    # procedural biped
+    Case(
+        "biped",
+        "The woman strides ahead and then settles down to sit on the ground",
+        {"labels": ["walk", "sit"], "travel": 0, "stays": 1, "hips_down": 1},
+    ),
+    Case("biped", "he leaps up three times in a row", {"labels": ["jump"], "spells": 3}),
+    Case("biped", "jogs at a leisurely pace", {"labels": ["run"], "slower_than": "jogs at full speed"}),
+    Case("biped", "spins around to the right", {"labels": ["turn"], "turn": "right"}),
+    Case("biped", "waves at us with her left hand, then bows", {"labels": ["wave", "bow"], "hand": "left"}),
+    Case("biped", "strolls for five seconds", {"labels": ["walk"], "seconds": 5.0, "travel": 0}),
+    Case("biped", "a tiny jump, followed by a huge leap", {"labels": ["jump", "jump"], "higher_part": 1}),
+    Case("biped", "walks backwards for three seconds", {"labels": ["walk"], "seconds": 3.0, "way": "back"}),
+    # procedural quadruped
+    Case(
+        "quadruped",
+        "the dog trots forward, then lies down",
+        {"labels": ["run", "lie_down"], "travel": 0, "stays": 1, "hips_down": 1},
+    ),
+    Case("quadruped", "the cat pounces two times", {"labels": ["jump"], "spells": 2}),
+    Case("quadruped", "the horse ambles along slowly", {"labels": ["walk"], "slower_than": "the horse ambles along quickly"}),
+    Case("quadruped", "the wolf turns towards the right", {"labels": ["turn"], "turn": "right"}),
+    Case("quadruped", "the puppy wags its tail for four seconds", {"labels": ["wag_tail"], "seconds": 4.0}),
+    Case("quadruped", "the pony rears up after walking a few steps", {"labels": ["walk", "rear_up"], "travel": 0}),
+    # family bird
+    Case("bird", "the sparrow hops along, then pecks at the dirt", {"labels": ["hop", "peck"], "travel": 0, "stays": 1}),
+    Case("bird", "the crow walks hurriedly", {"labels": ["walk"], "faster_than": "the crow walks lazily"}),
+    Case("bird", "the duck turns to its left, and then flaps its wings", {"labels": ["turn", "flap_wings"], "turn": "left"}),
+    Case("bird", "a little jump", {"labels": ["jump"], "lower_than": "an enormous jump"}),
+    Case(
+        "bird",
+        "the chicken walks for three seconds, then sits down",
+        {"labels": ["walk", "sit"], "seconds": None, "travel": 0, "hips_down": 1},
+    ),
+    Case("bird", "the pigeon jumps twice", {"labels": ["jump"], "spells": 2}),
+    # family hexapod
+    Case(
+        "hexapod",
+        "the ant scuttles forward, after that it turns right",
+        {"labels": ["run", "turn"], "travel": 0, "turn": "right"},
+    ),
+    Case("hexapod", "the spider jumps three times", {"labels": ["jump"], "spells": 3}),
+    Case("hexapod", "the beetle walks briskly", {"labels": ["walk"], "faster_than": "the beetle walks sluggishly"}),
+    Case("hexapod", "the insect lifts its front legs after a short walk", {"labels": ["walk", "raise_front_legs"], "travel": 0}),
+    Case("hexapod", "the bug walks to the left", {"labels": ["walk"], "way": "left"}),
+    Case("hexapod", "the mantis crawls on, then juggles pebbles", {"refused": "juggles pebbles"}),
+    # family biped
+    Case(
+        "biped_member",
+        "the robot marches on, then crouches down low",
+        {"labels": ["walk", "crouch"], "travel": 0, "hips_down": 1},
+    ),
+    Case(
+        "biped_member",
+        "waves with the right hand and then turns around to the left",
+        {"labels": ["wave", "turn"], "hand": "right", "turn": "left"},
+    ),
+    Case("biped_member", "jumps really high", {"labels": ["jump"], "higher_than": "jumps"}),
+    Case("biped_member", "walks to the right for four seconds", {"labels": ["walk"], "seconds": 4.0, "way": "right"}),
+    Case("biped_member", "kicks with the left leg, then punches", {"labels": ["kick", "punch"]}),
+    # family quadruped
+    Case(
+        "quadruped_member", "the goat gallops, then sits", {"labels": ["gallop", "sit"], "travel": 0, "stays": 1, "hips_down": 1}
+    ),
+    Case("quadruped_member", "the deer leaps over and over", {"labels": ["jump"], "spells": 3}),
+    Case("quadruped_member", "the lamb lowers its head briefly, then walks", {"labels": ["head_down", "walk"], "travel": 1}),
+    Case("quadruped_member", "turns counterclockwise quickly", {"labels": ["turn"], "turn": "left"}),
+    # artist rigs (when their fixtures are there)
+    Case(
+        "CesiumMan", "walks forward and then waves with the left hand", {"labels": ["walk", "wave"], "travel": 0, "hand": "left"}
+    ),
+    Case("CesiumMan", "jumps two times", {"labels": ["jump"], "spells": 2}),
+    Case("Fox", "the fox trots ahead, then sits", {"labels": ["run", "sit"], "travel": 0, "hips_down": 1}),
+    Case("Fox", "the fox turns to its right", {"labels": ["turn"], "turn": "right"}),
+)
+
+
+def load_rigs(artists: Path) -> dict:
+    """rig name → (rig, roles): procedural, held-out family members (drawn roles) and artist rigs
+    (found roles) whose fixtures exist."""
+    rigs = {}
+    for name, make in (("biped", biped), ("quadruped", quadruped)):
+        rig = make()
+        rigs[name] = (rig, find_roles(rig))
+    for name, kind, seed in (
+        ("bird", "bird", 10601),
+        ("hexapod", "hexapod", 10602),
+        ("biped_member", "biped", 10603),
+        ("quadruped_member", "quadruped", 10604),
+    ):
+        member = make_member(kind, seed)
+        rigs[name] = (member.rig, truth_roles(member))
+    for name in ("CesiumMan", "Fox"):
+        path = artists / f"{name}.npz"
+        if path.is_file():
+            rig = load_rig(str(path))
+            rigs[name] = (rig, find_roles(rig))
+    return rigs
+
+
+def _slice(clip: MotionClip, a: int, b: int) -> MotionClip:
+    return MotionClip(clip.bone_names, clip.fps, 1, clip.rotations[a:b], clip.locations[a:b])
+
+
+def _spans(plan) -> list[tuple[int, int]]:
+    pieces = schedule(plan)
+    ends = np.cumsum(piece_frames(pieces, FPS))
+    spans: dict[int, list[int]] = {}
+    for piece, a, b in zip(pieces, np.concatenate([[0], ends[:-1]]), ends):
+        spans.setdefault(piece.part, [int(a), int(b)])[1] = int(b)
+    return [tuple(spans[k]) for k in range(len(plan.parts))]
+
+
+def _play(rig, roles, prompt: str):
+    plan = plan_prompt(prompt, roles.kind)
+    return plan, compose_clip(rig, roles, plan, FPS)
+
+
+def _way(rig, roles, clip: MotionClip) -> str:
+    """Which way the root travelled relative to the rest facing: "ahead", "left", "right" or "back"."""
+    j = Skeleton(rig).joint_positions(*clip.pose_channels(torch.float64)).numpy()[:, main_root(rig), :2]
+    move = j[-1] - j[0]
+    world = rig.armature_world[:3, :3]
+    forward = (world @ np.asarray(roles.frame.forward))[:2]
+    left = (world @ np.asarray(roles.frame.left))[:2]
+    along, side = move @ forward, move @ left
+    if abs(along) >= abs(side):
+        return "ahead" if along > 0 else "back"
+    return "left" if side > 0 else "right"
+
+
+def run_case(case: Case, rig, roles) -> tuple[str, dict[str, bool], float]:
+    """(understood-as line, check name → passed, seconds taken)."""
+    start = time.perf_counter()
+    e, checks = case.expect, {}
+    if "refused" in e:
+        try:
+            plan_prompt(case.prompt, roles.kind)
+            checks["refused"] = False
+            return "(not refused)", checks, time.perf_counter() - start
+        except PartNotUnderstood as exc:
+            checks["refused"] = e["refused"] in str(exc) and exc.part == e["refused"]
+            return "refused: " + exc.part, checks, time.perf_counter() - start
+    plan, clip = _play(rig, roles, case.prompt)
+    labels = [p.label for p in plan.parts]
+    checks["parts"] = labels == e["labels"]
+    facts = motion_facts(rig, clip, roles)
+    spans = _spans(plan) if checks["parts"] else []
+    part_facts = [motion_facts(rig, _slice(clip, a, b), roles) for a, b in spans]
+    if "travel" in e:
+        checks["travel"] = bool(part_facts) and part_facts[e["travel"]].travel > 0.25
+    if "stays" in e:
+        checks["stays"] = bool(part_facts) and part_facts[e["stays"]].travel < 0.08
+    if "hips_down" in e:
+        f = part_facts[e["hips_down"]] if part_facts else None
+        checks["hips down"] = f is not None and f.root_height[-1] < f.root_height[0] - 0.03
+    if "spells" in e:
+        checks["airborne"] = len(facts.airborne) == e["spells"]
+    if "turn" in e:
+        sign = 1 if e["turn"] == "left" else -1
+        checks["turn"] = sign * facts.turn_degrees > 60
+    if "hand" in e:
+        checks["hand"] = raised_hand(facts) == e["hand"]
+    if e.get("seconds"):
+        checks["length"] = abs(facts.seconds - e["seconds"]) <= 1 / FPS
+    for key, name, better in (
+        ("slower_than", "speed ratio", lambda a, b: a.travel_per_second < 0.85 * b.travel_per_second),
+        ("faster_than", "speed ratio", lambda a, b: a.travel_per_second > b.travel_per_second / 0.85),
+        ("lower_than", "height", lambda a, b: a.peak < b.peak),
+        ("higher_than", "height", lambda a, b: a.peak > b.peak),
+    ):
+        if key in e:
+            other = motion_facts(rig, _play(rig, roles, e[key])[1], roles)
+            checks[name] = better(facts, other)
+    if "higher_part" in e:
+        k = e["higher_part"]
+        checks["height"] = bool(part_facts) and part_facts[k].peak > part_facts[1 - k].peak
+    if "way" in e:
+        checks["way"] = _way(rig, roles, clip) == e["way"]
+    own = max(motion_metrics(rig, compose_clip(rig, roles, replace(plan, parts=(p,)), FPS))["foot_skate"] for p in plan.parts)
+    checks["feet"] = motion_metrics(rig, clip)["foot_skate"] <= own + 0.05
+    return plan.describe(), checks, time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bar", type=float, default=0.9, help="least share of checks passed (exit 1 below)")
+    ap.add_argument("--artists", default=str(ROOT / "bench_out" / "artists"), help="folder of artist_fixtures.py's .npz files")
+    ap.add_argument("--only", help="only the cases of this rig")
+    args = ap.parse_args(argv)
+    torch.set_num_threads(max(1, torch.get_num_threads()))
+    rigs = load_rigs(Path(args.artists))
+    cases = [c for c in CASES if c.rig in rigs and (args.only is None or c.rig == args.only)]
+    print(
+        f"{len(cases)} prompts on {len({c.rig for c in cases})} rigs ({', '.join(dict.fromkeys(c.rig for c in cases))}), {FPS:g} fps\n"
+    )
+    print("| rig | prompt | understood as | checks | s |")
+    print("|---|---|---|---|---|")
+    passed = total = whole = 0
+    for case in cases:
+        rig, roles = rigs[case.rig]
+        line, checks, seconds = run_case(case, rig, roles)
+        marks = ", ".join(f"{name} {'✓' if ok else '✗'}" for name, ok in checks.items())
+        print(f"| {case.rig} | {case.prompt} | {line} | {marks} | {seconds:.1f} |", flush=True)
+        passed += sum(checks.values())
+        total += len(checks)
+        whole += all(checks.values())
+    share = passed / max(total, 1)
+    print(f"\nchecks passed: {passed} of {total} ({100 * share:.1f} %); prompts with every check passed: {whole} of {len(cases)}")
+    if share < args.bar:
+        print(f"below the bar {args.bar:.2f}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
