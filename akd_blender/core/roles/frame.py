@@ -67,7 +67,7 @@ def mirror_axis(
     The plane contains ``up``; it is the one that best maps the joints [J,3] onto joints and the mesh
     vertices [V,3] onto the mesh when reflected through it. Searched every 3°, the three best local
     minima refined to 0.5°, also tried: the horizontal parts of ``candidates`` [K,3] (e.g. differences
-    of joints that may mirror each other), then made exact from the joints the plane pairs up where that
+    of joints that may mirror each other; one per 0.5°), then made exact from the joints the plane pairs up where that
     matches better; the offset is found from the joint pairs too (:func:`_plane_offset`). Returns
     (normal [3], offset, contrast, error): error is the plane's mean distance from mirrored points to the
     nearest joint / vertex (joints and mesh added, armature units), contrast is (worst - best error) /
@@ -90,10 +90,8 @@ def mirror_axis(
     tried = [(errors[i], at(coarse[i])) for i in range(len(coarse))]
     for i in sorted(np.flatnonzero(is_min), key=lambda i: errors[i])[:3]:
         tried += [(error(at(t)), at(t)) for t in coarse[i] + np.deg2rad(np.arange(-2.5, 2.51, 0.5))]
-    for c in [] if candidates is None else candidates:
-        c = c - (c @ up) * up
-        if np.linalg.norm(c) > 1e-9 * size:
-            tried.append((error(unit(c)), unit(c)))
+    for c in _distinct_directions(candidates, up, size):
+        tried.append((error(c), c))
     best_error, normal = min(tried, key=lambda item: item[0])
     contrast = float((errors.max() - best_error) / size)
     refined = _refine_from_pairs(normal, up, joints, float(mean @ normal), size)
@@ -101,6 +99,25 @@ def mirror_axis(
     if refined_error < best_error:
         normal, best_error = refined, refined_error
     return normal, _plane_offset(normal, joints, float(mean @ normal)), contrast, float(best_error)
+
+
+def _distinct_directions(candidates: np.ndarray | None, up: np.ndarray, size: float) -> list[np.ndarray]:
+    """The horizontal unit directions of ``candidates`` [K,3], one per 0.5° of plane angle (the first
+    met; the search's own step), in their order: a head with dozens of face bones gives thousands of
+    sibling pairs, most of them along a few directions."""
+    out, seen = [], set()
+    e1, e2 = horizontal_basis(up)
+    for c in [] if candidates is None else candidates:
+        c = c - (c @ up) * up
+        if np.linalg.norm(c) <= 1e-9 * size:
+            continue
+        c = unit(c)
+        angle = np.degrees(np.arctan2(c @ e2, c @ e1)) % 180.0  # a plane's normal and its negation agree
+        key = int(np.round(angle / 0.5)) % 360
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
 
 
 def _plane_offset(normal: np.ndarray, joints: np.ndarray, offset: float) -> float:
