@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 CAMERA_MODES: tuple[str, ...] = ("follow", "fixed", "orbit")
-START_MODES: tuple[str, ...] = ("auto", "pose", "sample")
+START_MODES: tuple[str, ...] = ("auto", "library", "pose", "sample")
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
 SDS_MODES: tuple[str, ...] = ("target", "score")
 SEARCH_APPEARANCES: tuple[str, ...] = ("rgb", "normalised", "matched", "calibrated", "auto")
@@ -302,8 +302,15 @@ class DistillConfig:
             teacher, 480 × 720 for CogVideoX, 480 × 832 for Wan; priors pad/round what they get).
         seed: random seed (0). device: "auto" (CUDA when available), "cpu", "cuda" or "cuda:N".
     Start (how the motion is first decided):
-        start: "auto" ("sample" when the prior can draw, i.e. has ``sample(text, generator=,
-            guidance=, steps=, progress=)`` like the embedded teacher, else "pose"), "pose" (hold the starting pose and let SDS move it) or "sample"
+        start: "auto" ("library" when the prompt is understood as a library motion of the rig's
+            kind, else "sample" when the prior can draw, i.e. has ``sample(text, generator=,
+            guidance=, steps=, progress=)``, else "pose"; the embedded teacher refuses a prompt it
+            does not understand), "library" (the understood motion's library clip played on the
+            rig's bone roles from the held pose, its speed, amplitude and turning direction read
+            from the prompt, :mod:`~akd_blender.core.library_start`; steps None → 0 for the
+            embedded teacher, which then is not loaded, and 200 SDS steps for a video model that
+            knows any prompt; with no steps and no redraw rounds, keys None → one per frame, the
+            clip exactly), "pose" (hold the starting pose and let SDS move it) or "sample"
             (the prior draws a video for the prompt, the pose search fits the rig's pose to each of its
             frames without gradients, and SDS steps, if any, refine from there).
         search: :class:`SearchSettings` of that start.

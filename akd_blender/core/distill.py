@@ -1,7 +1,9 @@
 """The SDS distillation loop: a prompt and a rig → a MotionClip.
 
-Before the steps the motion starts from the held pose, a drawn video fitted by the pose search
-(start "sample") or a prompt-ranked library motion, and then goes through the redraw rounds
+Before the steps the motion starts from the library clip of the motion the prompt is understood as
+(start "library", :mod:`~akd_blender.core.library_start`; by default whenever the prompt is read as a
+motion of the rig's kind, and for the embedded teacher the whole job), the held pose, a drawn video
+fitted by the pose search (start "sample") or a prompt-ranked library motion, and then goes through the redraw rounds
 (``config.redraw``: the prior redraws the render of the motion from a noise level, the search fits
 it; by default three from a held pose).
 
@@ -34,11 +36,11 @@ from .config import START_MODES, DistillConfig, SDSSettings, SearchSettings, Set
 from .errors import AkdError, Cancelled, InputError
 from .image_losses import character_region, crop_video, multiscale_mse
 from .kinematics import Skeleton
+from .library_start import LibraryChoice, LibraryReader, choose_library_motion, write_library_start
 from .losses import foot_joints, foot_skate_loss, ground_penetration_loss, joint_limit_loss, loop_loss, smoothness_loss
 from .motion import MotionClip, MotionParams
 from .rig import RigAsset
 from .start import (
-    character_kind,
     first_frame,
     held_pose,
     redraw_rounds,
@@ -107,7 +109,9 @@ class DistillResult:
     """``clip``: the distilled motion; ``history``: per-step losses; ``seconds``: wall time;
     ``timings``: seconds per phase (setup, text, sample_and_search or ranked_start, pose, render, prior,
     backward, optimiser); ``config``: the settings used; ``extra``: plain facts for the report — what the prior
-    understood the prompt as (the embedded teacher: ``understood_as``, ``motion``, ``similarity``) and the
+    understood the prompt as (the embedded teacher: ``understood_as``, ``motion``, ``similarity``), the
+    library start's ``start`` ("library"), ``library_motion`` (e.g. "walk"), ``library_variation``
+    ("default" or e.g. "speed 0.8 (slowly)") and ``search_start`` (:attr:`~akd_blender.core.library_start.LibraryChoice.name`), the
     sample-then-fit start's figures (search_error_start / search_error per frame, search_renders,
     sample_frames, drawing_shake, search_start: the motion-prior start the search began from, or "standing pose"; with
     ``ranked_start`` search_start is the start the prompt ranked best, with ranked_starts, ranked_score,
@@ -200,6 +204,74 @@ def reproducible_on_cpu(device: torch.device) -> Iterator[None]:
         torch.use_deterministic_algorithms(False)
 
 
+def _roles(rig: RigAsset):
+    """The rig's bone roles (:func:`~akd_blender.core.roles.find_roles`), or None when they cannot be read."""
+    from .roles import find_roles
+
+    try:
+        return find_roles(rig)
+    except (InputError, ValueError):  # RigError is an InputError
+        return None
+
+
+def _default_prior(config: DistillConfig, kind: str | None, device: torch.device):
+    """The embedded teacher, or where the job can only be its library clip (start "auto" or
+    "library", no steps, no redraw rounds, no ranked start, a kind the library has) the teacher's
+    :class:`~akd_blender.core.library_start.LibraryReader`: the prompt is read as the teacher reads
+    it and its weights are never loaded."""
+    from .procedural.library import KINDS
+
+    library_only = (
+        config.start in ("auto", "library")
+        and not config.steps
+        and not config.redraw.noise
+        and not config.ranked_start
+        and kind in KINDS
+    )
+    if library_only:
+        return LibraryReader()
+    from .priors import load_prior
+
+    return load_prior("tiny", device=device)
+
+
+def _library_only(
+    rig: RigAsset,
+    roles,
+    library: LibraryChoice,
+    config: DistillConfig,
+    prior,
+    extra: dict,
+    init_pose: MotionClip | None,
+    callbacks: DistillCallbacks,
+    timer: _Timer,
+    t_start: float,
+) -> DistillResult:
+    """Start "library" with no steps and no redraw rounds: the library clip is the motion (keys None →
+    one per frame, so the clip is kept exactly); nothing is rendered and the prior is not queried."""
+    if callbacks.should_cancel is not None and callbacks.should_cancel():
+        raise Cancelled("distillation cancelled before the library start")
+    t = time.perf_counter()
+    base = held_pose(rig, init_pose, config) if init_pose is not None else None
+    keys = config.keys or config.frames
+    params = MotionParams(rig, config.frames, config.fps, keys=keys, interpolation=config.interpolation, base=base)
+    params.frame_start = config.frame_start
+    extra = extra | write_library_start(rig, roles, library, params)
+    clip = params.to_clip()
+    timer("library_start", t)
+    if callbacks.preview is not None and config.preview_every:
+        callbacks.preview(clip, 0)
+    return DistillResult(
+        clip=clip,
+        history=[],
+        seconds=time.perf_counter() - t_start,
+        timings=dict(timer.totals),
+        config=replace(config, keys=keys),
+        prior_name=str(getattr(prior, "name", "")),
+        extra=extra,
+    )
+
+
 def _distill(
     rig: RigAsset,
     prompt: str,
@@ -226,34 +298,46 @@ def _distill(
     generator = parallel.draw_generator(config.seed, 0)  # the start's drawing, then SDS draw 0
     generators = {d: generator if d == 0 else parallel.draw_generator(config.seed, d) for d in mine}
 
-    # 1. Prior and text (the text embedding is computed once).
+    # 1. Prior and text (the text embedding is computed once), the library motion the prompt asks for.
+    roles = _roles(rig)
+    kind = roles.kind if roles is not None else None
     if prior is None:
-        from .priors import load_prior
-
-        prior = load_prior("tiny", device=device)
+        prior = _default_prior(config, kind, device)
     sds_settings = config.sds if isinstance(getattr(prior, "settings", None), SDSSettings) else None
-    config = resolve_sizes(resolve_start(config, prior), prior)
-    from .render import Renderer
-
     t = timer("setup", t_start)
     image_prior = bool(getattr(prior, "image_conditioned", False))  # draws the character it is shown
-    if image_prior:
-        text = prior.encode_text(prompt, config.negative_prompt, kind=character_kind(rig))
+    if image_prior or getattr(prior, "reads_kind", False):
+        text = prior.encode_text(prompt, config.negative_prompt, kind=kind)
     else:
         text = prior.encode_text(prompt, config.negative_prompt)
     understanding = (getattr(text, "extra", None) or {}).get("understanding")
-    if isinstance(understanding, Understanding):  # a prior that reads prompts as known motions
+    reads_motions = isinstance(understanding, Understanding)  # a prior that reads prompts as known motions
+    if reads_motions:
         require_understood(understanding, config.allow_nearest)
     extra = {k: v for k, v in (getattr(text, "extra", None) or {}).items() if isinstance(v, str | int | float)}
     if world_size > 1:
         extra["processes"] = world_size  # the draws were shared out over this many ranks
+    library = None
+    if config.start in ("auto", "library"):
+        library, reading = choose_library_motion(prompt, kind, understanding, prior, config.allow_nearest)
+        if config.start == "library" and library is None and reading is not None:
+            require_understood(reading, config.allow_nearest)  # names the prompt and the nearest motions
+        if library is not None and not reads_motions and reading is not None:
+            extra |= {k: v for k, v in reading.facts().items() if isinstance(v, str | int | float)}
+    config = resolve_sizes(resolve_start(config, prior, library, reads_motions), prior)
     t = timer("text", t)
+    if config.start == "library" and config.steps == 0 and not config.redraw.noise:
+        return _library_only(rig, roles, library, config, prior, extra, init_pose, callbacks, timer, t_start)
+    from .render import Renderer
 
     # 2. Motion, skeleton, renderer, optimiser.
     keys = config.keys or max(2, (config.frames + 1) // 2)
     base = held_pose(rig, init_pose, config) if init_pose is not None else None
     params = MotionParams(rig, config.frames, config.fps, keys=keys, interpolation=config.interpolation, base=base).to(device)
     params.frame_start = config.frame_start
+    if config.start == "library":
+        extra |= write_library_start(rig, roles, library, params)
+        parallel.broadcast_parameters([params.rotvec, params.root_offset])
     skeleton = Skeleton(rig).to(device)
     # Priors that learnt one look (the embedded teacher) say which ground and framing they expect.
     style, camera_options = getattr(prior, "render_style", None), dict(getattr(prior, "camera_options", None) or {})
@@ -293,7 +377,7 @@ def _distill(
         )
         parallel.broadcast_parameters([params.rotvec, params.root_offset])  # every rank steps from rank 0's fit
         t = timer("sample_and_search", t)
-    elif config.ranked_start:
+    elif config.ranked_start and config.start == "pose":
         if not callable(getattr(prior, "prompt_scores", None)):
             raise SettingError("ranked_start", f"needs a prior that scores videos by a prompt; '{prior_name}' cannot")
         from .ranked_start import start_from_ranking

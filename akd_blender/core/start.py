@@ -36,15 +36,30 @@ def _name(prior) -> str:
     return str(getattr(prior, "name", prior))
 
 
-def resolve_start(config: DistillConfig, prior) -> DistillConfig:
-    """``config`` with ``start`` ("auto" → "sample" if ``prior`` can draw, else "pose"), the redraw
-    rounds (``redraw.noise`` None → :data:`~akd_blender.core.config.POSE_REDRAW_NOISE` from a pose when
-    ``prior`` can redraw, else none) and ``steps`` (None → 0 after a drawn video or redraw rounds, 200
-    from a pose without them) decided. InputError: "sample" with a prior that cannot draw, redraw
-    rounds with one that cannot redraw, or 0 steps from a pose without rounds."""
+def resolve_start(config: DistillConfig, prior, library=None, reads_motions: bool = False) -> DistillConfig:
+    """``config`` with ``start``, the redraw rounds and ``steps`` decided.
+
+    ``library``: the prompt read as a library motion of the rig's kind
+    (:class:`~akd_blender.core.library_start.LibraryChoice`, None when it is not understood as one);
+    ``reads_motions``: ``prior`` reads prompts as known motions (the embedded teacher: its text carries
+    an :class:`~akd_blender.core.understanding.Understanding`). "auto" → "library" when there is a
+    ``library`` choice, else "sample" if ``prior`` can draw, else "pose". Redraw rounds
+    (``redraw.noise`` None → :data:`~akd_blender.core.config.POSE_REDRAW_NOISE` from a pose when
+    ``prior`` can redraw, else none) and ``steps`` (None → 0 after a drawn video or redraw rounds and
+    after the library clip for a prior that reads prompts as known motions, 200 from a pose without
+    rounds and after the library clip for a video model that knows any prompt). InputError:
+    "library" without a ``library`` choice, "sample" with a prior that cannot draw, redraw rounds
+    with one that cannot redraw, or 0 steps from a pose without rounds."""
     can_draw = callable(getattr(prior, "sample", None))
     can_redraw = callable(getattr(prior, "redraw", None))
-    start = ("sample" if can_draw else "pose") if config.start == "auto" else config.start
+    start = config.start
+    if start == "auto":
+        start = "library" if library is not None else ("sample" if can_draw else "pose")
+    if start == "library" and library is None:
+        raise InputError(
+            "distill: start 'library' needs a prompt understood as a library motion of the character's kind "
+            "and a character whose bone roles can be read"
+        )
     if start == "sample" and not can_draw:
         raise InputError(f"distill: start 'sample' needs a prior that can draw videos; '{_name(prior)}' cannot")
     noise = config.redraw.noise
@@ -52,7 +67,12 @@ def resolve_start(config: DistillConfig, prior) -> DistillConfig:
         noise = POSE_REDRAW_NOISE if start == "pose" and can_redraw else ()
     if noise and not can_redraw:
         raise InputError(f"distill: redraw rounds need a prior that can redraw a video; '{_name(prior)}' cannot")
-    steps = (0 if start == "sample" or noise else 200) if config.steps is None else config.steps
+    steps = config.steps
+    if steps is None:
+        if start == "library":
+            steps = 0 if reads_motions or noise else 200
+        else:
+            steps = 0 if start == "sample" or noise else 200
     if steps == 0 and start == "pose" and not noise:
         raise InputError(f"distill: steps 0 needs start 'sample' or redraw rounds; '{_name(prior)}' can do neither")
     return replace(config, start=start, steps=steps, redraw=replace(config.redraw, noise=tuple(float(t) for t in noise)))

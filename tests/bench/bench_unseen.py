@@ -1,4 +1,4 @@
-"""Quality on rigs no model saw (``make bench-quality``): distil from the standing pose, judge, measure fidelity.
+"""Quality on rigs no model saw (``make bench-quality``): distil each case as the product does, judge, measure fidelity.
 
 Cases: held-out family members of every kind (seeds from 10500 on: neither the teacher nor the
 judge saw them; bone roles as drawn) and the artist rigs of ``--artists`` (written by
@@ -18,6 +18,14 @@ recovered share is below ``--bar``.
     python tests/bench/bench_unseen.py --shard 0/4 --out s0.json …   # every 4th case, from case 0
     python tests/bench/bench_unseen.py --merge s0.json s1.json … --out all.json   # judge shards' saved clips, one table
     python tests/bench/bench_unseen.py --oracle …   # the fit's ceiling: the teacher "draws" the true motion
+    python tests/bench/bench_unseen.py --route library …   # the retrieval baseline (no model); --route standing
+
+``--route`` chooses what makes each case's clip: ``default`` (the product's job with the defaults,
+through :func:`~akd_blender.core.job.run_request`), ``library`` (the retrieval baseline, no model:
+the prompt read as the product reads it and that motion's library clip, default variation, played
+on the rig's found roles at the default job's frames and rate) or ``standing`` (the standing pose
+held: its joint distance is the bar a recovered case must beat, so it recovers none). Every route,
+and ``--merge``, exits 1 below ``--bar``.
 
 ``--oracle`` replaces the teacher's drawing by the case's true motion (a held-out variation of the
 library motion on the case's rig, facing the camera, not one of the fidelity references) rendered
@@ -222,29 +230,81 @@ def distil_case(
             outer, inner = key.split(".", 1)
             config = replace(config, **{outer: replace(getattr(config, outer), **{inner: value})})
     result = run_request(JobRequest(rig, case.prompt, config), prior=prior)
-    seconds = time.time() - t0
-    clip = result.clip
-    skeleton = Skeleton(rig)
-    height = rig.height  # world units
-    refs = [joints_rel(skeleton, g, height) for g in ground_truths(rig, roles, case.label, clip.num_frames, clip.fps, gt_count)]
-    rest = MotionClip.rest(rig, clip.num_frames, clip.fps)
-    row = {
-        **asdict(case),
-        "joint_distance": round(joint_distance(joints_rel(skeleton, clip, height), refs), 4),
-        "rest_distance": round(joint_distance(joints_rel(skeleton, rest, height), refs), 4),
-        "understood_as": result.facts.get("understood_as"),
-        "understood_motion": result.facts.get("motion"),
-        "understood": result.facts.get("understood"),
-        "start": result.facts.get("search_start"),
-        "shake": result.facts.get("drawing_shake"),
-        "seconds": round(seconds, 2),
-    }
-    for key in ("ranked_margin", "ranked_runner_up", "redraw_starts"):  # start "pose" with ranked_start: the prompt's choice
-        if key in result.facts:
+    row = case_row(case, rig, roles, result.clip, result.facts, time.time() - t0, gt_count)
+    for key in ("ranked_margin", "ranked_runner_up", "redraw_starts", "library_variation"):
+        if key in result.facts:  # start "pose" with ranked_start: the prompt's choice; start "library": the variation
             row[key] = result.facts[key]
     if floor is not None:
-        row["truth_distance"] = round(joint_distance(joints_rel(skeleton, floor(clip.num_frames, clip.fps), height), refs), 4)
-    return row, clip
+        skeleton, clip = Skeleton(rig), result.clip
+        row["truth_distance"] = round(
+            joint_distance(
+                joints_rel(skeleton, floor(clip.num_frames, clip.fps), rig.height), refs_of(case, rig, roles, clip, gt_count)
+            ),
+            4,
+        )
+    return row, result.clip
+
+
+def refs_of(case: Case, rig: RigAsset, roles: BoneRoles, clip: MotionClip, gt_count: int) -> list[np.ndarray]:
+    """The case's fidelity references at ``clip``'s length and rate (:func:`ground_truths`, joints_rel)."""
+    skeleton = Skeleton(rig)
+    truths = ground_truths(rig, roles, case.label, clip.num_frames, clip.fps, gt_count)
+    return [joints_rel(skeleton, g, rig.height) for g in truths]
+
+
+def case_row(case: Case, rig: RigAsset, roles: BoneRoles, clip: MotionClip, facts: dict, seconds: float, gt_count: int) -> dict:
+    """One case's figures that need no judge: joint distance of ``clip`` and of the standing pose to
+    the references, how the prompt was read (``facts``: a job's), the start and the seconds taken."""
+    skeleton = Skeleton(rig)
+    refs = refs_of(case, rig, roles, clip, gt_count)
+    rest = MotionClip.rest(rig, clip.num_frames, clip.fps)
+    return {
+        **asdict(case),
+        "joint_distance": round(joint_distance(joints_rel(skeleton, clip, rig.height), refs), 4),
+        "rest_distance": round(joint_distance(joints_rel(skeleton, rest, rig.height), refs), 4),
+        "understood_as": facts.get("understood_as"),
+        "understood_motion": facts.get("motion"),
+        "understood": facts.get("understood"),
+        "start": facts.get("search_start"),
+        "shake": facts.get("drawing_shake"),
+        "seconds": round(seconds, 2),
+    }
+
+
+ROUTES = ("default", "library", "standing")
+"""What makes a case's clip (``--route``): the product's default job, the retrieval baseline, the standing pose."""
+
+
+def baseline_case(case: Case, artists: Path, prior, route: str, gt_count: int) -> tuple[dict, MotionClip]:
+    """A case without a distillation: ``route`` "library" (the prompt read by ``prior`` as the product
+    reads it for the rig's kind, nearest motion allowed as the benchmark's jobs allow it; that motion's
+    library clip at the default variation on the rig's found roles) or "standing" (the standing pose),
+    at the default job's frames and rate for ``prior``."""
+    from akd_blender.core.library_start import LibraryChoice, choose_library_motion, library_clip
+    from akd_blender.core.procedural.motions import Variation
+    from akd_blender.core.start import resolve_sizes
+
+    rig, roles = load_case_rig(case, artists)
+    t0 = time.time()
+    sizes = resolve_sizes(DistillConfig(), prior)
+    facts: dict = {}
+    if route == "standing":
+        clip = MotionClip.rest(rig, sizes.frames, sizes.fps)
+        facts["search_start"] = "standing pose"
+    else:
+        found = find_roles(rig)
+        text = prior.encode_text(case.prompt, kind=found.kind)
+        understanding = text.extra.get("understanding")
+        choice, reading = choose_library_motion(case.prompt, found.kind, understanding, prior, allow_nearest=True)
+        facts = {k: v for k, v in (reading.facts() if reading is not None else {}).items()}
+        if choice is None:
+            clip = MotionClip.rest(rig, sizes.frames, sizes.fps)
+            facts["search_start"] = "standing pose"
+        else:
+            choice = LibraryChoice(choice.kind, choice.label, Variation())
+            clip = library_clip(rig, found, choice, sizes.frames, sizes.fps)
+            facts["search_start"] = choice.name
+    return case_row(case, rig, roles, clip, facts, time.time() - t0, gt_count), clip
 
 
 def judge_case(row: dict, clip: MotionClip, artists: Path, judge) -> dict:
@@ -337,6 +397,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", default="tiny", help='the embedded teacher: "tiny" (image and text, default) or "tiny-text"')
     ap.add_argument("--oracle", action="store_true", help="the teacher draws each case's true motion (the fit's ceiling)")
     ap.add_argument(
+        "--route",
+        choices=ROUTES,
+        default="default",
+        help="default: the product's job; library: the library clip of the motion the prompt is read as (no model); "
+        "standing: the standing pose",
+    )
+    ap.add_argument(
         "--search",
         action="append",
         default=[],
@@ -383,20 +450,18 @@ def main(argv: list[str] | None = None) -> int:
         extend_phrases(prior, Path(args.phrases))
     judge = load_judge(args)
     rows, clips = [], {}
+    settings = search_fields(args.config)
+    if args.oracle:
+        settings.setdefault("start", "sample")  # the oracle measures the drawing-then-fit path
     for case in cases:
-        drawer = oracle_prior(case, artists, prior) if args.oracle else prior
-        floor = drawer.clip_of if args.oracle else None
-        row, clip = distil_case(
-            case,
-            artists,
-            drawer,
-            device,
-            args.gt,
-            args.search_steps,
-            search_fields(args.search),
-            floor,
-            search_fields(args.config),
-        )
+        if args.route != "default":
+            row, clip = baseline_case(case, artists, prior, args.route, args.gt)
+        else:
+            drawer = oracle_prior(case, artists, prior) if args.oracle else prior
+            floor = drawer.clip_of if args.oracle else None
+            row, clip = distil_case(
+                case, artists, drawer, device, args.gt, args.search_steps, search_fields(args.search), floor, settings
+            )
         clips[case.seed] = clip
         if judge is not None:
             row = judge_case(row, clip, artists, judge)

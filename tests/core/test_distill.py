@@ -18,7 +18,7 @@ from tests.core.dummy_priors import cogvideox_pipeline
 
 PROMPT = "a person waves the right arm"
 # smallest valid video (4k+1); no redraw rounds: this is the SDS loop
-CONFIG = dict(frames=5, height=32, width=32, steps=2, device="cpu", preview_every=1, redraw=RedrawSettings(noise=()))
+CONFIG = dict(start="pose", frames=5, height=32, width=32, steps=2, device="cpu", preview_every=1, redraw=RedrawSettings(noise=()))
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,170 @@
+"""The library start (start "library", the default whenever the prompt is understood): the understood
+motion's library clip on the rig's bone roles, its variation read from the prompt; the embedded
+teacher's job is that clip alone and loads no model; a real video model continues with SDS steps."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+
+from akd_blender.core.config import START_MODES, DistillConfig
+from akd_blender.core.distill import distill
+from akd_blender.core.errors import InputError
+from akd_blender.core.kinematics import Skeleton
+from akd_blender.core.library_start import (
+    FAST,
+    SLOW,
+    LibraryChoice,
+    LibraryReader,
+    choose_library_motion,
+    prompt_variation,
+)
+from akd_blender.core.motion import MotionClip
+from akd_blender.core.procedural.characters import biped, quadruped
+from akd_blender.core.procedural.library import make_role_clip
+from akd_blender.core.procedural.motions import Variation
+from akd_blender.core.roles import find_roles
+from akd_blender.core.start import resolve_start
+from akd_blender.core.understanding import PromptNotUnderstood
+
+CPU = DistillConfig(device="cpu")
+
+
+@pytest.fixture(scope="module")
+def rigs():
+    return {"biped": biped(), "quadruped": quadruped()}
+
+
+def joints(rig, clip: MotionClip) -> np.ndarray:
+    """World joint positions [F,J,3] of ``clip`` on ``rig``."""
+    return Skeleton(rig).joint_positions(*clip.pose_channels(torch.float64)).numpy()
+
+
+def travel(rig, clip: MotionClip) -> float:
+    """How far the root joint moves over the clip along the ground (world units)."""
+    j = joints(rig, clip)
+    return float(np.linalg.norm(j[-1, 0, :2] - j[0, 0, :2]))
+
+
+@pytest.mark.parametrize(
+    ("kind", "prompt", "label"),
+    [("biped", "a man walks forward", "walk"), ("quadruped", "the dog sits down on the floor", "sit")],
+)
+def test_the_default_job_is_the_library_clip_played_on_the_roles(rigs, kind, prompt, label):
+    rig = rigs[kind]
+    result = distill(rig, prompt, CPU)
+    assert (result.config.start, result.config.steps, result.config.redraw.noise) == ("library", 0, ())
+    assert result.history == [] and result.prior_name == "tiny"
+    assert result.extra["start"] == "library" and result.extra["library_motion"] == label
+    assert result.extra["motion"] == f"{kind}/{label}" and result.extra["library_variation"] == "default"
+    direct = make_role_clip(rig, find_roles(rig), label, Variation(), result.clip.num_frames, result.clip.fps)
+    assert result.clip.num_frames == 48 and result.clip.fps == 24.0  # the teacher's 2 s at 24 fps
+    gap = np.abs(joints(rig, result.clip) - joints(rig, direct)).max()
+    assert gap < 1e-5 * rig.height, gap
+    assert np.abs(joints(rig, direct) - joints(rig, MotionClip.rest(rig, 48, 24.0))).max() > 0.05 * rig.height
+
+
+def test_the_prompt_chooses_the_speed(rigs):
+    rig = rigs["biped"]
+    slow = distill(rig, "a man walks slowly forward", CPU)
+    quick = distill(rig, "a man walks quickly forward", CPU)
+    plain = distill(rig, "a man walks forward", CPU)
+    assert slow.extra["library_variation"] == f"speed {SLOW:g} (slowly)"
+    assert quick.extra["library_variation"] == f"speed {FAST:g} (quickly)"
+    assert travel(rig, slow.clip) < travel(rig, plain.clip) < travel(rig, quick.clip)
+    direct = make_role_clip(rig, find_roles(rig), "walk", replace(Variation(), speed=SLOW), 48, 24.0)
+    assert np.abs(joints(rig, slow.clip) - joints(rig, direct)).max() < 1e-5 * rig.height
+
+
+def test_prompt_words_choose_the_variation():
+    assert prompt_variation("turns to its left", "turn") == (replace(Variation(), direction=1), ("left",))
+    assert prompt_variation("turns to the right", "turn") == (replace(Variation(), direction=-1), ("right",))
+    assert prompt_variation("waves its right arm", "wave") == (Variation(), ())  # no side in the library
+    assert prompt_variation("a big jump", "jump")[0].amplitude > 1 > prompt_variation("a small hop", "hop")[0].amplitude
+    assert prompt_variation("walks slowly, then quickly", "walk") == (Variation(), ())  # words that disagree
+
+
+def test_an_unknown_prompt_is_refused_naming_it(rigs):
+    with pytest.raises(PromptNotUnderstood) as caught:
+        distill(rigs["biped"], "plays the violin", CPU)
+    message = str(caught.value)
+    assert '"plays the violin"' in message and "\n" not in message
+    nearest = distill(rigs["biped"], "plays the violin", replace(CPU, allow_nearest=True))
+    assert nearest.config.start == "library" and nearest.extra["understood"] is False
+
+
+def test_the_loaded_teacher_resolves_to_the_library_and_gives_the_same_clip(rigs):
+    from akd_blender.core.priors import load_prior
+
+    teacher = load_prior("tiny", device="cpu")
+    rig = rigs["quadruped"]
+    loaded = distill(rig, "the dog sits down on the floor", CPU, prior=teacher)
+    reader = distill(rig, "the dog sits down on the floor", CPU)
+    assert (loaded.config.start, loaded.config.steps) == ("library", 0)
+    np.testing.assert_allclose(loaded.clip.rotations, reader.clip.rotations, atol=1e-6)
+    drawn = distill(
+        rig, "the dog sits down on the floor", replace(CPU, start="sample", search=replace(CPU.search, steps=2)), prior=teacher
+    )
+    assert drawn.config.start == "sample" and "sample_frames" in drawn.extra  # the drawing path stays
+
+
+def test_resolve_start_rules(rigs):
+    choice = LibraryChoice("biped", "walk", Variation())
+
+    class Draws:
+        name = "draws"
+
+        def sample(self, *args, **kwargs): ...
+
+        def redraw(self, *args, **kwargs): ...
+
+    embedded = resolve_start(DistillConfig(), Draws(), choice, reads_motions=True)
+    assert (embedded.start, embedded.steps, embedded.redraw.noise) == ("library", 0, ())
+    video_model = resolve_start(DistillConfig(), Draws(), choice, reads_motions=False)
+    assert (video_model.start, video_model.steps, video_model.redraw.noise) == ("library", 200, ())
+    assert resolve_start(DistillConfig(), Draws(), None).start == "sample"  # not understood: as before
+    with pytest.raises(InputError, match="start 'library'"):
+        resolve_start(DistillConfig(start="library"), Draws(), None)
+    assert "library" in START_MODES
+
+
+def test_a_video_model_starts_from_the_library_clip_then_steps(rigs):
+    from akd_blender.core.priors.cogvideox import CogVideoXPrior
+    from tests.core.dummy_priors import cogvideox_pipeline
+
+    prior = CogVideoXPrior(cogvideox_pipeline(), name="tiny-cogvideox", device="cpu")
+    rig = rigs["biped"]
+    config = replace(CPU, frames=5, height=32, width=32, steps=1, preview_every=0)
+    result = distill(rig, "a man walks forward", config, prior=prior)
+    assert (result.config.start, len(result.history)) == ("library", 1)
+    assert result.extra["library_motion"] == "walk" and result.extra["motion"] == "biped/walk"
+    zero = distill(rig, "a man walks forward", replace(config, steps=0), prior=prior)  # the clip itself, keyed
+    direct = make_role_clip(rig, find_roles(rig), "walk", Variation(), 5, 24.0)
+    assert np.abs(joints(rig, zero.clip) - joints(rig, direct)).max() < 0.02 * rig.height
+    posed = distill(rig, "plays the violin", config, prior=prior)  # not understood: from the pose, as before
+    assert posed.config.start == "pose" and "library_motion" not in posed.extra
+
+
+def test_the_reader_reads_as_the_teacher(rigs):
+    reader = LibraryReader()
+    assert (reader.frames, reader.fps, reader.height, reader.width) == (16, 8.0, 32, 32)
+    text = reader.encode_text("a dog wags its tail", kind="quadruped")
+    assert text.extra["motion"] == "quadruped/wag_tail"
+    choice, reading = choose_library_motion("a dog wags its tail", "quadruped", text.extra["understanding"], reader)
+    assert choice == LibraryChoice("quadruped", "wag_tail", Variation()) and reading is text.extra["understanding"]
+
+
+def test_the_cli_default_job_is_the_library_start(tmp_path):
+    from tests.e2e.akd_cli import make_blends, run_cli
+
+    blend = make_blends(tmp_path)["biped"]
+    report = tmp_path / "walk.json"
+    result = run_cli("--input", blend, "--prompt", "a man walks slowly forward", "--report", report, "--device", "cpu")
+    assert result.returncode == 0, result.stderr[-3000:]
+    facts = json.loads(report.read_text())
+    assert facts["config"]["start"] == "library" and facts["steps"] == 0
+    assert facts["distill"]["library_motion"] == "walk" and facts["distill"]["library_variation"] == "speed 0.8 (slowly)"
