@@ -86,9 +86,21 @@ def result_of(action: bpy.types.Action) -> ControlResult | None:
 
 def deform_targets(armature_obj: bpy.types.Object, clip: MotionClip) -> np.ndarray:
     """[F,J,4,4] armature-space matrices of the clip's bones: the mirror's forward kinematics of ``clip``
-    over the deform skeleton's hierarchy (:func:`~.control_rig.deform_parents`) with the bones' rest
-    matrices; a bone whose deform parent is its Blender parent keeps Blender's inheritance flags, one
-    re-parented past helper bones inherits fully."""
+    (``core.kinematics.Skeleton`` of :func:`~.extract.rig_from_armature`) when the mirror's bones are the
+    clip's; otherwise (no mesh to mirror, another bone set) the same kinematics over the deform
+    skeleton's hierarchy (:func:`~.control_rig.deform_parents`) with the bones' rest matrices, a bone
+    whose deform parent is its Blender parent keeping Blender's inheritance flags, one re-parented past
+    helper bones inheriting fully."""
+    from ..core.kinematics import Skeleton
+    from ..core.rig import RigError
+    from .extract import rig_from_armature
+
+    try:
+        rig = rig_from_armature(armature_obj)
+    except RigError:
+        rig = None
+    if rig is not None and tuple(rig.bone_names) == tuple(clip.bone_names):
+        return Skeleton(rig, torch.float64).pose_matrices(*clip.pose_channels(torch.float64)).numpy()
     bones = armature_obj.data.bones
     names = clip.bone_names
     parents = deform_parents(armature_obj, names)
@@ -204,10 +216,10 @@ def _group_fit(
     return matrix
 
 
-def _fix(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: dict, rounds: int = 4) -> None:
+def _fix(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: dict, rounds: int = 6) -> None:
     """Turn each fixer so that its deform bone's evaluated rotation meets the target (about the bone's
-    head), locked Euler axes kept; one view-layer update per fixer that acts, repeated while any fixer
-    is more than 1e-5 rad off (fixers of one limb move each other's bones a little)."""
+    head), locked Euler axes kept. All fixers more than 1e-5 rad off turn together, then one
+    view-layer update; repeated while any is off (fixers of one limb move each other's bones a little)."""
     pose = armature_obj.pose.bones
     for _ in range(rounds):
         acted = False
@@ -225,10 +237,10 @@ def _fix(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: 
             _set_pose(pb, about @ np.array(pb.matrix), keep_location=False)
             if pb.rotation_mode not in ("QUATERNION", "AXIS_ANGLE"):
                 pb.rotation_euler = [old if lock else new for old, new, lock in zip(euler, pb.rotation_euler, pb.lock_rotation)]
-            bpy.context.view_layer.update()
             acted = True
         if not acted:
             return
+        bpy.context.view_layer.update()
 
 
 def write_to_controls(

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.blender.controls import result_of
+from akd_blender.blender.controls import deform_targets, result_of
 from akd_blender.blender.extract import rig_from_armature
 from akd_blender.blender.keyframes import SparseKeys, _action_fcurves, key_figures, write_action
 from akd_blender.core.kinematics import Skeleton
@@ -223,3 +223,17 @@ def test_parented_robot_sparse_keys_on_its_controls():
     position, rotation = _evaluated_error(arm, rig, clip)
     assert position <= 3 * bound.location_fraction and rotation <= 3 * np.radians(bound.rotation_deg)
     assert figures["location_error"] <= 3 * bound.location_fraction
+
+
+def test_targets_without_a_mesh_match_the_mirror():
+    arm, body = rig_zoo.ik_biped()
+    rig = rig_from_armature(arm)
+    rotations, locations, s = _rest_channels(rig)
+    _turn(rig, rotations, "thigh.L", (1.0, 0.0, 0.0), -0.7 * s, armature_axis=True)
+    _turn(rig, rotations, "upper_arm.R", (0.0, 1.0, 0.0), 1.0 * s, armature_axis=True)
+    _travel(rig, locations, "hips", (0.0, -0.3, -0.05), s)
+    clip = MotionClip(rig.bone_names, 24.0, 1, rotations, locations)
+    mirrored = deform_targets(arm, clip)
+    bpy.data.objects.remove(body)  # nothing left to mirror: the rig's own hierarchy and flags
+    bpy.context.view_layer.update()
+    assert np.abs(deform_targets(arm, clip) - mirrored).max() <= 1e-9
