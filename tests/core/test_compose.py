@@ -59,6 +59,7 @@ def test_sequence_words_cut_the_prompt_in_the_order_things_happen():
     assert split_parts("Before it sits, it paces around; after that it waves") == ["it paces around", "it sits", "it waves"]
     assert split_parts("spins, followed by a jump. Lastly a bow!") == ["spins", "a jump", "a bow"]
     assert split_parts("walks for one and a half seconds") == ["walks for one and a half seconds"]
+    assert split_parts("Runs for 2.5 s. Then jumps up and down") == ["runs for 2.5 s", "jumps up and down"]
 
 
 def test_modifier_words_are_read_from_the_data_file_and_taken_out():
@@ -67,7 +68,7 @@ def test_modifier_words_are_read_from_the_data_file_and_taken_out():
     assert mods.speed == pytest.approx(words()["speed_words"]["slowly"] ** words()["intensifiers"]["very"])
     assert (mods.direction, mods.duration) == ("left", 3.0)
     core, mods = read_modifiers("kicks with her left foot three times")
-    assert (core, mods.side, mods.repetitions) == ("kicks", "left", 3)
+    assert (core, mods.side, mods.repetitions) == ("kicks foot", "left", 3)
     core, mods = read_modifiers("a tiny hop")
     assert core == "a hop" and mods.amplitude == words()["amplitude_words"]["tiny"]
 
@@ -83,6 +84,15 @@ def test_plan_reads_each_part_and_describes_it():
     assert [(p.label, p.repetitions) for p in plan.parts] == [("peck", 2), ("hop", 1)]
     plan = plan_prompt("she punches with her left fist, then kicks again", "biped")
     assert [(p.label, p.side) for p in plan.parts] == [("punch", "left"), ("kick", None)]
+
+
+def test_stopping_holds_the_pose_the_motion_before_ended_in(characters):
+    rig, roles, plan, clip = _play(characters, "biped", "she crouches and then stays like that for 3 seconds")
+    assert [p.label for p in plan.parts] == ["crouch", "hold"] and plan.parts[1].duration == 3.0
+    assert clip.num_frames == round((words()["natural_seconds"] + 3.0) * FPS)
+    held = clip.rotations[-round(3.0 * FPS) :]
+    np.testing.assert_allclose(held, np.broadcast_to(held[:1], held.shape))
+    assert plan_prompt("raises her left arm", "biped").parts[0].label == "raise_arms"  # the limb noun is kept
 
 
 def test_an_unknown_part_is_refused_naming_that_part():

@@ -33,9 +33,9 @@ from ..errors import InputError
 from ..kinematics import Skeleton
 from ..motion import MotionClip
 from ..procedural.library import role_motion
-from ..procedural.library.pose import location_axes, location_carrier, lowest_heights, smoothstep
+from ..procedural.library.pose import BodyPose, location_axes, location_carrier, lowest_heights, smoothstep
 from ..rig import RigAsset
-from .plan import Part, Plan
+from .plan import HOLD, Part, Plan
 from .words import words
 
 if TYPE_CHECKING:
@@ -72,6 +72,10 @@ def schedule(plan: Plan) -> list[Piece]:
     natural = natural_seconds()
     pieces: list[Piece] = []
     for k, part in enumerate(plan.parts):
+        if part.label == HOLD:
+            seconds = part.duration if part.duration is not None else float(words()["hold_seconds"])
+            pieces.append(Piece(k, seconds, 1.0, hold=True))
+            continue
         if part.label in classes["cyclic"]:
             if part.duration is not None:
                 length = part.duration
@@ -272,8 +276,17 @@ def compose_clip(
     rest_stance = _body_feet(_stance(rig, roles, rest.rotations, rest.locations), up)[0]
     for k, (piece, n) in enumerate(zip(pieces, counts)):
         if piece.hold:
+            if not rotations:  # the plan starts by standing still: the rest pose on the ground
+                stand = BodyPose(rig, roles, 1, fps).clip(heading)
+                rotations.append(stand.rotations)
+                locations.append(stand.locations)
+                n -= 1
             rotations.append(np.repeat(rotations[-1][-1:], n, 0))
             locations.append(np.repeat(locations[-1][-1:], n, 0))
+            last = _stance(rig, roles, rotations[-1][-1:], locations[-1][-1:])
+            last_low = float(
+                lowest_heights(rig, MotionClip(rig.bone_names, fps, 1, rotations[-1][-1:], locations[-1][-1:]), up, carrier)[0]
+            )
             continue
         part = plan.parts[piece.part]
         facing = heading + np.deg2rad(part.heading)

@@ -21,11 +21,15 @@ from ..errors import InputError
 from ..procedural.motions import Variation
 from ..understanding import MOTIONS_COMMAND, PromptNotUnderstood, PromptVocabulary, Understanding, library_vocabulary
 from .sequence import normalise, split_parts
-from .words import Modifiers, is_empty, read_modifiers, words
+from .words import Modifiers, is_empty, is_hold, read_modifiers, words
 
-__all__ = ["Part", "Plan", "PartNotUnderstood", "plan_prompt", "motion_reader", "shared_encoder"]
+__all__ = ["HOLD", "Part", "Plan", "PartNotUnderstood", "plan_prompt", "motion_reader", "shared_encoder"]
 
 Understand = Callable[[str], Understanding]
+
+HOLD = "hold"
+"""The label of a part that keeps the body as it is ("stops", "waits", "stays there": ``words.json``
+``hold_phrases``), for its duration or ``hold_seconds``."""
 
 
 @dataclass(frozen=True)
@@ -219,7 +223,8 @@ def plan_prompt(prompt: str, kind: str, understand: Understand | None = None) ->
 
     ``understand``: reads a part's text as a motion of ``kind`` (default :func:`motion_reader`). A
     fragment with modifiers and no motion ("…, twice", "…, slowly") modifies the part before it (the
-    first such one, the part after it); "again" alone repeats the part before it. InputError for an
+    first such one, the part after it); "again" alone repeats the part before it; "stops", "waits",
+    "stays there" … make a :data:`HOLD` part. InputError for an
     empty prompt or one with modifiers only; :class:`PartNotUnderstood` naming the first part that
     matches no motion well enough."""
     understand = understand or motion_reader(kind)
@@ -239,6 +244,11 @@ def plan_prompt(prompt: str, kind: str, understand: Understand | None = None) ->
                 parts[-1] = _part(kind, last.text + ", " + text, last.core, _reading_of(last), merged)
             else:
                 pending = pending.merged(mods)
+            continue
+        if is_hold(core):
+            mods = pending.merged(mods)
+            parts.append(Part(HOLD, HOLD, text, core, 1.0, duration=mods.duration, words=mods.words))
+            pending = Modifiers()
             continue
         reading = understand(core)
         if not reading.understood:

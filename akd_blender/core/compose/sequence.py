@@ -5,7 +5,8 @@ by" …) cut a prompt in order; "A before B" and "before B, A" keep A first, "A 
 A" put B first; what is left is cut at commas and "and" (a fragment with no motion of its own, such
 as ", slowly", is given to its neighbour by :mod:`.plan`). The words are data (``words.json``:
 ``sequence``, ``before``, ``after``, ``joiners``, ``leading_fillers``); phrases inside the number and
-repetition words ("one and a half", "over and over") are never cut.
+repetition words and idioms ("one and a half", "over and over", "up and down") are never cut, nor is a
+decimal point ("2.5 seconds").
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def normalise(prompt: str) -> str:
 @lru_cache(maxsize=1)
 def _patterns() -> dict[str, re.Pattern]:
     w = words()
-    protected = [p for group in ("numbers", "repetition_words") for p in w[group] if " and " in f" {p} "]
+    protected = [p for group in ("numbers", "repetition_words", "idioms") for p in w[group] if " and " in f" {p} "]
     return {
         "sequence": re.compile(r"\s*,?\s*" + phrase_pattern(w["sequence"]) + r"\s*,?\s*"),
         "lead_before": re.compile(rf"^(?P<k>{phrase_pattern(w['before'] + w['after'])})\s+(?P<sub>[^,]+),\s*(?P<main>.+)$"),
@@ -64,7 +65,7 @@ def split_parts(prompt: str) -> list[str]:
     pats = _patterns()
     text = pats["protected"].sub(lambda m: m.group(0).replace(" ", "_"), normalise(prompt))
     out: list[str] = []
-    for sentence in re.split(r"\s*[.;!?]+\s*", text):
+    for sentence in re.split(r"\s*(?:[;!?]|\.(?!\d)|(?<!\d)\.)+\s*", text):
         for piece in pats["sequence"].split(sentence):
             for ordered in _ordered(piece.strip(" ,")):
                 for fragment in pats["joiner"].split(ordered):

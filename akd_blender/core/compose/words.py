@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["WORDS_FILE", "Modifiers", "words", "read_modifiers", "is_empty", "phrase_pattern", "number_value"]
+__all__ = ["WORDS_FILE", "Modifiers", "words", "read_modifiers", "is_empty", "is_hold", "phrase_pattern", "number_value"]
 
 WORDS_FILE = Path(__file__).with_name("words.json")
 """The data file of modifier words, factors, number words and motion classes."""
@@ -96,7 +96,7 @@ def _patterns() -> dict[str, re.Pattern]:
         "times": re.compile(rf"(?P<n>{number})\s+times(?![\w'])"),
         "repetition_words": re.compile(phrase_pattern(w["repetition_words"])),
         "repeat_previous": re.compile(phrase_pattern(w["repeat_previous"])),
-        "side": re.compile(rf"(?:(?:{owner})\s+)*(?P<s>{side})(?:\s+|-)(?:{limb}|handed|footed)(?![\w'])"),
+        "side": re.compile(rf"(?:(?:{owner})\s+)*(?P<s>{side})(?:\s+|-)(?P<l>{limb}|handed|footed)(?![\w'])"),
         "direction": re.compile(phrase_pattern(w["direction_phrases"])),
         "speed": re.compile(rf"(?:(?P<i>{intens})\s+)?(?P<w>{phrase_pattern(w['speed_words'])})"),
         "amplitude": re.compile(rf"(?:(?P<i>{intens})\s+)?(?P<w>{phrase_pattern(w['amplitude_words'])})"),
@@ -117,14 +117,14 @@ def _scaled(pattern: str, match: re.Match) -> float:
 
 
 def read_modifiers(text: str) -> tuple[str, Modifiers]:
-    """``text`` (lower case, one part of a prompt) without its modifier words, and the
-    :class:`Modifiers` they set. A property said twice keeps the last saying (speed and amplitude
+    """``text`` (lower case, one part of a prompt) without its modifier words (a side's limb noun
+    stays: it names the motion), and the :class:`Modifiers` they set. A property said twice keeps the last saying (speed and amplitude
     multiply)."""
     pats, w = _patterns(), words()
     found: dict[str, Any] = {}
     used: list[str] = []
 
-    def take(name: str, value_of) -> None:
+    def take(name: str, value_of, keep: str | None = None) -> None:
         nonlocal text
         while (m := pats[name].search(text)) is not None:
             value = value_of(m)
@@ -132,7 +132,8 @@ def read_modifiers(text: str) -> tuple[str, Modifiers]:
                 break
             found[name.split("_")[0] if name != "repeat_previous" else name] = value
             used.append(_norm(m.group(0)))
-            text = text[: m.start()] + " " + text[m.end() :]
+            kept = m.group(keep) if keep and m.group(keep) not in ("handed", "footed") else ""
+            text = text[: m.start()] + f" {kept} " + text[m.end() :]
 
     def duration(m: re.Match) -> float | None:
         n = number_value(m.group("n"))
@@ -143,7 +144,7 @@ def read_modifiers(text: str) -> tuple[str, Modifiers]:
     take("times", lambda m: None if number_value(m.group("n")) is None else max(1, round(number_value(m.group("n")))))
     take("repetition_words", lambda m: int(w["repetition_words"][_norm(m.group(0))]))
     take("repeat_previous", lambda m: True)
-    take("side", lambda m: m.group("s"))
+    take("side", lambda m: m.group("s"), keep="l")  # the limb stays: "raises the left arm" → "raises arm"
     speed = amplitude = None
     while (m := pats["speed"].search(text)) is not None:
         speed = (speed or 1.0) * _scaled("speed", m)
@@ -170,3 +171,10 @@ def read_modifiers(text: str) -> tuple[str, Modifiers]:
 def is_empty(text: str) -> bool:
     """Whether ``text`` holds nothing but filler words (articles, pronouns, "again" …): no motion."""
     return not _norm(_patterns()["fillers"].sub(" ", text).replace(",", " "))
+
+
+def is_hold(text: str) -> bool:
+    """Whether ``text`` asks the body to stay as it is ("stops", "waits", "stays there" …: ``words.json``
+    ``hold_phrases``), with nothing but filler words besides."""
+    pattern = re.compile(phrase_pattern(words()["hold_phrases"]))
+    return pattern.search(text) is not None and is_empty(pattern.sub(" ", text))
