@@ -11,6 +11,7 @@ __all__ = ["BodyPlan"]
 
 GROUND_BAND = 0.05  # contact: mesh within this fraction of the height above the feet's level
 FOOT_LOW = 0.3  # two contacts share a foot when their common ancestor is below this fraction of the root's height
+UPPER_LIMB_REACH = 0.5  # on a body with more than two legs, an arm or wing reaches this fraction of the shortest leg's reach
 WING_REACH = 0.63  # a fingerless lateral chain reaching further than this fraction of the height is a wing
 
 
@@ -123,9 +124,10 @@ class BodyPlan(BodyGeometry):
         """The chest's trunk position (-1: the root) and the tops of the upper-body limbs (arms, wings).
 
         Upper-body limbs are lateral chains reaching at least 20 % of the height, not hanging below the
-        root. With more than two legs they attach to a trunk bone no further out than the last leg
-        attachment (so ears, antennae and horns on the neck or head, and hip bones at the root, are not
-        limbs); otherwise at the first trunk bone carrying any. The chest is the last trunk bone carrying legs or upper-body limbs."""
+        root. With more than two legs they attach no further out than the last leg attachment (so ears,
+        antennae and horns on the neck or head are not limbs) and reach at least half as far as the
+        shortest leg (so hip, shoulder-blade or breast bones are not limbs); otherwise at the first
+        trunk bone carrying any. The chest is the last trunk bone carrying legs or upper-body limbs."""
         t = self.tree
         legs_at = [i for i, c in enumerate(trunk) if any(y in leg_tops for y in t.body_children[c])]
         root_h = self._height_of(t.heads[root])
@@ -134,9 +136,10 @@ class BodyPlan(BodyGeometry):
             for pos, top in limb_tops
             if self._big_lateral(top) and (pos >= 0 or self._height_of(self._region(top).mean(0)) >= root_h)
         ]
-        if many_legs:  # not at the root either, where the hind legs hang (a hip or pelvis bone is no arm)
+        if many_legs:
             last = max(legs_at, default=-1)
-            upper = [(p, c) for p, c in big if 0 <= p <= last]
+            legs_reach = min((self._reach(top) for top in leg_tops), default=0.0)
+            upper = [(p, c) for p, c in big if p <= last and self._reach(c) >= UPPER_LIMB_REACH * legs_reach]
         else:
             first = min((p for p, _ in big), default=None)
             upper = [(p, c) for p, c in big if p == first]
