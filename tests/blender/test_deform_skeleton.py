@@ -96,7 +96,11 @@ def test_rigify_rig_mirrors_its_deform_bones(metarig):
     assert moved(rig) > 0.05
     assert mirror_error(arm, rig) <= TOLERANCE
 
-    assert find_roles(rig).kind == KINDS[metarig]
+    roles = find_roles(rig)
+    assert roles.kind == KINDS[metarig]
+    limbs = {"biped": (2, 2, 0), "quadruped": (4, 0, 0), "bird": (2, 0, 2)}[roles.kind]
+    assert (len(roles.legs), len(roles.arms), len(roles.wings)) == limbs
+    assert roles.head is not None and len(roles.spine) >= 2
 
 
 def test_rigify_human_roles_skip_the_face():
