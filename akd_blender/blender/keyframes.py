@@ -22,7 +22,7 @@ proxy must not be used on a slotless action; 5.0 removed ``action.fcurves``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import bpy
 import numpy as np
@@ -86,9 +86,13 @@ def sparse_keys_for(mode: str, height: float | None = None) -> SparseKeys | None
 def key_summary(figures: dict, mode: str) -> dict:
     """The report's "keys" field from :func:`key_figures`: ``mode`` ("sparse"/"dense"), ``channels``,
     ``keys``, ``keys_per_channel``, ``flat_channels``, ``rotation_error_deg`` (degrees) and
-    ``location_error`` (a fraction of the character's height)."""
+    ``location_error`` (a fraction of the character's height); for an action keyed on a rig's
+    controls also ``controls`` (:class:`.controls.ControlResult` as a dict: ``keyed``, ``switches``,
+    ``position_error`` in heights, ``rotation_error`` in radians, ``undriven``, ``checked_frames``,
+    ``seconds``)."""
     names = ("channels", "keys", "keys_per_channel", "flat_channels", "rotation_error_deg", "location_error")
-    return {"mode": mode} | {k: figures[k] for k in names}
+    extra = {"controls": figures["controls"]} if "controls" in figures else {}
+    return {"mode": mode} | {k: figures[k] for k in names} | extra
 
 
 def channel_values(clip: MotionClip, bone: int, rotation_mode: str) -> dict[str, np.ndarray]:
@@ -377,7 +381,8 @@ def key_figures(armature_obj: bpy.types.Object, action: bpy.types.Action, clip: 
     curves (``channels``: its curves; reversals of the keys: of those curves as Blender evaluates
     them), with the errors of its check in Blender's evaluation: ``rotation_error_deg`` the deform
     bones' largest rotation error (degrees), ``location_error`` their largest position error (heights);
-    ``keyed_bones`` then lists the bones keyed.
+    ``keyed_bones`` then lists the bones keyed and ``controls`` holds the whole check
+    (:class:`.controls.ControlResult` as a dict).
     """
     height = float(height or character_height(armature_obj))
     from .controls import result_of
@@ -458,6 +463,7 @@ def _control_figures(action, clip: MotionClip, checked, height: float) -> dict:
         "location_error": float(checked.position_error),
         "height": height,
         "keyed_bones": list(checked.keyed),
+        "controls": asdict(checked),
     }
 
 

@@ -18,7 +18,7 @@ import torch
 
 from akd_blender.blender.controls import deform_targets, result_of
 from akd_blender.blender.extract import rig_from_armature
-from akd_blender.blender.keyframes import SparseKeys, _action_fcurves, key_figures, write_action
+from akd_blender.blender.keyframes import SparseKeys, _action_fcurves, key_figures, key_summary, write_action
 from akd_blender.core.kinematics import Skeleton
 from akd_blender.core.motion import MotionClip
 from akd_blender.core.rig import RigAsset
@@ -215,6 +215,8 @@ def test_parented_robot_sparse_keys_on_its_controls():
     bound = SparseKeys()
     action = write_action(arm, clip, "robot", sparse=bound)
     figures = key_figures(arm, action, clip, rig.height)
+    summary = key_summary(figures, "sparse")
+    assert summary["controls"]["keyed"] == figures["keyed_bones"] and summary["controls"]["undriven"] == {}
     keyed = _keyed_bones(action)
     assert keyed and keyed <= set(figures["keyed_bones"]) and "foot_target.L" in keyed
     assert not keyed & {"leg_upper.L", "leg_lower.L", "foot.L"}  # IK chain and a copy-rotation foot
