@@ -14,6 +14,7 @@ import torch
 from akd_blender.blender.deform_skeleton import evaluated_channels, evaluated_clip, evaluated_pose, find_deform_skeleton
 from akd_blender.blender.extract import rig_from_armature
 from akd_blender.core.kinematics import Skeleton
+from akd_blender.core.rig import load_rig, save_rig
 from akd_blender.core.roles import find_roles
 
 from .helpers import evaluated_world_vertices
@@ -145,7 +146,7 @@ def test_ik_biped_mirrors_its_deform_bones_and_follows_its_ik():
     }
 
 
-def test_robot_parts_parented_to_bones_are_mirrored_rigidly():
+def test_robot_parts_parented_to_bones_are_mirrored_rigidly(tmp_path):
     arm, parts = parented_robot()
     rig = rig_from_armature(arm)
     assert set(rig.mesh_names) == {p.name for p in parts}
@@ -156,6 +157,11 @@ def test_robot_parts_parented_to_bones_are_mirrored_rigidly():
         rows = rig.weights[rig.mesh_offsets[m] : rig.mesh_offsets[m + 1]]
         assert np.all(rows[:, rig.bone_index(bones[part.name])] == 1.0) and np.all(rows.sum(1) == 1.0)
     assert np.abs(rig.world_vertices() - evaluated_world_vertices(rig.mesh_names)).max() <= TOLERANCE * rig.height
+    save_rig(rig, str(tmp_path / "robot.npz"))
+    back = load_rig(str(tmp_path / "robot.npz"))
+    assert back.deform_skeleton is True and back.mesh_bones == rig.mesh_bones
+    assert back.driven_bones == rig.driven_bones == ("leg_lower.L", "foot.L", "leg_lower.R", "foot.R")
+    assert back.blender_parents == rig.blender_parents and rig.blender_parents[rig.bone_index("body")] == "root"
     rotate([arm.pose.bones[n] for n in ("body", "torso", "head", "arm_upper.L", "arm_lower.R")], np.random.default_rng(2))
     arm.pose.bones["foot_target.R"].location = (0.0, 0.1, 0.2)
     arm.pose.bones["foot_target.L"].rotation_mode = "XYZ"
