@@ -154,6 +154,7 @@ class CliJob:
     loop: bool = False
     physics: bool = False
     ground_action: str | None = None
+    ground_height: float | None = None
     out: str | None = None
     preview: str | None = None
     preview_size: int = 256
@@ -200,7 +201,9 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
     p.add_argument(
         "--start",
         choices=START_MODES,
-        help="auto (default): sample when the model can draw (the embedded teacher, the image-to-video models), else pose; pose: from the "
+        help="auto (default): library when the prompt is understood as a library motion of the character's kind, else sample when the "
+        "model can draw, else pose; library: the motion library's clip on the character's bone roles (the embedded teacher: that clip "
+        "alone; a video model: then --steps SDS steps, default 200); pose: from the "
         "current pose (redraw rounds, then --steps SDS steps); sample: the model draws a video, the pose search fits it, --steps SDS steps refine (default 0)",
     )
     p.add_argument(
@@ -218,6 +221,13 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
     p.add_argument("--loop", action="store_true", help="make the motion cyclic")
     p.add_argument("--physics", action="store_true", help="ground the distilled motion with MuJoCo")
     p.add_argument("--ground-action", metavar="NAME", help="no distillation: ground this existing action with MuJoCo")
+    p.add_argument(
+        "--ground-height",
+        type=float,
+        metavar="Z",
+        help="world Z of the floor (scene units); default: z = 0 where the rest pose stands within 2%% of its height of it, "
+        "else the rest pose's lowest point",
+    )
     p.add_argument("--out", metavar="OUT.blend", help="the input scene plus the new action(s)")
     p.add_argument("--preview", metavar="OUT.mp4", help="an MP4 of the result rendered by the project renderer")
     p.add_argument("--preview-size", type=int, default=256, help="preview width and height in pixels (even)")
@@ -369,6 +379,12 @@ def check_settings(job: CliJob) -> None:
         raise InputError(f"--preview-size must be an even number ≥ 16 (got {job.preview_size})")
 
 
+def on_floor(rig, ground_height: float | None):
+    """``rig`` standing on the floor at world Z ``ground_height`` (scene units; None: the mirror's own,
+    the rest pose's floor)."""
+    return rig if ground_height is None else replace(rig, ground_height=float(ground_height))
+
+
 def check_usage(job: CliJob) -> None:
     """Everything that can be checked before opening the input (:func:`check_settings`, the prompt,
     the output paths). Raises InputError naming it."""
@@ -465,10 +481,10 @@ def armature_request(job: CliJob, arm, rig):
     frame, at the scene's fps unless ``--fps``."""
     import bpy
 
-    from .keyframes import current_pose
+    from .deform_skeleton import start_pose
 
     scene = bpy.context.scene
-    return job_request(job, rig, current_pose(arm), int(scene.frame_start), scene.render.fps / scene.render.fps_base)
+    return job_request(job, rig, start_pose(arm, rig), int(scene.frame_start), scene.render.fps / scene.render.fps_base)
 
 
 _PHASE_UNITS = {"load": "model", "draw": "step", "search": "clip", "steps": "step", "physics": "frame"}
@@ -525,7 +541,7 @@ def run_one(job: CliJob, progress: bool = True, write_files: bool = True) -> dic
     check_usage(job)
     load_scene(job.input)
     arm = find_armature(job.armature)
-    rig = rig_from_armature(arm)
+    rig = on_floor(rig_from_armature(arm), job.ground_height)
     scene = bpy.context.scene
     scene_fps = scene.render.fps / scene.render.fps_base
     fps = float(scene_fps if job.fps is None else job.fps)

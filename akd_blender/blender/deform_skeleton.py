@@ -323,3 +323,14 @@ def evaluated_clip(
     finally:
         scene.frame_set(saved)
     return MotionClip(rig.bone_names, float(fps or _fps()), int(frame_start), rotations, locations)
+
+
+def start_pose(armature_obj: bpy.types.Object, rig: RigAsset) -> MotionClip:
+    """The pose a job on ``rig`` starts from: the pose Blender shows now, over ``rig.bone_names``. A plain
+    rig's pose bones' own channels (:func:`~akd_blender.blender.keyframes.current_pose`); a control rig's
+    deform bones as Blender evaluates them (:func:`evaluated_pose`), since their channels carry no pose."""
+    if not rig.deform_skeleton:
+        from .keyframes import current_pose
+
+        return current_pose(armature_obj)
+    return evaluated_pose(armature_obj, rig)

@@ -26,9 +26,10 @@ deformed by it, a mesh whose vertex groups match no deform bone, a mesh whose de
 all zero. Vertices of a deformed mesh with no deform weight follow their object (they stay put
 relative to the armature), as Blender does.
 
-The ground (``RigAsset.ground_height``) is the lowest vertex of the meshes as Blender shows them at
-the current frame (the pose a job starts from), not of the rest pose: a character posed crouching or
-on tiptoe in the file stands on the ground it is shown on.
+The ground (``RigAsset.ground_height``) is the floor the character stands on in its rest pose: world
+z = 0 where the rest pose's lowest vertex is within :data:`FLOOR_SNAP` of the height of it, else that
+lowest vertex (:func:`rest_floor`). It never comes from the pose shown at the current frame, so a
+character that is sunk or lifted there (an action being fixed) does not define its own floor.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ def rig_from_armature(armature_obj: bpy.types.Object) -> RigAsset:
         texture=texture,
         armature_world=arm_world,
         unit_scale=float(bpy.context.scene.unit_settings.scale_length),
-        ground_height=_shown_ground(meshes, float(world[:, 2].min())),
+        ground_height=rest_floor(float(world[:, 2].min()), float(np.ptp(world[:, 2]))),
         height=float(np.ptp(world[:, 2])),
         warnings=tuple(warnings),
         deform_skeleton=skeleton.control_rig,
@@ -101,24 +102,16 @@ def rig_from_armature(armature_obj: bpy.types.Object) -> RigAsset:
     )
 
 
-def _shown_ground(meshes, rest_ground: float) -> float:
-    """World Z of the lowest vertex of ``meshes`` as Blender shows them now (evaluated: the pose the
-    armature is in at the current frame), i.e. the ground the character stands on when a job starts
-    from that pose; ``rest_ground`` when nothing can be evaluated."""
-    depsgraph = bpy.context.evaluated_depsgraph_get()
-    lowest = np.inf
-    for obj in meshes:
-        evaluated = obj.evaluated_get(depsgraph)
-        mesh = evaluated.to_mesh()
-        try:
-            co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
-            mesh.vertices.foreach_get("co", co)
-        finally:
-            evaluated.to_mesh_clear()
-        if len(co):
-            world = _matrix(evaluated.matrix_world)
-            lowest = min(lowest, float((co.reshape(-1, 3).astype(np.float64) @ world[2, :3] + world[2, 3]).min()))
-    return lowest if np.isfinite(lowest) else rest_ground
+FLOOR_SNAP: float = 0.02
+"""How far from world z = 0 the rest pose's lowest vertex may be, as a share of the character's height,
+for the ground to be z = 0."""
+
+
+def rest_floor(lowest: float, height: float) -> float:
+    """The ground's world Z for a character whose rest pose's lowest vertex is at ``lowest`` (world Z)
+    and whose rest height is ``height`` (same units): 0.0 when ``|lowest|`` is at most
+    :data:`FLOOR_SNAP` × ``height``, else ``lowest``."""
+    return 0.0 if abs(lowest) <= FLOOR_SNAP * height else float(lowest)
 
 
 def _matrix(m) -> np.ndarray:

@@ -32,8 +32,8 @@ from ..core import worker as wk
 from ..core.errors import AkdError
 from ..core.job import JobRequest, JobResult, action_name
 from ..core.understanding import understood_line
-from .cli import job_request
-from .properties import frame_range, panel_job
+from .cli import job_request, on_floor
+from .properties import frame_range, panel_floor, panel_job
 
 __all__ = [
     "RunContext",
@@ -129,17 +129,14 @@ def snapshot(context: bpy.types.Context, armature_obj: bpy.types.Object) -> RunC
     """Copy what the job needs out of Blender (main thread). Raises InputError/RigError naming the
     problem: an empty prompt, a bad setting (fewer than 2 frames, …), an armature the mirror cannot read."""
     ensure_main_thread()
+    from .deform_skeleton import start_pose
     from .extract import rig_from_armature
-    from .keyframes import current_pose
 
     settings = context.scene.akd
     request = panel_request(context.scene)
     check_request(request)
-    request = replace(
-        request,
-        rig=rig_from_armature(armature_obj),
-        init_pose=current_pose(armature_obj),  # the motion starts from the pose the user sees
-    )
+    rig = on_floor(rig_from_armature(armature_obj), panel_floor(settings))
+    request = replace(request, rig=rig, init_pose=start_pose(armature_obj, rig))  # the pose the user sees
     saved = [pb.matrix_basis.copy() for pb in armature_obj.pose.bones]
     return RunContext(armature_obj.name, request, saved, keys=settings.keys, set_scene_range=bool(settings.set_scene_range))
 
@@ -457,7 +454,7 @@ def ground_active_action(context, obj, action=None) -> str:
     action = action or obj.animation_data.action
     start, end = (int(round(v)) for v in action.frame_range)
     clip = read_clip(obj, start, max(end, start + 1), action=action)
-    rig = rig_from_armature(obj)
+    rig = on_floor(rig_from_armature(obj), panel_floor(context.scene.akd))
     result = ground_clip(rig, clip)
     sparse = sparse_keys_for(context.scene.akd.keys, rig.height)
     return write_action(obj, result.clip, action_name(f"{action.name} grounded"), sparse=sparse).name

@@ -106,6 +106,10 @@ class VIEW3D_PT_akd_advanced(_AKDPanel, bpy.types.Panel):
         row.prop(settings, "auto_resolution", text="Auto")  # the tooltip names the model's own size
         if not settings.auto_resolution:
             layout.prop(settings, "resolution")
+        row = layout.row(heading="Floor")
+        row.prop(settings, "rest_floor", text="Rest Pose")
+        if not settings.rest_floor:
+            layout.prop(settings, "ground_height")
         layout.prop(settings, "preview_every")
         layout.prop(settings, "redraw")
         for t in TUNABLES:

@@ -144,11 +144,18 @@ def panel_job(settings: AKD_Settings, scene: bpy.types.Scene) -> CliJob:
         redraw=settings.redraw,
         loop=bool(settings.loop),
         physics=bool(settings.physics),
+        ground_height=panel_floor(settings),
         keys=settings.keys,
         set_scene_range=bool(settings.set_scene_range),
         allow_nearest=bool(settings.allow_nearest),
         tunables=tunable_values(settings),
     )
+
+
+def panel_floor(settings: AKD_Settings) -> float | None:
+    """The floor's world Z the panel asks for (scene units), or None with Rest Floor on (the mirror's
+    own: the rest pose's floor, as the command line's default)."""
+    return None if settings.rest_floor else float(settings.ground_height)
 
 
 def tunable_values(settings: AKD_Settings) -> dict[str, float | int]:
@@ -241,6 +248,15 @@ class AKD_Settings(bpy.types.PropertyGroup):
     )
     loop: BoolProperty(name="Loop", description="Make the last frame flow into the first (cyclic motion)", default=False)
     physics: BoolProperty(name="Physics", description="Ground the distilled motion with MuJoCo (gravity, contact)", default=False)
+    rest_floor: BoolProperty(
+        name="Rest Floor",
+        description="The floor is z = 0 where the rest pose stands within 2% of its height of it, else the rest pose's "
+        "lowest point (off: the Floor height below)",
+        default=True,
+    )
+    ground_height: FloatProperty(
+        name="Floor", description="World Z of the floor the motion stands on, used when Rest Floor is off", default=0.0, subtype="DISTANCE"
+    )
     device: EnumProperty(
         name="Device",
         description="Where the model runs",

@@ -1,8 +1,8 @@
 """Motion quality metrics shared by the report JSON, the benchmark and the panel.
 
 Everything is measured on the skinned mesh (``Skeleton(rig)(clip)``, world space, Z up) against the
-ground plane at ``rig.ground_height`` (the mirror sets it to the lowest vertex of the pose the armature
-showed when the job started, i.e. the ground the character stood on; ``ground=`` overrides it). Lengths are in **body heights** (``h = rig.height``, the rest
+ground plane at ``rig.ground_height`` (the mirror sets it to the floor of the rest pose, z = 0 where that is
+within 2 % of the height; ``ground=`` overrides it). Lengths are in **body heights** (``h = rig.height``, the rest
 pose's world-Z extent), so numbers compare across rigs of any scale (the Fox is 79 units tall, a
 human 1.7 m); multiply by ``metrics["height"]`` for Blender units. Times are seconds.
 

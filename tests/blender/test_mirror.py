@@ -97,22 +97,23 @@ def test_rest_pose_ground_and_height(assets):
     load_scene(str(assets["Fox"]))
     rig = rig_from_armature(find_armature())
     assert rig.height == pytest.approx(79.03, abs=0.05)
-    shown = evaluated_world_vertices(rig.mesh_names)  # the imported action's pose at the current frame
-    assert rig.ground_height == pytest.approx(shown[:, 2].min(), abs=1e-6 * rig.height)
+    assert rig.ground_height == 0.0  # the rest pose stands on z = 0 (lowest vertex 0.15 % of the height below it)
     assert rig.texture is not None and rig.uvs.shape == (rig.faces.shape[0], 3, 2)
     # The fox is orange: its texture-averaged vertex colours are mostly red > blue.
     assert np.mean(rig.vertex_colors[:, 0] > rig.vertex_colors[:, 2]) > 0.5
 
 
 @pytest.mark.parametrize("name", ["CesiumMan", "RiggedFigure", "Fox"])
-def test_the_start_pose_stands_on_the_ground(assets, name):
-    """A job starts from the pose the file shows: the mirror's ground is where that pose's skinned mesh
-    touches down, so the start frame neither floats nor sinks (measured on Skeleton(rig), as metrics do)."""
+def test_the_start_pose_stands_on_the_rest_floor(assets, name):
+    """The floor comes from the rest pose (z = 0 for these files), and the pose each file shows at its
+    first frame, which a job starts from, stands on it to within 1 % of the height (CesiumMan's
+    first frame is 0.7 % below it; measured on Skeleton(rig), as the metrics are)."""
     load_scene(str(assets[name]))
     arm = find_armature()
     rig = rig_from_armature(arm)
+    assert rig.ground_height == 0.0
     start = current_pose(arm)
     with torch.no_grad():
         lowest = float(Skeleton(rig, dtype=torch.float64)(start)[0, :, 2].min())
-    assert lowest == pytest.approx(rig.ground_height, abs=1e-5 * rig.height)
-    assert motion_metrics(rig, start)["start_gap"] == pytest.approx(0.0, abs=1e-5)
+    assert lowest == pytest.approx(rig.ground_height, abs=0.01 * rig.height)
+    assert motion_metrics(rig, start)["start_gap"] == pytest.approx(0.0, abs=0.01)

@@ -1,17 +1,19 @@
-"""Fixed-seed CPU distillations reproduce the keys recorded in ``same_keys.npz``.
+"""Fixed-seed CPU distillations give the same keys: across machines where rounding cannot move them,
+within one run where it can.
 
-The fixture holds the rotations and locations of three small runs: the embedded teacher's default
-start (draw, then fit by the pose search; one search scale to stay quick), the teacher from the
-pose with 3 SDS steps, and a tiny random CogVideoX from the pose with 3 SDS steps.
+The fixture ``same_keys.npz`` holds the rotations and locations of three small runs: the embedded
+teacher's drawing start (draw, then fit by the pose search; one search scale to stay quick), the teacher
+from the pose with 3 SDS steps, and a tiny random CogVideoX from the pose with 3 SDS steps.
 ``python -m tests.core.test_same_keys OUT.npz`` writes the same runs' keys to ``OUT.npz``.
 
-Tolerance 1e-6 for the drawing-then-search case; 1e-4 for the two SDS cases. Their keys come from
-Adam, whose normalised step turns float32 rounding into differences up to about 4e-5 where the
-prior's gradient is near zero. That rounding differs between CPUs (torch picks its vector kernels by
-the instruction set: the teacher case gave 5e-7 on one x86 CPU and 3.7e-5 on another) and with the
-order in which the joints' and the vertices' gradients are summed (one FK pass per step). A changed
-seed moves those keys by more than 1e-2 (checked below), so the bound still tells a changed
-behaviour from rounding.
+Only the drawing-then-search case is pinned across machines (tolerance 1e-6): its keys are chosen among
+discrete candidates and swept angles, which float32 rounding does not move. The two SDS cases are not:
+their keys come from Adam, whose normalised step ``lr * m / sqrt(v)`` has the size of the learning rate
+(0.03 rad) whatever the gradient's size, so where the prior's gradient is near zero the rounding of the
+processor's vector kernels (torch picks them by instruction set) flips a step's sign and moves a key by
+up to ``2 * lr`` per step: a bound far above what a changed behaviour moves them by. For those cases the
+test checks what must hold on any processor: the same seed twice in one process gives the same keys bit
+for bit, and another seed moves them.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from akd_blender.core.distill import distill
 from akd_blender.core.procedural.characters import biped, quadruped
 
 FIXTURE = Path(__file__).with_name("same_keys.npz")
-TOLERANCE = {"teacher_sample": 1e-6, "teacher_pose": 1e-4, "cogvideox_pose": 1e-4}
+PINNED = {"teacher_sample": 1e-6}  # case → tolerance against the fixture on any processor
 
 
 def _teacher():
@@ -49,7 +51,7 @@ CASES = {
     "teacher_sample": (
         biped,
         "a person waves the right arm",
-        DistillConfig(frames=12, seed=0, device="cpu", search=SearchSettings(scales=(0.6,), supersample=1)),
+        DistillConfig(frames=12, seed=0, device="cpu", start="sample", search=SearchSettings(scales=(0.6,), supersample=1)),
         _teacher,
     ),
     "teacher_pose": (
@@ -77,21 +79,25 @@ def keys_of(name: str, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]
     return clip.rotations.astype(np.float32), clip.locations.astype(np.float32)
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_the_same_keys_for_the_same_seed(name):
+@pytest.mark.parametrize("name", list(PINNED))
+def test_the_same_keys_for_the_same_seed_on_any_processor(name):
     want = np.load(FIXTURE)
     rotations, locations = keys_of(name)
     assert rotations.shape == want[f"{name}_rot"].shape and locations.shape == want[f"{name}_loc"].shape
     err = max(np.abs(rotations - want[f"{name}_rot"]).max(), np.abs(locations - want[f"{name}_loc"]).max())
     print(f"{name}: {rotations.shape[0]} frames × {rotations.shape[1]} bones, max |difference| {err:.3g}")
-    assert err <= TOLERANCE[name]
+    assert err <= PINNED[name]
 
 
-@pytest.mark.parametrize("name", [name for name, bound in TOLERANCE.items() if bound > 1e-6])
-def test_another_seed_moves_the_keys_far_beyond_the_tolerance(name):
+@pytest.mark.parametrize("name", [name for name in CASES if name not in PINNED])
+def test_the_same_seed_twice_gives_the_same_keys_and_another_seed_other_keys(name):
+    first_rot, first_loc = keys_of(name)
+    again_rot, again_loc = keys_of(name)
+    assert np.array_equal(first_rot, again_rot) and np.array_equal(first_loc, again_loc)
+    other_rot, _ = keys_of(name, seed=CASES[name][2].seed + 2)
+    assert np.abs(other_rot - first_rot).max() > 1e-2
     want = np.load(FIXTURE)[f"{name}_rot"]
-    rotations, _ = keys_of(name, seed=CASES[name][2].seed + 2)
-    assert np.abs(rotations - want).max() > 100 * TOLERANCE[name]
+    assert first_rot.shape == want.shape  # same frames and bones as recorded
 
 
 if __name__ == "__main__":

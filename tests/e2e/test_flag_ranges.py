@@ -33,6 +33,7 @@ BAD = {
     "--ray-gpus": ("-1", "-0.5"),
     "--ray-threads": ("0", "-1"),
     "--ray-retries": ("-1",),
+    "--ground-height": (),  # any finite height (a floor below z = 0 is a floor)
 }
 GOOD = {
     "--frames": "2",
@@ -47,6 +48,7 @@ GOOD = {
     "--ray-gpus": "0",
     "--ray-threads": "1",
     "--ray-retries": "0",
+    "--ground-height": "-0.5",
 }
 for _t in TUNABLES:  # the core's ranges: just outside each end, and -1
     _flag = f"--{_t.name.replace('_', '-')}"
