@@ -53,13 +53,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bar", type=float, default=3.0)
     ap.add_argument("--out", default=str(ROOT / "bench_out" / "ground_action.json"))
     args = ap.parse_args(argv)
+    import bpy
+
     from akd_blender.blender.extract import rig_from_armature
     from akd_blender.blender.io import find_armature, load_scene
     from akd_blender.blender.keyframes import read_clip
     from akd_blender.core.metrics import motion_metrics
     from akd_blender.core.physics import ground_clip
-
-    import bpy
 
     shared = Path(os.environ.get("AKD_SHARED", ROOT.parent / "shared"))
     load_scene(str(shared / "assets" / "Fox" / "Fox.gltf"))
@@ -68,7 +68,13 @@ def main(argv: list[str] | None = None) -> int:
     start, end = (int(round(v)) for v in action.frame_range)
     rig = rig_from_armature(arm)
     walk = read_clip(arm, start, start + 2 * (end - start), action=action)
-    cases = {"as imported": (0.0, 0.0), "sunk": (SHIFT, 0.0), "floating": (-SHIFT, 0.0), "sliding": (0.0, DRIFT), "sunk and sliding": (SHIFT, DRIFT)}
+    cases = {
+        "as imported": (0.0, 0.0),
+        "sunk": (SHIFT, 0.0),
+        "floating": (-SHIFT, 0.0),
+        "sliding": (0.0, DRIFT),
+        "sunk and sliding": (SHIFT, DRIFT),
+    }
     rows = []
     for name, (down, drift) in cases.items():
         clip = altered(rig, walk, down, drift)
@@ -76,7 +82,9 @@ def main(argv: list[str] | None = None) -> int:
         grounded = ground_clip(rig, clip).clip
         seconds = time.perf_counter() - t
         before, after = motion_metrics(rig, clip), motion_metrics(rig, grounded)
-        rows.append({"case": name, "seconds": seconds} | {f"{k}_before": before[k] for k in KEYS} | {f"{k}_after": after[k] for k in KEYS})
+        rows.append(
+            {"case": name, "seconds": seconds} | {f"{k}_before": before[k] for k in KEYS} | {f"{k}_after": after[k] for k in KEYS}
+        )
     print("| case | penetration h·s before → after | deepest h | floating h·s | foot skate h/s | s |")
     print("|---|---|---|---|---|---|")
     for r in rows:
