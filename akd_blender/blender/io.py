@@ -46,8 +46,9 @@ def load_scene(path: str) -> None:
 def find_armature(name: str | None = None) -> bpy.types.Object:
     """The armature object called ``name``, or the only armature in the current file.
 
-    Raises InputError naming the problem: no armature, the name not found (or not an armature),
-    or several armatures and no name given.
+    With several armatures and no name, the only one that moves a mesh (:func:`moves_a_mesh`; e.g. a
+    Rigify rig beside its metarig). Raises InputError naming the problem: no armature, the name not
+    found (or not an armature), or several armatures that move meshes and no name given.
     """
     armatures = [obj for obj in bpy.data.objects if obj.type == "ARMATURE"]
     if name:
@@ -61,9 +62,27 @@ def find_armature(name: str | None = None) -> bpy.types.Object:
     if not armatures:
         raise InputError("the file has no armature")
     if len(armatures) > 1:
-        names = ", ".join(sorted(o.name for o in armatures))
-        raise InputError(f"the file has {len(armatures)} armatures ({names}); choose one with --armature")
+        moving = [obj for obj in armatures if moves_a_mesh(obj)]  # a Rigify metarig beside its rig moves none
+        if len(moving) == 1:
+            return moving[0]
+        names = ", ".join(sorted(o.name for o in (moving or armatures)))
+        raise InputError(f"the file has {len(moving or armatures)} armatures that move meshes ({names}); choose one with --armature")
     return armatures[0]
+
+
+def moves_a_mesh(armature_obj: bpy.types.Object) -> bool:
+    """Whether any mesh follows ``armature_obj``: through an Armature modifier, or parented to it (to
+    one of its bones or to the object), directly or through other objects."""
+    if skinned_meshes(armature_obj):
+        return True
+    for obj in bpy.data.objects:
+        if obj.type == "MESH":
+            parent = obj.parent
+            while parent is not None and parent != armature_obj:
+                parent = parent.parent
+            if parent is not None:
+                return True
+    return False
 
 
 def skinned_meshes(armature_obj: bpy.types.Object) -> list[bpy.types.Object]:

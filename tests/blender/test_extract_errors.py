@@ -24,13 +24,20 @@ def test_no_armature():
 def test_armature_named_wrongly_or_ambiguous():
     build_stress_rig("A")
     build_stress_rig("B")
-    with pytest.raises(InputError, match=r"2 armatures \(A, B\); choose one with --armature"):
+    with pytest.raises(InputError, match=r"2 armatures that move meshes \(A, B\); choose one with --armature"):
         find_armature()
     with pytest.raises(InputError, match="no object named 'C'"):
         find_armature("C")
     with pytest.raises(InputError, match="object 'BodyA' is a mesh, not an armature"):
         find_armature("BodyA")
     assert find_armature("B").name == "B"
+
+
+def test_the_only_armature_that_moves_a_mesh_is_chosen():
+    build_stress_rig("Rig")
+    meta = bpy.data.objects.new("Metarig", bpy.data.armatures.new("Metarig"))  # moves no mesh, like Rigify's metarig
+    bpy.context.scene.collection.objects.link(meta)
+    assert find_armature().name == "Rig"
 
 
 def test_armature_without_skinned_mesh():
