@@ -308,9 +308,9 @@ class DistillConfig:
             does not understand), "library" (the understood motion's library clip played on the
             rig's bone roles from the held pose, its speed, amplitude and turning direction read
             from the prompt, :mod:`~akd_blender.core.library_start`; steps None → 0 for the
-            embedded teacher, which then is not loaded, and 200 SDS steps for a video model that
-            knows any prompt; with no steps and no redraw rounds, keys None → one per frame, the
-            clip exactly), "pose" (hold the starting pose and let SDS move it) or "sample"
+            embedded teacher, whose weights :func:`~akd_blender.core.distill.distill` without a
+            prior then never loads, and 200 SDS steps for a video model that knows any prompt;
+            with no steps and no redraw rounds the clip is the motion exactly), "pose" (hold the starting pose and let SDS move it) or "sample"
             (the prior draws a video for the prompt, the pose search fits the rig's pose to each of its
             frames without gradients, and SDS steps, if any, refine from there).
         search: :class:`SearchSettings` of that start.

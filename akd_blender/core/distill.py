@@ -36,7 +36,14 @@ from .config import START_MODES, DistillConfig, SDSSettings, SearchSettings, Set
 from .errors import AkdError, Cancelled, InputError
 from .image_losses import character_region, crop_video, multiscale_mse
 from .kinematics import Skeleton
-from .library_start import LibraryChoice, LibraryReader, choose_library_motion, write_library_start
+from .library_start import (
+    LibraryChoice,
+    LibraryReader,
+    choose_library_motion,
+    library_motion,
+    library_only,
+    write_library_start,
+)
 from .losses import foot_joints, foot_skate_loss, ground_penetration_loss, joint_limit_loss, loop_loss, smoothness_loss
 from .motion import MotionClip, MotionParams
 from .rig import RigAsset
@@ -215,20 +222,11 @@ def _roles(rig: RigAsset):
 
 
 def _default_prior(config: DistillConfig, kind: str | None, device: torch.device):
-    """The embedded teacher, or where the job can only be its library clip (start "auto" or
-    "library", no steps, no redraw rounds, no ranked start, a kind the library has) the teacher's
+    """The embedded teacher, or for a job that is its library clip alone
+    (:func:`~akd_blender.core.library_start.library_only`) the teacher's
     :class:`~akd_blender.core.library_start.LibraryReader`: the prompt is read as the teacher reads
     it and its weights are never loaded."""
-    from .procedural.library import KINDS
-
-    library_only = (
-        config.start in ("auto", "library")
-        and not config.steps
-        and not config.redraw.noise
-        and not config.ranked_start
-        and kind in KINDS
-    )
-    if library_only:
+    if library_only(config, kind):
         return LibraryReader()
     from .priors import load_prior
 
@@ -247,17 +245,14 @@ def _library_only(
     timer: _Timer,
     t_start: float,
 ) -> DistillResult:
-    """Start "library" with no steps and no redraw rounds: the library clip is the motion (keys None →
-    one per frame, so the clip is kept exactly); nothing is rendered and the prior is not queried."""
+    """Start "library" with no steps and no redraw rounds: the library clip played on the held pose
+    is the motion (:func:`~akd_blender.core.library_start.library_motion`); nothing is rendered and the
+    prior is not queried."""
     if callbacks.should_cancel is not None and callbacks.should_cancel():
         raise Cancelled("distillation cancelled before the library start")
     t = time.perf_counter()
-    base = held_pose(rig, init_pose, config) if init_pose is not None else None
-    keys = config.keys or config.frames
-    params = MotionParams(rig, config.frames, config.fps, keys=keys, interpolation=config.interpolation, base=base)
-    params.frame_start = config.frame_start
-    extra = extra | write_library_start(rig, roles, library, params)
-    clip = params.to_clip()
+    held = held_pose(rig, init_pose, config) if init_pose is not None else None
+    clip = library_motion(rig, roles, library, config.frames, config.fps, held, config.frame_start)
     timer("library_start", t)
     if callbacks.preview is not None and config.preview_every:
         callbacks.preview(clip, 0)
@@ -266,9 +261,9 @@ def _library_only(
         history=[],
         seconds=time.perf_counter() - t_start,
         timings=dict(timer.totals),
-        config=replace(config, keys=keys),
+        config=config,
         prior_name=str(getattr(prior, "name", "")),
-        extra=extra,
+        extra=extra | library.facts(),
     )
 
 

@@ -8,9 +8,8 @@ and the offline sentence encoder), without the video model. Its variation comes 
 own words where it says one (:func:`prompt_variation`: speed, amplitude, turning direction), else
 the library's default (speed 1, amplitude 1, phase 0, direction +1); the motion faces the rig's own
 facing (facing 0 in the body frame of its roles) and is played on top of the held starting pose
-(:func:`~akd_blender.core.motion_prior.starts_as_channels`). :func:`write_library_start` writes it
-into a job's :class:`~akd_blender.core.motion.MotionParams`, from where SDS steps or redraw rounds
-may continue.
+(:func:`library_motion`). :func:`write_library_start` writes it into a job's
+:class:`~akd_blender.core.motion.MotionParams`, from where SDS steps or redraw rounds may continue.
 
 :class:`LibraryReader` stands in for the embedded teacher when a job is the library clip alone
 (no steps, no redraw rounds): it knows the teacher's frame count, rate and size from its
@@ -20,68 +19,46 @@ may continue.
 from __future__ import annotations
 
 import json
-import re
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 import torch
 
 from .errors import InputError, ModelNotAvailable
 from .motion import MotionClip, MotionParams
 from .procedural.motions import Variation
 from .rig import RigAsset
-from .understanding import PromptVocabulary, Understanding, library_vocabulary
+from .rotations import quat_multiply
+from .understanding import MOTIONS_COMMAND, PromptVocabulary, Understanding, library_vocabulary
 
 if TYPE_CHECKING:
     from .roles import BoneRoles
 
 __all__ = [
-    "SLOW",
-    "FAST",
-    "SMALL",
-    "BIG",
-    "TURNING_LABELS",
+    "SPEED_RANGE",
+    "AMPLITUDE_RANGE",
     "LibraryChoice",
     "prompt_variation",
     "library_understanding",
     "choose_library_motion",
     "library_clip",
+    "library_motion",
     "write_library_start",
     "LibraryReader",
+    "library_only",
     "TEACHER_DIR",
 ]
 
-SLOW: float = 0.8
-"""The speed (× the motion's base tempo) of a prompt that asks for a slow motion: the low end of the
-library's variation range (0.8–1.25, :func:`~akd_blender.core.procedural.library.sample_variations`)."""
+SPEED_RANGE: tuple[float, float] = (0.8, 1.25)
+"""The speeds (× the motion's base tempo) a prompt's words may choose: the range the library's
+variations span (:func:`~akd_blender.core.procedural.library.sample_variations`), which its motions
+are made and judged over; a word's factor beyond it ("very slowly", "brisk, at a run") is held at its end."""
 
-FAST: float = 1.25
-"""The speed of a prompt that asks for a quick motion: the high end of the library's range."""
-
-SMALL: float = 0.8
-"""The amplitude (× the motion's angles and travel) of a prompt that asks for a small motion (0.8–1.2 range)."""
-
-BIG: float = 1.2
-"""The amplitude of a prompt that asks for a big one."""
-
-_SPEED_WORDS: dict[str, float] = {
-    **dict.fromkeys(("slow", "slowly", "leisurely", "unhurried", "sluggishly", "lazily"), SLOW),
-    **dict.fromkeys(("fast", "quick", "quickly", "rapid", "rapidly", "brisk", "briskly", "swift", "swiftly", "speedily"), FAST),
-}
-_AMPLITUDE_WORDS: dict[str, float] = {
-    **dict.fromkeys(("small", "little", "slight", "slightly", "tiny", "gentle", "gently"), SMALL),
-    **dict.fromkeys(("big", "large", "huge", "deep", "deeply", "high", "wide", "vigorous", "vigorously"), BIG),
-}
-_DIRECTION_WORDS: dict[str, int] = {
-    **dict.fromkeys(("left", "counterclockwise", "anticlockwise"), 1),
-    **dict.fromkeys(("right", "clockwise"), -1),
-}
-
-TURNING_LABELS: tuple[str, ...] = ("turn",)
-"""Library motions whose ``direction`` is the way the body turns (+1 left, -1 right); for the others
-it only flips where a swing starts, which no prompt word chooses."""
+AMPLITUDE_RANGE: tuple[float, float] = (0.8, 1.2)
+"""The amplitudes (× the motion's angles and travel) a prompt's words may choose: the library's range."""
 
 TEACHER_DIR = Path(__file__).resolve().parents[1] / "assets" / "teacher_image"
 """The shipped image-and-text teacher (prior "tiny"): its ``teacher.json`` (frames, fps, size) and
@@ -127,43 +104,42 @@ class LibraryChoice:
         }
 
 
-def prompt_variation(prompt: str, label: str) -> tuple[Variation, tuple[str, ...]]:
-    """The variation of library motion ``label`` that ``prompt`` asks for, and the words that chose
-    it: speed :data:`SLOW` / :data:`FAST` ("slowly", "quickly", "fast" …), amplitude :data:`SMALL` /
-    :data:`BIG` ("small", "little", "big", "deep", "high" …) and, for :data:`TURNING_LABELS`, the
-    direction (+1 "left", -1 "right"). A property whose words disagree ("left and right") keeps the
-    default; phase 0 and facing 0 (the rig's own facing) always."""
-    words = re.findall(r"[a-z]+", prompt.lower())
-    chosen: dict[str, float] = {}
-    used: list[str] = []
-    tables = [("speed", _SPEED_WORDS), ("amplitude", _AMPLITUDE_WORDS)]
-    if label in TURNING_LABELS:
-        tables.append(("direction", _DIRECTION_WORDS))
-    for name, table in tables:
-        hits = [w for w in words if w in table]
-        values = {table[w] for w in hits}
-        if len(values) == 1:
-            chosen[name] = values.pop()
-            used += list(dict.fromkeys(hits))
-    if "direction" in chosen:
-        chosen["direction"] = int(chosen["direction"])
-    return replace(Variation(), **chosen), tuple(used)
+def prompt_variation(prompt: str, kind: str, label: str) -> tuple[Variation, tuple[str, ...]]:
+    """The variation of library motion ``label`` of ``kind`` that ``prompt`` asks for, and the modifier
+    words that set it, read as a composed prompt's one part is read
+    (:func:`~akd_blender.core.compose.plan_prompt` with the prompt taken as that motion; the words and
+    factors are :mod:`akd_blender.core.compose.words`' data): speed ("slowly", "quickly" …),
+    amplitude ("a small …", "a big …", "deep" …) and, for a turning motion, the direction (+1 "left",
+    -1 "right"), speed and amplitude held within :data:`SPEED_RANGE` and :data:`AMPLITUDE_RANGE`;
+    phase 0 and facing 0 (the rig's own facing). A prompt that reads as several parts
+    (a sequence), or not as a plan at all, gets the library's default variation and no words."""
+    from .compose import plan_prompt
+    from .compose.plan import HOLD
+
+    motion = Understanding(prompt, f"{kind}/{label}", label, 1.0, (), 0.0, 0)
+    try:
+        plan = plan_prompt(prompt, kind, understand=lambda core: motion)
+    except InputError:
+        return Variation(), ()
+    parts = [part for part in plan.parts if part.label != HOLD]
+    if len(parts) != 1:
+        return Variation(), ()
+    variation = parts[0].variation()
+    speed = min(max(variation.speed, SPEED_RANGE[0]), SPEED_RANGE[1])
+    amplitude = min(max(variation.amplitude, AMPLITUDE_RANGE[0]), AMPLITUDE_RANGE[1])
+    return replace(variation, speed=speed, amplitude=amplitude), tuple(parts[0].words)
 
 
 _VOCABULARIES: dict[tuple[int, str, bool], PromptVocabulary] = {}
 _VOCABULARIES_LOCK = threading.Lock()
-_ENCODER = None
 
 
 def _shared_encoder():
-    """The offline sentence encoder with the shipped teacher's phrase table (one per process)."""
-    global _ENCODER
-    if _ENCODER is None:
-        from .priors.tiny_model.text import PhraseTable, TextEncoder
+    """The offline sentence encoder with the shipped teacher's phrase table, shared with
+    :mod:`akd_blender.core.compose` (:func:`~akd_blender.core.compose.plan.shared_encoder`)."""
+    from .compose.plan import shared_encoder
 
-        table = TEACHER_DIR / "phrases.npz"
-        _ENCODER = TextEncoder(PhraseTable.load(table) if table.is_file() else None)
-    return _ENCODER
+    return shared_encoder()
 
 
 def library_understanding(prompt: str, kind: str, encoder=None, heldout: bool = True) -> Understanding:
@@ -179,7 +155,8 @@ def library_understanding(prompt: str, kind: str, encoder=None, heldout: bool = 
     with _VOCABULARIES_LOCK:
         vocabulary = _VOCABULARIES.get(key)
         if vocabulary is None or vocabulary.encoder is not encoder:
-            vocabulary = _VOCABULARIES[key] = PromptVocabulary(library_vocabulary(kind, heldout=heldout), encoder)
+            rows = library_vocabulary(kind, heldout=heldout)
+            vocabulary = _VOCABULARIES[key] = PromptVocabulary(rows, encoder, listing=f"{MOTIONS_COMMAND} --kind {kind}")
     return vocabulary.understand(prompt)
 
 
@@ -214,7 +191,7 @@ def choose_library_motion(
     if not (reading.understood or allow_nearest):
         return None, reading
     label = reading.motion.rsplit("/", 1)[-1]
-    variation, words = prompt_variation(prompt, label)
+    variation, words = prompt_variation(prompt, kind, label)
     return LibraryChoice(kind, label, variation, words), reading
 
 
@@ -226,13 +203,36 @@ def library_clip(rig: RigAsset, roles: BoneRoles, choice: LibraryChoice, frames:
     return make_role_clip(rig, roles, choice.label, choice.variation, frames, fps)
 
 
+def library_motion(
+    rig: RigAsset,
+    roles: BoneRoles,
+    choice: LibraryChoice,
+    frames: int,
+    fps: float,
+    held: MotionClip | None = None,
+    frame_start: int = 1,
+) -> MotionClip:
+    """The chosen motion as the job's clip: :func:`library_clip` played on top of ``held``'s first
+    frame (None: the rest pose): each bone's rotation is the held one then the clip's turn from rest,
+    each location the held one plus the clip's (the library moves the body by its carrier bone's
+    location, as it plays it directly). Equal to the library clip for the rest pose."""
+    clip = library_clip(rig, roles, choice, frames, fps)
+    rotations, locations = clip.rotations, clip.locations
+    if held is not None:
+        base = np.repeat(held.rotations[:1], frames, axis=0)
+        turned = quat_multiply(torch.as_tensor(base, dtype=torch.float64), torch.as_tensor(rotations, dtype=torch.float64))
+        rotations, locations = turned.numpy(), locations + held.locations[:1]
+    return MotionClip(rig.bone_names, float(fps), int(frame_start), rotations, locations).continuous()
+
+
 @torch.no_grad()
 def write_library_start(rig: RigAsset, roles: BoneRoles, choice: LibraryChoice, params: MotionParams) -> dict:
     """Write the chosen motion into ``params`` (in place): the library clip at the parameters' frames
     and rate, played on top of their held starting pose
     (:func:`~akd_blender.core.motion_prior.starts_as_channels`), as per-frame rotation offsets of the
     free bones and the root's path fitted to the keys (least squares; exact when there is a key per
-    frame). Returns the report's facts (:meth:`LibraryChoice.facts`)."""
+    frame). The library's travel, carried by its carrier bone, is carried by the parameters' root
+    bones (the same body motion; :func:`library_motion` keeps it on the carrier). Returns the report's facts (:meth:`LibraryChoice.facts`)."""
     from .motion_prior import PriorStart, starts_as_channels
     from .pose_search import keys_from_frames
     from .ranked_start import offsets_of
@@ -246,6 +246,23 @@ def write_library_start(rig: RigAsset, roles: BoneRoles, choice: LibraryChoice, 
     params.rotvec.copy_(keys_from_frames(offsets, keys, interpolation, smooth=0.0) * params.axis_mask)
     params.root_offset.copy_(keys_from_frames(drift[0].to(device), keys, interpolation, smooth=0.0))
     return choice.facts()
+
+
+def library_only(config, kind: str | None) -> bool:
+    """Whether a job of the embedded teacher with ``config`` (a
+    :class:`~akd_blender.core.config.DistillConfig`) for a character of ``kind`` is the library clip
+    alone, so that the teacher's weights are not needed: start "auto" or "library", no steps, no
+    redraw rounds, no ranked start, and a kind the library has motions for. (A prompt the teacher
+    would refuse is refused all the same: :class:`LibraryReader` reads it as the teacher does.)"""
+    from .procedural.library import KINDS
+
+    return (
+        config.start in ("auto", "library")
+        and not config.steps
+        and not config.redraw.noise
+        and not config.ranked_start
+        and kind in KINDS
+    )
 
 
 class LibraryReader:

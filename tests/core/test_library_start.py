@@ -11,18 +11,11 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.core.config import START_MODES, DistillConfig
+from akd_blender.core.config import START_MODES, DistillConfig, RedrawSettings
 from akd_blender.core.distill import distill
 from akd_blender.core.errors import InputError
 from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.library_start import (
-    FAST,
-    SLOW,
-    LibraryChoice,
-    LibraryReader,
-    choose_library_motion,
-    prompt_variation,
-)
+from akd_blender.core.library_start import SPEED_RANGE, LibraryChoice, LibraryReader, choose_library_motion, prompt_variation
 from akd_blender.core.motion import MotionClip
 from akd_blender.core.procedural.characters import biped, quadruped
 from akd_blender.core.procedural.library import make_role_clip
@@ -73,19 +66,22 @@ def test_the_prompt_chooses_the_speed(rigs):
     slow = distill(rig, "a man walks slowly forward", CPU)
     quick = distill(rig, "a man walks quickly forward", CPU)
     plain = distill(rig, "a man walks forward", CPU)
-    assert slow.extra["library_variation"] == f"speed {SLOW:g} (slowly)"
-    assert quick.extra["library_variation"] == f"speed {FAST:g} (quickly)"
+    slow_speed, quick_speed = (prompt_variation(p, "biped", "walk")[0].speed for p in ("walks slowly", "walks quickly"))
+    assert (slow_speed, quick_speed) == SPEED_RANGE  # the library's own range holds the words' factors
+    assert slow.extra["library_variation"].startswith(f"speed {slow_speed:g} (slowly")
+    assert quick.extra["library_variation"].startswith(f"speed {quick_speed:g} (quickly")
     assert travel(rig, slow.clip) < travel(rig, plain.clip) < travel(rig, quick.clip)
-    direct = make_role_clip(rig, find_roles(rig), "walk", replace(Variation(), speed=SLOW), 48, 24.0)
+    direct = make_role_clip(rig, find_roles(rig), "walk", replace(Variation(), speed=slow_speed), 48, 24.0)
     assert np.abs(joints(rig, slow.clip) - joints(rig, direct)).max() < 1e-5 * rig.height
 
 
 def test_prompt_words_choose_the_variation():
-    assert prompt_variation("turns to its left", "turn") == (replace(Variation(), direction=1), ("left",))
-    assert prompt_variation("turns to the right", "turn") == (replace(Variation(), direction=-1), ("right",))
-    assert prompt_variation("waves its right arm", "wave") == (Variation(), ())  # no side in the library
-    assert prompt_variation("a big jump", "jump")[0].amplitude > 1 > prompt_variation("a small hop", "hop")[0].amplitude
-    assert prompt_variation("walks slowly, then quickly", "walk") == (Variation(), ())  # words that disagree
+    assert prompt_variation("turns to its left", "biped", "turn")[0] == replace(Variation(), direction=1)
+    assert prompt_variation("turns to the right", "biped", "turn")[0] == replace(Variation(), direction=-1)
+    assert prompt_variation("waves its right arm", "biped", "wave")[0] == Variation()  # no side in the library
+    big, small = prompt_variation("a big jump", "biped", "jump")[0], prompt_variation("a small hop", "bird", "hop")[0]
+    assert big.amplitude > 1 > small.amplitude
+    assert prompt_variation("walks forward, then sits down", "biped", "walk") == (Variation(), ())  # a sequence
 
 
 def test_an_unknown_prompt_is_refused_naming_it(rigs):
@@ -106,10 +102,8 @@ def test_the_loaded_teacher_resolves_to_the_library_and_gives_the_same_clip(rigs
     reader = distill(rig, "the dog sits down on the floor", CPU)
     assert (loaded.config.start, loaded.config.steps) == ("library", 0)
     np.testing.assert_allclose(loaded.clip.rotations, reader.clip.rotations, atol=1e-6)
-    drawn = distill(
-        rig, "the dog sits down on the floor", replace(CPU, start="sample", search=replace(CPU.search, steps=2)), prior=teacher
-    )
-    assert drawn.config.start == "sample" and "sample_frames" in drawn.extra  # the drawing path stays
+    sample = resolve_start(replace(CPU, start="sample"), teacher, LibraryChoice("quadruped", "sit", Variation()), True)
+    assert (sample.start, sample.steps) == ("sample", 0)  # the drawing path stays on request
 
 
 def test_resolve_start_rules(rigs):
@@ -138,7 +132,7 @@ def test_a_video_model_starts_from_the_library_clip_then_steps(rigs):
 
     prior = CogVideoXPrior(cogvideox_pipeline(), name="tiny-cogvideox", device="cpu")
     rig = rigs["biped"]
-    config = replace(CPU, frames=5, height=32, width=32, steps=1, preview_every=0)
+    config = replace(CPU, frames=5, height=32, width=32, steps=1, preview_every=0, redraw=RedrawSettings(noise=()))
     result = distill(rig, "a man walks forward", config, prior=prior)
     assert (result.config.start, len(result.history)) == ("library", 1)
     assert result.extra["library_motion"] == "walk" and result.extra["motion"] == "biped/walk"
@@ -158,6 +152,27 @@ def test_the_reader_reads_as_the_teacher(rigs):
     assert choice == LibraryChoice("quadruped", "wag_tail", Variation()) and reading is text.extra["understanding"]
 
 
+def test_the_library_clip_starts_from_the_held_pose(rigs):
+    from akd_blender.core.procedural.motions import neutral_clip
+
+    rig = rigs["biped"]
+    held = neutral_clip(rig)
+    result = distill(rig, "a man waves hello", CPU, init_pose=held)
+    rest = distill(rig, "a man waves hello", CPU)
+    assert result.extra["library_motion"] == "wave"
+    legs = [i for i, name in enumerate(rig.bone_names) if "thigh" in name or "shin" in name]
+    assert legs  # bones the wave leaves alone keep the held pose
+    got = result.clip.rotations[:, legs]
+    want = np.repeat(held.rotations[:1, legs], 48, axis=0)
+    assert np.minimum(np.abs(got - want), np.abs(got + want)).max() < 1e-6
+    assert np.abs(result.clip.rotations - rest.clip.rotations).max() > 1e-3
+    from akd_blender.core.rotations import quat_multiply
+
+    base = torch.as_tensor(np.repeat(held.rotations[:1], 48, axis=0))
+    composed = quat_multiply(base, torch.as_tensor(rest.clip.rotations)).numpy()  # held, then the clip's turn
+    assert np.minimum(np.abs(result.clip.rotations - composed), np.abs(result.clip.rotations + composed)).max() < 1e-6
+
+
 def test_the_cli_default_job_is_the_library_start(tmp_path):
     from tests.e2e.akd_cli import make_blends, run_cli
 
@@ -167,4 +182,4 @@ def test_the_cli_default_job_is_the_library_start(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     facts = json.loads(report.read_text())
     assert facts["config"]["start"] == "library" and facts["steps"] == 0
-    assert facts["distill"]["library_motion"] == "walk" and facts["distill"]["library_variation"] == "speed 0.8 (slowly)"
+    assert facts["distill"]["library_motion"] == "walk" and facts["distill"]["library_variation"].startswith("speed 0.8 (slowly")
