@@ -97,6 +97,9 @@ class ControlMap:
         switches: IK/FK switches (:class:`Switch`), keyed at their FK value.
         fixers: deform bone → a second control that turns only that bone (and bones sharing its control)
             rigidly, used to take out what its control cannot (a roll the rig distributes along a limb).
+        handles: deform bone → a control whose move carries that bone's head and moves only bones near
+            it (see ``find_controls``), used to put heads its control leaves off target (a spine whose
+            deform bones stretch between tweak controls).
         order: control → evaluation level (a control moved by another comes after it).
         unreached: deform bone → why no control moves it.
         candidates: number of animatable bones probed.
@@ -114,6 +117,7 @@ class ControlMap:
     goals: list[IKGoal] = field(default_factory=list)
     switches: list[Switch] = field(default_factory=list)
     fixers: dict[str, str] = field(default_factory=dict)
+    handles: dict[str, str] = field(default_factory=dict)
     order: dict[str, int] = field(default_factory=dict)
     unreached: dict[str, str] = field(default_factory=dict)
     candidates: int = 0
@@ -122,7 +126,7 @@ class ControlMap:
     def keyed(self) -> list[str]:
         """The controls whose channels get keys, in evaluation order."""
         names = set(self.driven) | {g.control for g in self.goals} | ({self.carrier} if self.carrier else set())
-        names |= set(self.fixers.values())
+        names |= set(self.fixers.values()) | set(self.handles.values())
         return sorted(names, key=lambda n: (self.order.get(n, 0), n))
 
 
@@ -185,10 +189,14 @@ class _Prober:
         swing = moved & head_ok & tail_moved
         swing &= np.abs(tails - self.lengths[:, None] * carried[:, :3, 1]).max(axis=1) < 1e-4 * self.height
         ctrl = self._moved(after, self.cand_idx)
+        step = after[c, :3, 3] - self.base[c, :3, 3]
+        head_steps = after[self.deform_idx, :3, 3] - self.base[self.deform_idx, :3, 3]
+        heads = (np.linalg.norm(head_steps - step, axis=1) < 1e-4 * self.height) & (np.linalg.norm(step) > 1e-3 * self.height)
         return {
             "moved": np.flatnonzero(moved),
             "rigid": np.flatnonzero(rigid),
             "swing": np.flatnonzero(swing),
+            "heads": np.flatnonzero(heads),
             "controls": np.flatnonzero(ctrl),
         }
 
@@ -226,55 +234,6 @@ def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> Co
     depth = {n: len(pose[n].parent_recursive) for n in animatable}
     children = [np.flatnonzero(parents == i) for i in range(len(deform))]
 
-    # Each deform bone's control (see the module docstring); a control that moves a deform ancestor of
-    # the bone is taken only when no other carries it.
-    ancestors = []
-    for i in range(len(deform)):
-        up, p = set(), parents[i]
-        while p >= 0:
-            up.add(int(p))
-            p = parents[p]
-        ancestors.append(up)
-    for i in range(len(deform)):
-        ranked = []
-        for name, probe in rot.items():
-            swing = set(probe["swing"].tolist())
-            if i in swing:
-                moved = set(probe["moved"].tolist())
-                covers = set(children[i].tolist()) <= swing
-                key = (bool(moved & ancestors[i]), not covers, len(moved), i not in probe["rigid"], -depth[name])
-                ranked.append((key, name))
-        if not ranked:
-            continue
-        ranked.sort()
-        free = [r for r in ranked if not r[0][0] and r[1] not in result.driven]
-        name = (free or ranked)[0][1]
-        result.control_of[deform[i]] = name
-        offset = np.linalg.inv(base[index[name]]) @ base[deform_idx[i]]
-        if name in result.driven:
-            result.followers[deform[i]] = result.driven[name]
-        else:
-            result.driven[name] = deform[i]
-            result.offset[name] = offset
-        result.group.setdefault(name, []).append((deform[i], offset))
-
-    # Fixers: a control that turns only the bones sharing a deform bone's control, that bone rigidly.
-    groups: dict[str, set[int]] = {}
-    for i, name in enumerate(deform):
-        if name in result.control_of:
-            groups.setdefault(result.control_of[name], set()).add(i)
-    for i, name in enumerate(deform):
-        own = result.control_of.get(name)
-        if own is None:
-            continue
-        fits = [
-            (len(probe["moved"]), c)
-            for c, probe in rot.items()
-            if c != own and c not in result.driven and i in probe["rigid"] and set(probe["moved"].tolist()) <= groups[own]
-        ]
-        if fits:
-            result.fixers[name] = min(fits)[1]
-
     # The carrier: translates the most deform bones rigidly, a deform root among them.
     roots = set(np.flatnonzero(parents < 0).tolist())
     best = None
@@ -286,6 +245,86 @@ def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> Co
     if best is not None:
         result.carrier = best[1]
         result.carrier_root = deform[min(roots & set(shift[best[1]]["rigid"].tolist()))]
+
+    # Each deform bone's control (see the module docstring); a control that moves a deform ancestor of
+    # the bone is taken only when no other carries it.
+    ancestors = []
+    for i in range(len(deform)):
+        up, p = set(), parents[i]
+        while p >= 0:
+            up.add(int(p))
+            p = parents[p]
+        ancestors.append(up)
+    subtree = [set() for _ in deform]  # each deform bone and its deform descendants
+    for i in range(len(deform)):
+        subtree[i].add(i)
+        for a in ancestors[i]:
+            subtree[a].add(i)
+    carrier_pos = animatable.index(result.carrier) if result.carrier else -1
+    for i in range(len(deform)):
+        ranked, behind = [], []
+        for name, probe in rot.items():
+            swing = set(probe["swing"].tolist())
+            if i in swing:
+                moved = set(probe["moved"].tolist())
+                covers = set(children[i].tolist()) <= swing
+                key = (bool(moved & ancestors[i]), not covers, len(moved), i not in probe["rigid"], -depth[name])
+                # the carrier and the controls that move it turn a deform bone only when nothing else does
+                travels = name == result.carrier or carrier_pos in probe["controls"]
+                (behind if travels else ranked).append((key, name, moved))
+        ranked = sorted(ranked) or sorted(behind)
+        if not ranked:
+            continue
+        free = [r for r in ranked if not r[0][0] and r[1] not in result.driven]
+        if not free and parents[i] >= 0:  # a reverse chain: the most local free control in the parent's subtree
+            local = subtree[int(parents[i])]
+            free = sorted(((len(m), k[3], k[4]), n, m) for k, n, m in ranked if n not in result.driven and m <= local)
+        name = (free or ranked)[0][1]
+        result.control_of[deform[i]] = name
+        offset = np.linalg.inv(base[index[name]]) @ base[deform_idx[i]]
+        if name in result.driven:
+            result.followers[deform[i]] = result.driven[name]
+        else:
+            result.driven[name] = deform[i]
+            result.offset[name] = offset
+        result.group.setdefault(name, []).append((deform[i], offset))
+
+    # Handles: a location-unlocked control that carries a deform bone's head along and moves no deform
+    # bones beyond it, its deform parent and the bones sharing their controls (Rigify's tweaks).
+    groups: dict[str, set[int]] = {}
+    for i, name in enumerate(deform):
+        if name in result.control_of:
+            groups.setdefault(result.control_of[name], set()).add(i)
+    near_of = []
+    for i in range(len(deform)):
+        near = {i} | ({int(parents[i])} if parents[i] >= 0 else set())
+        for j in list(near):
+            near |= groups.get(result.control_of.get(deform[j]), set())
+        near_of.append(near)
+    for i, name in enumerate(deform):
+        near = near_of[i]
+        fits = [
+            (len(probe["moved"]), c)
+            for c, probe in shift.items()
+            if c not in result.driven and c != result.carrier and i in probe["heads"] and set(probe["moved"].tolist()) <= near
+        ]
+        if fits:
+            result.handles[name] = min(fits)[1]
+
+    # Fixers: a control that turns a deform bone rigidly and moves only bones near it (as for handles).
+    for i, name in enumerate(deform):
+        if name not in result.control_of:
+            continue
+        fits = [
+            (len(probe["moved"]), c)
+            for c, probe in rot.items()
+            if c not in result.driven
+            and c != result.carrier
+            and i in probe["rigid"]
+            and set(probe["moved"].tolist()) <= near_of[i]
+        ]
+        if fits:
+            result.fixers[name] = min(fits)[1]
 
     result.free = {n for n in animatable if pose[n].parent is None}
     result.free |= {b for _, con in ik_targets(armature_obj) for b in (con.subtarget, con.pole_subtarget) if b in pose}

@@ -148,47 +148,86 @@ def _set_pose(pb, matrix: np.ndarray, keep_location: bool) -> None:
 
 
 def _pose_frames(armature_obj, cmap: ControlMap, targets: np.ndarray, height: float) -> tuple[np.ndarray, np.ndarray]:
-    """Pose the keyed controls at every frame; their ``matrix_basis`` quaternions [F,C,4] and locations [F,C,3]."""
+    """Pose the keyed controls at every frame; their ``matrix_basis`` quaternions [F,C,4] and locations [F,C,3].
+
+    Per frame: level by level, each control fitted to its deform bones through its probed offsets, the
+    carrier shifted, handles and fixers applied; then, while some deform bone is more than
+    :data:`_REFINE_POSITION` heights or :data:`_REFINE_ROTATION` rad off (up to :data:`_REFINE_PASSES`
+    times, and while the worst tenth of the bones keeps getting closer by 20 % a pass), the same again
+    with each control fitted through its deform bones' evaluated response."""
     pose = armature_obj.pose.bones
     keyed = cmap.keyed
     deform_pos = {n: i for i, n in enumerate(cmap.deform)}
-    goals = {g.control: g for g in cmap.goals}
-    levels = sorted({cmap.order.get(c, 0) for c in keyed})
-    root = deform_pos.get(cmap.carrier_root) if cmap.carrier_root else None
-    root_bone = armature_obj.pose.bones[cmap.carrier_root] if cmap.carrier_root else None
+    index = {pb.name: i for i, pb in enumerate(pose)}
+    deform_idx = np.array([index[n] for n in cmap.deform])
     quats = np.empty((len(targets), len(keyed), 4))
     locs = np.empty((len(targets), len(keyed), 3))
     for f, frame_targets in enumerate(targets):
-        for level in levels:
-            for name in (c for c in keyed if cmap.order.get(c, 0) == level):
-                if name == cmap.carrier and name in cmap.driven:
-                    matrix = frame_targets[deform_pos[cmap.driven[name]]] @ np.linalg.inv(cmap.offset[name])
-                    _set_pose(pose[name], matrix, keep_location=False)
-                elif name in cmap.driven:
-                    free = name in cmap.free
-                    matrix = _group_fit(
-                        np.array(pose[name].matrix), cmap.group[name], frame_targets, deform_pos, armature_obj, free
-                    )
-                    _set_pose(pose[name], matrix, keep_location=not free)
-                elif name in goals:
-                    goal = goals[name]
-                    _set_pose(pose[name], frame_targets[deform_pos[goal.deform]] @ goal.offset, keep_location=False)
-            bpy.context.view_layer.update()
-        if root is not None:
-            for _ in range(3):  # the carrier's shift puts the deform root's head on target
-                error = frame_targets[root, :3, 3] - np.array(root_bone.matrix.translation)
-                if np.linalg.norm(error) <= 1e-6 * height:
-                    break
-                carrier = pose[cmap.carrier]
-                matrix = np.array(carrier.matrix)
-                matrix[:3, 3] += error
-                _set_pose(carrier, matrix, keep_location=False)
-                bpy.context.view_layer.update()
-        _fix(armature_obj, cmap, frame_targets, deform_pos)
+        previous = np.inf
+        for refine in range(_REFINE_PASSES + 1):
+            _pose_pass(armature_obj, cmap, frame_targets, deform_pos, height, refine > 0)
+            got = pose_matrices(armature_obj)[deform_idx]
+            far = np.linalg.norm(got[:, :3, 3] - frame_targets[:, :3, 3], axis=-1) / height / _REFINE_POSITION
+            off = np.maximum(far, _angle(got[:, :3, :3], frame_targets[:, :3, :3]) / _REFINE_ROTATION)
+            worst = float(np.sort(off)[-max(1, len(off) // 10) :].sum())  # the worst tenth of the bones
+            if off.max() <= 1.0 or worst > 0.8 * previous:  # on target, or no longer getting closer
+                break
+            previous = worst
         for c, name in enumerate(keyed):
             quats[f, c] = tuple(pose[name].matrix_basis.to_quaternion())
             locs[f, c] = tuple(pose[name].location)
     return quats, locs
+
+
+_REFINE_PASSES = 5
+_REFINE_POSITION = 1e-4  # heights (armature units over the height)
+_REFINE_ROTATION = 1e-3  # radians
+
+
+def _pose_pass(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: dict, height: float, refine: bool) -> None:
+    """One pass over the keyed controls for one frame (see :func:`_pose_frames`); ``refine``: fit each
+    control through its deform bones' evaluated response instead of its probed offsets."""
+    pose = armature_obj.pose.bones
+    keyed = cmap.keyed
+    goals = {g.control: g for g in cmap.goals}
+    for level in sorted({cmap.order.get(c, 0) for c in keyed}):
+        for name in (c for c in keyed if cmap.order.get(c, 0) == level):
+            if name == cmap.carrier and name in cmap.driven and not refine:
+                matrix = frame_targets[deform_pos[cmap.driven[name]]] @ np.linalg.inv(cmap.offset[name])
+                _set_pose(pose[name], matrix, keep_location=False)
+            elif name in cmap.driven:
+                free = name in cmap.free or name == cmap.carrier
+                current = np.array(pose[name].matrix)
+                group = cmap.group[name]
+                if refine:  # the response as Blender evaluates it now
+                    inverse = np.linalg.inv(current)
+                    group = [(bone, inverse @ _rigid(np.array(pose[bone].matrix))) for bone, _ in group]
+                matrix = _group_fit(current, group, frame_targets, deform_pos, armature_obj, free)
+                _set_pose(pose[name], matrix, keep_location=not free)
+            elif name in goals and not refine:
+                goal = goals[name]
+                _set_pose(pose[name], frame_targets[deform_pos[goal.deform]] @ goal.offset, keep_location=False)
+        bpy.context.view_layer.update()
+    if cmap.carrier_root is not None:
+        root = deform_pos[cmap.carrier_root]
+        for _ in range(3):  # the carrier's shift puts the deform root's head on target
+            error = frame_targets[root, :3, 3] - np.array(pose[cmap.carrier_root].matrix.translation)
+            if np.linalg.norm(error) <= 1e-6 * height:
+                break
+            carrier = pose[cmap.carrier]
+            matrix = np.array(carrier.matrix)
+            matrix[:3, 3] += error
+            _set_pose(carrier, matrix, keep_location=False)
+            bpy.context.view_layer.update()
+    _place_heads(armature_obj, cmap, frame_targets, deform_pos, height)
+    _fix(armature_obj, cmap, frame_targets, deform_pos)
+
+
+def _rigid(matrix: np.ndarray) -> np.ndarray:
+    """``matrix`` [4,4] with its rotation columns normalised (a bone's stretch dropped)."""
+    out = matrix.copy()
+    out[:3, :3] = _unit(np.swapaxes(matrix[:3, :3], 0, 1)).T
+    return out
 
 
 def _group_fit(
@@ -214,6 +253,25 @@ def _group_fit(
     matrix[:3, :3] = vt.T @ np.diag([1.0, 1.0, d]) @ u.T
     matrix[:3, 3] = current[:3, 3] + b_mean - matrix[:3, :3] @ a_mean
     return matrix
+
+
+def _place_heads(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: dict, height: float) -> None:
+    """Move each handle by its deform bone's head error (locked location axes kept); all handles more
+    than 1e-6 heights off move together, then one view-layer update; up to four rounds."""
+    pose = armature_obj.pose.bones
+    for _ in range(4):
+        acted = False
+        for bone, control in cmap.handles.items():
+            error = frame_targets[deform_pos[bone], :3, 3] - np.array(pose[bone].matrix.translation)
+            if np.linalg.norm(error) <= 1e-6 * height:
+                continue
+            matrix = np.array(pose[control].matrix)
+            matrix[:3, 3] += error
+            _set_pose(pose[control], matrix, keep_location=False)
+            acted = True
+        if not acted:
+            return
+        bpy.context.view_layer.update()
 
 
 def _fix(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: dict, rounds: int = 6) -> None:

@@ -239,3 +239,23 @@ def test_targets_without_a_mesh_match_the_mirror():
     bpy.data.objects.remove(body)  # nothing left to mirror: the rig's own hierarchy and flags
     bpy.context.view_layer.update()
     assert np.abs(deform_targets(arm, clip) - mirrored).max() <= 1e-9
+
+
+@pytest.mark.parametrize("metarig", ["human", "basic_human"])
+def test_rigify_spine_bend_within_a_degree(metarig):
+    """Rigify's spine deform bones stretch between tweak controls driven by a two-way FK spine: the
+    bend is reached through FK, handles (tweaks) and refinement passes in Blender's evaluation, the
+    body's bones within 0.002 heights and 0.02 rad (face bones, which follow the eyes' target, not checked)."""
+    arm, _ = rig_zoo.rigify_rig(metarig)
+    rig = rig_from_armature(arm)
+    rotations, locations, s = _rest_channels(rig)
+    for bone in ("DEF-spine.001", "DEF-spine.002", "DEF-spine.003"):
+        _turn(rig, rotations, bone, (1.0, 0.0, 0.0), 0.25 * s, armature_axis=False)
+    _turn(rig, rotations, "DEF-spine", (1.0, 0.0, 0.0), -0.2 * s, armature_axis=False)
+    _turn(rig, rotations, "DEF-upper_arm.R", (0.0, 1.0, 0.0), -0.5 * np.pi * s, armature_axis=True)
+    clip = MotionClip(rig.bone_names, 24.0, 1, rotations, locations)
+    _write_checked(arm, rig, clip, f"Rigify {metarig} spine bend")
+    parts = ("spine", "pelvis", "shoulder", "arm", "hand", "thigh", "shin", "foot", "toe")
+    body = [b for b in rig.bone_names if any(p in b for p in parts)]
+    position, rotation = _evaluated_error(arm, rig, clip, body)
+    assert position <= 0.002 and rotation <= 0.02
