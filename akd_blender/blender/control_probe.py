@@ -14,14 +14,19 @@ and switches):
   updated, and every bone's ``pose_bone.matrix`` is read. A deform bone is *moved* when its matrix
   changes, *carried rigidly* when its new matrix is the probe's motion applied to its old one, and
   *swung* when its head and tail are (its roll may differ: a rig that spreads a limb's twist).
-- A deform bone's *control*: among the animatable bones that swing it (its tail moving), those that
-  move none of its deform ancestors first, then those that swing all its deform children, then the
-  fewest deform bones moved, then rigid before swung, then the deepest in the hierarchy; one already
-  chosen by a higher deform bone is passed over for a free one of the first kind, else shared
-  (the bone *follows* the higher one). A *fixer* of a deform bone is another animatable bone that
-  carries it rigidly and moves only bones sharing its control (Rigify's tweaks): it takes out the roll.
 - The *carrier* (travel): the location-unlocked animatable bone whose move translates the most deform
   bones rigidly, a deform root among them (then the deepest).
+- A deform bone's *control*: among the animatable bones that swing it (its tail moving), those that
+  move none of its deform ancestors first, then those that swing all its deform children, then the
+  fewest deform bones moved, then rigid before swung, then the deepest in the hierarchy. The carrier
+  and the bones whose probe moves it come last (they turn a bone only when nothing else does). One
+  already chosen by a higher deform bone is passed over for a free one of the first kind; failing
+  that (a reverse chain, as Rigify's spine below its pivot) for the free one moving the fewest
+  deform bones, all within the parent's subtree; else it is shared (the bone *follows* the higher one).
+- *Near* bones of a deform bone: itself, its deform parent and the bones sharing their controls. A
+  *handle* is an animatable bone (not a control) whose move carries the deform bone's head along and
+  moves only near bones; a *fixer* one whose turn carries it rigidly and moves only near bones
+  (Rigify's tweaks): handles put heads on target, fixers take out the roll.
 - IK constraints whose target or pole is an animatable bone that still moves deform bones (no
   switch turned them off) get it placed from the chain's tip (target) or first bone (pole).
 - *Order*: a keyed control that another keyed control's probe moved is posed after it.

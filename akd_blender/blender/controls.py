@@ -1,16 +1,19 @@
 """Key a motion of the deform bones onto the rig's controls, then check it in Blender's evaluation.
 
 Needs: main thread, Object or Pose mode. A :class:`~akd_blender.core.motion.MotionClip` of deform bones
-(each bone's parent its nearest ancestor among them; rotations relative to rest in that hierarchy)
-is turned into armature-space targets [F,J,4,4] (:func:`deform_targets`). The controls found by
+(the mirror's deform skeleton: rotations relative to rest in its hierarchy) is turned into
+armature-space targets [F,J,4,4] (:func:`deform_targets`). The controls found by
 :func:`~.control_probe.find_controls` are then posed frame by frame, level by level, through Blender
-itself (``pose_bone.matrix`` set to the deform target times the control's offset, the view layer
-updated before the next level, so constraints between controls are Blender's own):
+itself (``pose_bone.matrix`` set, the view layer updated before the next level, so constraints
+between controls are Blender's own):
 
-- a control that carries a deform bone gets that bone's target times its rest offset (rotation;
-  location only where unlocked);
+- a control is turned (about its head; IK targets, poles and parentless controls moved too) to the
+  least-squares fit of the deform bones it carries (:func:`_group_fit`);
 - the carrier (travel) is shifted until the deform root it translates is on target;
 - an IK target / pole that still moves deform bones is placed from the chain's tip / first bone;
+- handles move deform heads onto target, fixers turn out the roll (a limb's distributed twist);
+- while bones are off target and getting closer, passes repeat with each control fitted through
+  its bones' evaluated response (:func:`_pose_frames`);
 - IK/FK switches are keyed at their FK value (one constant key).
 
 The keys go into one new action (:func:`write_to_controls`); the previous action keeps a fake user;
