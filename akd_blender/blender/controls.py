@@ -311,11 +311,13 @@ def write_to_controls(
 
     Returns the new action, assigned to the armature, with :class:`ControlResult` as JSON in its
     ``"akd_controls"`` custom property (read it back with :func:`result_of`). ``sparse`` /
-    ``interpolation`` as in :func:`~.keyframes.write_action`. Raises InputError when the rig has no
-    control that moves any of the clip's bones.
+    ``interpolation`` as in :func:`~.keyframes.write_action`. Raises InputError when the armature is
+    in Edit Mode or the rig has no control that moves any of the clip's bones.
     """
     from . import keyframes
 
+    if armature_obj.mode == "EDIT":
+        raise InputError(f"armature '{armature_obj.name}' is in Edit Mode: leave it to key its controls")
     start = time.perf_counter()
     scene = bpy.context.scene
     saved_frame = scene.frame_current

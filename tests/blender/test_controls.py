@@ -19,6 +19,7 @@ import torch
 from akd_blender.blender.controls import deform_targets, result_of
 from akd_blender.blender.extract import rig_from_armature
 from akd_blender.blender.keyframes import SparseKeys, _action_fcurves, key_figures, key_summary, write_action
+from akd_blender.core.errors import InputError
 from akd_blender.core.kinematics import Skeleton
 from akd_blender.core.motion import MotionClip
 from akd_blender.core.rig import RigAsset
@@ -259,3 +260,17 @@ def test_rigify_spine_bend_within_a_degree(metarig):
     body = [b for b in rig.bone_names if any(p in b for p in parts)]
     position, rotation = _evaluated_error(arm, rig, clip, body)
     assert position <= 0.002 and rotation <= 0.02
+
+
+def test_edit_mode_is_refused_in_one_line():
+    arm, _ = rig_zoo.ik_biped()
+    rig = rig_from_armature(arm)
+    rotations, locations, _ = _rest_channels(rig)
+    clip = MotionClip(rig.bone_names, 24.0, 1, rotations, locations)
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    actions = len(bpy.data.actions)
+    with pytest.raises(InputError, match="Edit Mode"):
+        write_action(arm, clip, "refused")
+    assert len(bpy.data.actions) == actions
+    bpy.ops.object.mode_set(mode="OBJECT")
