@@ -299,6 +299,8 @@ def _distill(
     if prior is None:
         prior = _default_prior(config, kind, device)
     sds_settings = config.sds if isinstance(getattr(prior, "settings", None), SDSSettings) else None
+    if config.start not in ("auto", "library"):  # a start that needs no reading of the prompt is checked first
+        config = resolve_start(config, prior)
     t = timer("setup", t_start)
     image_prior = bool(getattr(prior, "image_conditioned", False))  # draws the character it is shown
     if image_prior or getattr(prior, "reads_kind", False):
