@@ -24,9 +24,7 @@ targets: positions (head and tail) in character heights, rotations in radians.
 
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import asdict, dataclass, field
 
 import bpy
 import numpy as np
@@ -35,6 +33,17 @@ import torch
 from ..core.errors import InputError
 from ..core.kinematics import forward_kinematics
 from ..core.motion import MotionClip
+from .control_check import (
+    CHECK_FRAMES,
+    POSITION_TOLERANCE,
+    PROPERTY,
+    ROTATION_TOLERANCE,
+    ControlResult,
+    _angle,
+    _unit,
+    check,
+    result_of,
+)
 from .control_probe import ControlMap, find_controls
 from .control_rig import _restore, _save, deform_parents, pose_matrices, rig_height
 
@@ -48,43 +57,6 @@ __all__ = [
     "check",
     "result_of",
 ]
-
-CHECK_FRAMES = 5
-POSITION_TOLERANCE = 0.01  # character heights
-ROTATION_TOLERANCE = 0.05  # radians
-_PROPERTY = "akd_controls"  # the action's custom property holding ControlResult as JSON
-
-
-@dataclass
-class ControlResult:
-    """What :func:`write_to_controls` keyed and how well Blender's evaluation follows the clip.
-
-    keyed: the pose bones that got keys (controls, IK targets/poles, the carrier).
-    switches: ``"bone[prop]=value"`` of each IK/FK switch keyed at its FK value.
-    position_error: the largest distance (character heights) between a deform bone's evaluated head or
-        tail and its target over the checked frames.
-    rotation_error: the largest angle (radians) between a deform bone's evaluated and target rotation.
-    undriven: deform bone → why it is off target (beyond POSITION_TOLERANCE / ROTATION_TOLERANCE).
-    checked_frames: the frames evaluated.
-    seconds: time spent probing, posing, keying and checking.
-    """
-
-    keyed: list[str] = field(default_factory=list)
-    switches: list[str] = field(default_factory=list)
-    position_error: float = 0.0
-    rotation_error: float = 0.0
-    undriven: dict[str, str] = field(default_factory=dict)
-    checked_frames: list[int] = field(default_factory=list)
-    seconds: float = 0.0
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self))
-
-
-def result_of(action: bpy.types.Action) -> ControlResult | None:
-    """The :class:`ControlResult` stored on an action written by :func:`write_to_controls`, else None."""
-    text = action.get(_PROPERTY) if action is not None else None
-    return ControlResult(**json.loads(text)) if text else None
 
 
 def deform_targets(armature_obj: bpy.types.Object, clip: MotionClip) -> np.ndarray:
@@ -358,7 +330,7 @@ def write_to_controls(
     result.keyed = list(cmap.keyed)
     result.switches = [f"{s.bone}[{s.prop}]={s.fk_value:g}" for s in cmap.switches]
     result.seconds = time.perf_counter() - start
-    action[_PROPERTY] = result.to_json()
+    action[PROPERTY] = result.to_json()
     scene.frame_set(saved_frame)
     return action
 
@@ -372,56 +344,3 @@ def _height(armature_obj, names) -> float:
         return character_height(armature_obj)
     scale = max(abs(v) for v in armature_obj.matrix_world.to_scale())
     return rig_height(armature_obj, names) * scale
-
-
-def check(
-    armature_obj: bpy.types.Object, clip: MotionClip, cmap: ControlMap, targets: np.ndarray, height: float
-) -> ControlResult:
-    """Evaluate up to CHECK_FRAMES frames of the armature's animation (first and last included) and
-    compare the deform bones' ``pose_bone.matrix`` with ``targets`` [F,J,4,4]; ``height`` in world units.
-    The scene's frame is left at the last checked frame."""
-    index = {pb.name: i for i, pb in enumerate(armature_obj.pose.bones)}
-    idx = np.array([index[n] for n in clip.bone_names])
-    lengths = np.array([armature_obj.data.bones[n].length for n in clip.bone_names])
-    scale = max(max(abs(v) for v in armature_obj.matrix_world.to_scale()), 1e-12)
-    picks = np.unique(np.linspace(0, clip.num_frames - 1, min(CHECK_FRAMES, clip.num_frames)).round().astype(int))
-    pos_err = np.zeros(len(idx))
-    rot_err = np.zeros(len(idx))
-    for f in picks:
-        bpy.context.scene.frame_set(int(clip.frame_start + f))
-        got, want = pose_matrices(armature_obj)[idx], targets[f]
-        heads = np.linalg.norm(got[:, :3, 3] - want[:, :3, 3], axis=-1)
-        tails = np.linalg.norm(
-            got[:, :3, 3] + lengths[:, None] * _unit(got[:, :3, 1]) - want[:, :3, 3] - lengths[:, None] * _unit(want[:, :3, 1]),
-            axis=-1,
-        )
-        pos_err = np.maximum(pos_err, np.maximum(heads, tails) * scale / height)
-        rot_err = np.maximum(rot_err, _angle(got[:, :3, :3], want[:, :3, :3]))
-    result = ControlResult(
-        position_error=float(pos_err.max(initial=0.0)),
-        rotation_error=float(rot_err.max(initial=0.0)),
-        checked_frames=[int(clip.frame_start + f) for f in picks],
-    )
-    for i, bone in enumerate(clip.bone_names):
-        if pos_err[i] <= POSITION_TOLERANCE and rot_err[i] <= ROTATION_TOLERANCE:
-            continue
-        off = f"{pos_err[i]:.3f} heights / {rot_err[i]:.3f} rad off"
-        if bone in cmap.unreached:
-            result.undriven[bone] = f"{off}: {cmap.unreached[bone]}"
-        elif bone in cmap.followers:
-            result.undriven[bone] = f"{off}: moves only with {cmap.control_of[bone]}, the control of {cmap.followers[bone]}"
-        else:
-            result.undriven[bone] = f"{off}: the rig's constraints keep it from its control's target ({cmap.control_of[bone]})"
-    return result
-
-
-def _unit(v: np.ndarray) -> np.ndarray:
-    return v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-12)
-
-
-def _angle(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """[N] angle (radians) between rotation parts a, b [N,3,3] (columns normalised first), from the
-    Frobenius distance ‖A − B‖ = 2√2 sin(θ/2) (accurate for small angles, unlike the trace)."""
-    ra, rb = _unit(np.swapaxes(a, -1, -2)), _unit(np.swapaxes(b, -1, -2))
-    distance = np.linalg.norm((ra - rb).reshape(len(ra), -1), axis=-1)
-    return 2.0 * np.arcsin(np.clip(distance / (2.0 * np.sqrt(2.0)), 0.0, 1.0))
