@@ -686,7 +686,7 @@ def _ground_existing(arm, rig, name: str, fps: float, bar=None):
         raise InputError(f"--ground-action: no action named '{name}' (actions in the file: {known})")
     start, end = (int(round(v)) for v in action.frame_range)
     t = time.perf_counter()
-    clip = read_clip(arm, start, max(end, start + 1), action=action, fps=fps)
+    clip = read_clip(arm, start, max(end, start + 1), action=action, fps=fps, rig=rig)
     result = ground_clip(rig, clip, callbacks=PhysicsCallbacks(lambda: False, bar) if bar is not None else None)
     from ..core.job import plain_data
 

@@ -46,8 +46,8 @@ def judge_action(path: str, armature: str | None, action: str, top: int = 3) -> 
     start, end = (int(round(x)) for x in act.frame_range)
     if end <= start:
         raise InputError(f"action '{action}' spans a single frame ({start}); nothing to judge")
-    clip = read_clip(obj, start, end, action=act, fps=bpy.context.scene.render.fps)
     rig = rig_from_armature(obj)
+    clip = read_clip(obj, start, end, action=act, fps=bpy.context.scene.render.fps, rig=rig)
     roles = find_roles(rig)
     verdict = load_motion_judge().judge(rig, roles, clip, top=top)
     return {**verdict, "frames": clip.num_frames, "roles": describe_roles(roles, rig)}

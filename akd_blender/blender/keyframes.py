@@ -31,6 +31,7 @@ import torch
 from ..core.config import KEY_MODES
 from ..core.errors import InputError
 from ..core.motion import MotionClip
+from ..core.rig import RigAsset
 from ..core.rotations import euler_to_quat, make_quat_continuous, quat_to_euler, quat_to_rotvec, rotvec_to_quat
 
 __all__ = [
@@ -544,11 +545,15 @@ def read_clip(
     frame_end: int,
     action: bpy.types.Action | None = None,
     fps: float | None = None,
+    rig: RigAsset | None = None,
 ) -> MotionClip:
     """Blender's evaluated pose channels over ``frame_start..frame_end`` (inclusive) as a MotionClip.
 
     With ``action`` given it is evaluated alone (NLA tracks ignored); otherwise the armature's
-    current animation is. Rotations come from ``pose_bone.matrix_basis`` (any rotation mode).
+    current animation is. Rotations come from ``pose_bone.matrix_basis`` (any rotation mode), over
+    every bone; with ``rig`` a control rig's mirror (``rig.deform_skeleton``), the clip is over
+    ``rig.bone_names`` instead, read from the evaluated deform bones
+    (:func:`~akd_blender.blender.deform_skeleton.evaluated_channels`: constraints, IK and drivers included).
     The scene's current frame and the armature's action, slot and pose are restored afterwards.
     Needs: main thread, any mode.
     """
@@ -565,11 +570,18 @@ def read_clip(
             if hasattr(ad, "action_slot") and ad.action_slot is None and len(action.slots):
                 ad.action_slot = action.slots[0]
         frames = range(int(frame_start), int(frame_end) + 1)
+        evaluated = rig is not None and rig.deform_skeleton
         bones = armature_obj.pose.bones
-        rotations = np.empty((len(frames), len(bones), 4))
-        locations = np.empty((len(frames), len(bones), 3))
+        count = rig.num_bones if evaluated else len(bones)
+        rotations = np.empty((len(frames), count, 4))
+        locations = np.empty((len(frames), count, 3))
         for i, frame in enumerate(frames):
             scene.frame_set(frame)
+            if evaluated:
+                from .deform_skeleton import evaluated_channels
+
+                rotations[i], locations[i] = evaluated_channels(armature_obj, rig)
+                continue
             for j, pb in enumerate(bones):
                 rotations[i, j] = tuple(pb.matrix_basis.to_quaternion())
                 locations[i, j] = tuple(pb.location)
@@ -584,7 +596,7 @@ def read_clip(
         if armature_obj.animation_data is None or armature_obj.animation_data.action is None:
             for pb, basis in zip(armature_obj.pose.bones, saved_pose):
                 pb.matrix_basis = basis
-    names = tuple(b.name for b in armature_obj.data.bones)
+    names = tuple(rig.bone_names) if evaluated else tuple(b.name for b in armature_obj.data.bones)
     clip = MotionClip(names, float(fps or scene.render.fps / scene.render.fps_base), int(frame_start), rotations, locations)
     return clip.continuous()
 

@@ -453,8 +453,8 @@ def ground_active_action(context, obj, action=None) -> str:
 
     action = action or obj.animation_data.action
     start, end = (int(round(v)) for v in action.frame_range)
-    clip = read_clip(obj, start, max(end, start + 1), action=action)
     rig = on_floor(rig_from_armature(obj), panel_floor(context.scene.akd))
+    clip = read_clip(obj, start, max(end, start + 1), action=action, rig=rig)
     result = ground_clip(rig, clip)
     sparse = sparse_keys_for(context.scene.akd.keys, rig.height)
     return write_action(obj, result.clip, action_name(f"{action.name} grounded"), sparse=sparse).name
