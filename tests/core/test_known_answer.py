@@ -13,12 +13,13 @@ from akd_blender.core.render import DEFAULT_VIEW
 from tools.teacher.dataset import render_clips
 
 
-def test_the_default_start_draws_and_fits_a_jump():
-    """The product's default path with the embedded teacher (start "auto" → the teacher draws a video,
-    the pose search fits it, no steps), for a wording the teacher never saw."""
+def test_the_drawing_start_draws_and_fits_a_jump():
+    """The embedded teacher's drawing path (start "sample": the teacher draws a video, the pose search
+    fits it, no steps; the default is the library start, tests/core/test_library_start.py), for a
+    wording the teacher never saw."""
     prior, judge = load_tiny_prior("cpu"), load_judge("cpu")
     rig = quadruped()
-    config = DistillConfig(frames=16, fps=8.0, seed=0, device="cpu")
+    config = DistillConfig(frames=16, fps=8.0, seed=0, device="cpu", start="sample")
     result = distill(rig, "a hound springs into the air", config, prior, init_pose=neutral_clip(rig))
     assert (result.config.start, result.config.steps, result.history) == ("sample", 0, [])
     assert result.extra["search_error"] < result.extra["search_error_start"]

@@ -185,6 +185,8 @@ def test_aliases_name_the_published_models():
 
 
 def test_default_start_draws_then_fits(priors):
+    """Without a library motion (a prompt not understood as one) "auto" draws then fits; the run below
+    asks for the drawing start by name (an understood prompt's default is the library start)."""
     prior = priors["cogvideox-i2v"]
     assert resolve_start(DistillConfig(), prior).start == "sample"
     seen = []
@@ -197,7 +199,14 @@ def test_default_start_draws_then_fits(priors):
     prior.sample = spy
     try:
         config = DistillConfig(
-            frames=9, height=16, width=16, device="cpu", preview_every=0, steps=1, search=SearchSettings(steps=2, scales=(0.6,))
+            frames=9,
+            height=16,
+            width=16,
+            device="cpu",
+            preview_every=0,
+            steps=1,
+            start="sample",
+            search=SearchSettings(steps=2, scales=(0.6,)),
         )
         result = distill(biped(), PROMPT, config, prior=prior)
     finally:
@@ -231,7 +240,7 @@ def test_the_search_fits_a_large_drawing_at_most_max_side(monkeypatch):
     monkeypatch.setattr(pose_search, "search_poses", stop)
     prior = build("cogvideox-i2v")
     config = DistillConfig(
-        frames=9, height=48, width=64, device="cpu", steps=0, supersample=2, search=SearchSettings(steps=1, max_side=32)
+        frames=9, height=48, width=64, device="cpu", steps=0, supersample=2, start="sample", search=SearchSettings(steps=1, max_side=32)
     )
     with pytest.raises(RuntimeError, match="seen"):
         distill(biped(), PROMPT, config, prior=prior)
