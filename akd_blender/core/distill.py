@@ -42,6 +42,8 @@ from .library_start import (
     choose_library_motion,
     library_motion,
     library_only,
+    plan_facts,
+    plan_frames,
     write_library_start,
 )
 from .losses import foot_joints, foot_skate_loss, ground_penetration_loss, joint_limit_loss, loop_loss, smoothness_loss
@@ -309,8 +311,6 @@ def _distill(
         text = prior.encode_text(prompt, config.negative_prompt)
     understanding = (getattr(text, "extra", None) or {}).get("understanding")
     reads_motions = isinstance(understanding, Understanding)  # a prior that reads prompts as known motions
-    if reads_motions:
-        require_understood(understanding, config.allow_nearest)
     extra = {k: v for k, v in (getattr(text, "extra", None) or {}).items() if isinstance(v, str | int | float)}
     if world_size > 1:
         extra["processes"] = world_size  # the draws were shared out over this many ranks
@@ -319,8 +319,14 @@ def _distill(
         library, reading = choose_library_motion(prompt, kind, understanding, prior, config.allow_nearest)
         if config.start == "library" and library is None and reading is not None:
             require_understood(reading, config.allow_nearest)  # names the prompt and the nearest motions
-        if library is not None and not reads_motions and reading is not None:
+        if library is not None and library.plan is not None:  # a composed prompt: read part by part
+            extra |= plan_facts(library.plan)
+            if config.frames is None:
+                config = replace(config, frames=plan_frames(library.plan, config.fps))
+        elif library is not None and not reads_motions and reading is not None:
             extra |= {k: v for k, v in reading.facts().items() if isinstance(v, str | int | float)}
+    if reads_motions and (library is None or library.plan is None):
+        require_understood(understanding, config.allow_nearest)
     config = resolve_sizes(resolve_start(config, prior, library, reads_motions), prior)
     t = timer("text", t)
     if config.start == "library" and config.steps == 0 and not config.redraw.noise:

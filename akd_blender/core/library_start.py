@@ -35,6 +35,7 @@ from .rotations import quat_multiply
 from .understanding import MOTIONS_COMMAND, PromptVocabulary, Understanding, library_vocabulary
 
 if TYPE_CHECKING:
+    from .compose import Plan
     from .roles import BoneRoles
 
 __all__ = [
@@ -42,6 +43,9 @@ __all__ = [
     "AMPLITUDE_RANGE",
     "LibraryChoice",
     "prompt_variation",
+    "composed_plan",
+    "plan_facts",
+    "plan_frames",
     "library_understanding",
     "choose_library_motion",
     "library_clip",
@@ -69,16 +73,22 @@ TEACHER_DIR = Path(__file__).resolve().parents[1] / "assets" / "teacher_image"
 class LibraryChoice:
     """A prompt read as a library motion of the rig's kind: ``kind`` and ``label`` (e.g. "biped",
     "walk"), the ``variation`` it is played with and the prompt's ``words`` that chose it (e.g.
-    ``("slowly",)``; empty: the library's default)."""
+    ``("slowly",)``; empty: the library's default). ``plan``: the prompt composed of library motions
+    (:func:`composed_plan`; its first part's label is ``label``), played by
+    :func:`~akd_blender.core.compose.compose_clip` instead of one motion; None for one motion."""
 
     kind: str
     label: str
     variation: Variation
     words: tuple[str, ...] = ()
+    plan: Plan | None = None
 
     @property
     def variation_text(self) -> str:
-        """How a report names the variation: ``"default"`` or e.g. ``"speed 0.8 (slowly)"``."""
+        """How a report names the variation: ``"default"``, e.g. ``"speed 0.8 (slowly)"``, or a composed
+        prompt's plan (:meth:`~akd_blender.core.compose.Plan.describe`, e.g. ``"walk (slow) → sit"``)."""
+        if self.plan is not None:
+            return self.plan.describe()
         default, parts = Variation(), []
         for name in ("speed", "amplitude", "direction"):
             value = getattr(self.variation, name)
@@ -98,10 +108,65 @@ class LibraryChoice:
         ``library_variation`` (:attr:`variation_text`) and ``search_start`` (:attr:`name`)."""
         return {
             "start": "library",
-            "library_motion": self.label,
+            "library_motion": self.label if self.plan is None else " → ".join(p.label for p in self.plan.parts),
             "library_variation": self.variation_text,
             "search_start": self.name,
         }
+
+
+def composed_plan(prompt: str, kind: str, understand, whole: Understanding | None = None) -> Plan | None:
+    """``prompt`` as a plan of library motions (:func:`~akd_blender.core.compose.plan_prompt`, each part
+    read by ``understand``) when it asks for more than one motion played as it is: parts told one after
+    another in so many words (:func:`~akd_blender.core.compose.sequence.is_sequenced`: "then", "after
+    that", separate sentences), or one part with a side, repetitions, a duration, a heading, "backwards"
+    or a hold. None when one motion with a speed, size or turning direction says it all (then
+    :func:`prompt_variation` reads those) or the prompt does not read as a plan. Parts joined only by
+    commas or "and" are read as one motion told in several clauses ("hops up and lands"), unless
+    ``whole`` (the whole prompt's reading) is not understood and every part is. Raises
+    :class:`~akd_blender.core.compose.plan.PartNotUnderstood` naming the part, when the parts are
+    sequenced and one of them matches no motion."""
+    from .compose import plan_prompt
+    from .compose.plan import HOLD, PartNotUnderstood
+    from .compose.sequence import is_sequenced
+
+    sequenced = is_sequenced(prompt)
+    try:
+        plan = plan_prompt(prompt, kind, understand=understand)
+    except PartNotUnderstood:
+        if sequenced:
+            raise
+        return None
+    except InputError:
+        return None
+    if len(plan.parts) > 1:
+        return plan if sequenced or (whole is not None and not whole.understood) else None
+    part = plan.parts[0]
+    special = part.label == HOLD or part.side or part.repetitions != 1 or part.duration is not None
+    return plan if special or part.heading or part.backwards else None
+
+
+def plan_facts(plan: Plan) -> dict[str, str | float | bool]:
+    """A composed prompt's reading as the report's ``distill`` fields, like
+    :meth:`~akd_blender.core.understanding.Understanding.facts`: ``understood_as`` the plan
+    (e.g. ``"walk (slow) → sit"``), ``motion`` its parts' motions joined by arrows, ``similarity`` the
+    lowest part's, ``understood`` True."""
+    from .compose.plan import HOLD
+
+    moving = [p for p in plan.parts if p.label != HOLD] or list(plan.parts)
+    return {
+        "understood_as": plan.describe(),
+        "motion": " → ".join(p.motion for p in plan.parts),
+        "similarity": round(min(p.similarity for p in moving), 4),
+        "understood": True,
+    }
+
+
+def plan_frames(plan: Plan, fps: float) -> int:
+    """The frame count a plan's clip has at ``fps`` when the user sets none (its parts' natural
+    lengths, repetitions and durations: :func:`~akd_blender.core.compose.clip.schedule`)."""
+    from .compose.clip import piece_frames, schedule
+
+    return max(2, int(sum(piece_frames(schedule(plan), fps))))
 
 
 def prompt_variation(prompt: str, kind: str, label: str) -> tuple[Variation, tuple[str, ...]]:
@@ -188,6 +253,12 @@ def choose_library_motion(
             )
         except ModelNotAvailable:
             return None, understanding
+    plan = _plan_of(prompt, kind, prior if isinstance(understanding, Understanding) else None, reading)
+    if plan is not None:
+        from .compose.plan import HOLD
+
+        first = next((p for p in plan.parts if p.label != HOLD), plan.parts[0])
+        return LibraryChoice(kind, first.label, first.variation(), tuple(first.words), plan), reading
     if not (reading.understood or allow_nearest):
         return None, reading
     label = reading.motion.rsplit("/", 1)[-1]
@@ -195,9 +266,26 @@ def choose_library_motion(
     return LibraryChoice(kind, label, variation, words), reading
 
 
+def _plan_of(prompt: str, kind: str, prior, whole: Understanding) -> Plan | None:
+    """:func:`composed_plan` with each part read as :func:`library_understanding` reads a prompt
+    (``prior``'s sentence encoder and held-out setting where it has them); None without an encoder."""
+    encoder = getattr(prior, "encoder", None)
+    encoder = encoder if callable(getattr(encoder, "encode", None)) else None
+    heldout = bool(getattr(prior, "heldout_wordings", True)) if encoder is not None else True
+    try:
+        return composed_plan(prompt, kind, lambda text: library_understanding(text, kind, encoder, heldout), whole)
+    except ModelNotAvailable:
+        return None
+
+
 def library_clip(rig: RigAsset, roles: BoneRoles, choice: LibraryChoice, frames: int, fps: float) -> MotionClip:
     """The chosen motion on ``rig`` through ``roles``: ``frames`` frames at ``fps``
-    (:func:`~akd_blender.core.procedural.library.make_role_clip` with the choice's variation)."""
+    (:func:`~akd_blender.core.procedural.library.make_role_clip` with the choice's variation, or the
+    choice's plan composed by :func:`~akd_blender.core.compose.compose_clip`)."""
+    if choice.plan is not None:
+        from .compose import compose_clip
+
+        return compose_clip(rig, roles, choice.plan, fps, frames)
     from .procedural.library import make_role_clip
 
     return make_role_clip(rig, roles, choice.label, choice.variation, frames, fps)

@@ -73,3 +73,13 @@ def split_parts(prompt: str) -> list[str]:
                     if fragment:
                         out.append(fragment)
     return out
+
+
+def is_sequenced(prompt: str) -> bool:
+    """Whether ``prompt`` says its parts come one after another in so many words: a sequence word of
+    ``words.json`` ("then", "after that", "followed by" …) or more than one sentence. Commas, "and",
+    "before" and "after" alone do not count: single motions are often told in several clauses ("hops
+    up and lands", "bows before the king")."""
+    text = _patterns()["protected"].sub(lambda m: m.group(0).replace(" ", "_"), normalise(prompt))
+    sentences = [t for t in re.split(r"\s*(?:[;!?]|\.(?!\d)|(?<!\d)\.)+\s*", text) if t.strip(" ,")]
+    return len(sentences) > 1 or bool(_patterns()["sequence"].search(text))
