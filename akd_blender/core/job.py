@@ -121,8 +121,19 @@ class JobCallbacks:
     should_cancel: Callable[[], bool] | None = None
 
 
+def _library_only(request: JobRequest, config) -> bool:
+    """Whether ``request`` is the embedded teacher's library clip alone
+    (:func:`~akd_blender.core.library_start.library_only`): then the teacher's weights are not loaded
+    and :func:`~akd_blender.core.distill.distill` reads the prompt as the teacher does without them."""
+    from .library_start import library_only
+    from .start import character_kind
+
+    return request.model == "tiny" and library_only(config, character_kind(request.rig))
+
+
 def run_request(request: JobRequest, callbacks: JobCallbacks | None = None, prior: Any = None) -> JobResult:
-    """Run ``request``: prior (``prior``, else the cached one for ``request.model``), distil, ground.
+    """Run ``request``: prior (``prior``, else the cached one for ``request.model``; none for a job that
+    is the embedded teacher's library clip alone), distil, ground.
 
     Raises InputError (bad request), ModelNotAvailable, Cancelled, NumericalError. Touches no Blender data.
     """
@@ -139,7 +150,8 @@ def run_request(request: JobRequest, callbacks: JobCallbacks | None = None, prio
     if cancelled():
         raise Cancelled("cancelled before the job started")
     report(DistillProgress(0, 1, {}, None, "load", f"model {request.model}"))
-    prior = prior if prior is not None else get_prior(request.model, device)
+    if prior is None and not _library_only(request, config):
+        prior = get_prior(request.model, device)
     report(DistillProgress(1, 1, {}, 0.0, "load", f"model {request.model}"))
     if cancelled():
         raise Cancelled("cancelled after loading the model")
