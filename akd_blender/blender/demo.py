@@ -1,9 +1,9 @@
 """`make demo`: text-to-motion jobs end to end, offline, on the CPU, with the default model.
 
 Two characters, each run through the batch CLI exactly as a user would (``run_akd.py --input …
---prompt … --out … --preview … --report …``) with the default embedded teacher (``tiny``: it is
-shown the character in its current pose and draws it moving; the pose search then fits the rig to
-the drawing, starting from the best-matching motion of the character's kind):
+--prompt … --out … --preview … --report …``) with every default: the prompt is read as a motion of
+the character's kind and that motion of the library is played on the character's bone roles from
+its current pose (start "library"; the embedded teacher's weights are not loaded):
 
 - the procedural biped, built in Blender, posed in its standing pose and saved as ``OUT/biped.blend``;
 - the artist's Fox, ``$AKD_SHARED/assets/Fox/Fox.gltf``, which the CLI imports with Blender's own glTF
@@ -36,9 +36,6 @@ JOBS = {"biped": "a figure stretches both arms up to the sky", "fox": "a fox wal
 """Prompt per job, each a wording the embedded teacher reads as a motion of that character's kind."""
 MODEL = "tiny"
 """The demo's prior: the default embedded teacher, which draws the user's own character."""
-SETTINGS = ["--draw-steps", "15", "--search-supersample", "1"]
-"""Faster than the defaults (30 drawing steps, 2× supersampled search renders) so that both jobs
-finish in about two minutes on a 2-core CPU."""
 
 
 def shared_assets() -> str:
@@ -69,7 +66,8 @@ def write_character(name: str, path: str) -> None:
 
 def plot_losses(report_path: str, png_path: str) -> None:
     """Plot every loss term of the report's ``loss_history`` against the step (log scale); with no
-    steps (a drawn video fitted as it is), the pose search's image error before and after."""
+    steps, the pose search's image error before and after (a drawn video fitted as it is), or for a
+    library motion played as it is (no optimisation, no loss) a figure that says so."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -80,8 +78,21 @@ def plot_losses(report_path: str, png_path: str) -> None:
     history = report["loss_history"]
     fig, ax = plt.subplots(figsize=(7, 4))
     title = f"AKD demo: '{report['prompt']}' ({report['model']}, {report['device']})"
-    if not history:  # no optimiser steps: the drawn video fitted by the pose search, as it is
-        search = report.get("distill", {})
+    facts = report.get("distill", {})
+    if not history and facts.get("start") == "library":  # the library motion as it is: nothing was optimised
+        ax.text(
+            0.5,
+            0.5,
+            f"library motion {facts.get('library_motion', '')} ({facts.get('library_variation', 'default')})\n"
+            "played on the rig: no optimiser steps, no loss",
+            ha="center",
+            va="center",
+            transform=ax.transAxes,
+        )
+        ax.set_axis_off()
+        title += ": library motion"
+    elif not history:  # no optimiser steps: the drawn video fitted by the pose search, as it is
+        search = facts
         before, after = search.get("search_error_start", float("nan")), search.get("search_error", float("nan"))
         ax.bar(["standing pose", "after the pose search"], [before, after], color=["0.6", "tab:blue"])
         ax.set_ylabel("image error against the drawn video")
@@ -127,9 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, source in job_sources(out).items():
         stem = os.path.join(out, f"{name}_akd")
         flags = ["--input", source, "--prompt", JOBS[name], "--model", MODEL, "--out", f"{stem}.blend"]
-        flags += ["--preview", f"{stem}.mp4", "--report", f"{stem}.json", *SETTINGS] + (
-            ["--steps", str(args.steps)] if args.steps else []
-        )
+        flags += ["--preview", f"{stem}.mp4", "--report", f"{stem}.json"] + (["--steps", str(args.steps)] if args.steps else [])
         print("[demo] python run_akd.py " + " ".join(f"'{f}'" if " " in f else f for f in flags))
         code = cli.main(flags)
         if code != 0:

@@ -45,7 +45,8 @@ CHOICES = {
     "start": {
         "auto": (
             "Automatic",
-            "A drawn video when the model can draw (the embedded one, the image-to-video ones), else the current pose",
+            "The library motion the prompt is understood as, when the character's kind has it (the embedded model: that "
+            "motion alone; a video model: then SDS steps); else a drawn video when the model can draw, else the current pose",
         ),
         "pose": (
             "Current pose",
@@ -255,7 +256,10 @@ class AKD_Settings(bpy.types.PropertyGroup):
         default=True,
     )
     ground_height: FloatProperty(
-        name="Floor", description="World Z of the floor the motion stands on, used when Rest Floor is off", default=0.0, subtype="DISTANCE"
+        name="Floor",
+        description="World Z of the floor the motion stands on, used when Rest Floor is off",
+        default=0.0,
+        subtype="DISTANCE",
     )
     device: EnumProperty(
         name="Device",

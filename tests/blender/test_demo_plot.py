@@ -26,3 +26,13 @@ def test_loss_curve_after_steps_and_search_bars_without(tmp_path):
     bars = _plot(tmp_path, "fitted", {**REPORT, "loss_history": [], "distill": search})
     assert curve.shape == bars.shape and curve.shape[:2] == (440, 770)  # 7 × 4 in at 110 dpi
     assert (curve != bars).any()
+
+
+def test_a_library_motion_says_it_was_not_optimised(tmp_path):
+    library = {"start": "library", "library_motion": "jump", "library_variation": "default"}
+    said = _plot(tmp_path, "library", {**REPORT, "loss_history": [], "distill": library})
+    bars = _plot(
+        tmp_path, "fitted", {**REPORT, "loss_history": [], "distill": {"search_error_start": 0.0012, "search_error": 0.0009}}
+    )
+    assert said.shape == bars.shape and (said != bars).any()
+    assert (said[..., :3] < 128).any()  # the figure carries its text
