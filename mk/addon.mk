@@ -82,8 +82,13 @@ SCREENSHOT_LOG = $(or $(AKD_CHROOT),/tmp/akd-real-blender)/tmp/real-blender-gui.
 screenshot_ready = grep -q AKD-GUI-READY $(SCREENSHOT_LOG) || { tail -20 $(SCREENSHOT_LOG); \
   echo "screenshot: scripts/screenshot_panel.py failed: $(1) is not the panel" >&2; rm -f $(1); exit 1; }
 screenshot: real-blender-fixtures
+	# numpy, which official Blender builds ship, is a separate package on Debian (the glTF importer needs it)
+	$(REAL_BLENDER) sh sh -c 'python3 -c "import numpy" 2>/dev/null || apt-get install -y -qq python3-numpy >/dev/null'
 	$(REAL_BLENDER) gui build/screenshots/akd_panel.png --factory-startup -P scripts/screenshot_panel.py
 	$(call screenshot_ready,build/screenshots/akd_panel.png)
+	# the running view distils: Blender's Python needs torch (`make real-blender-extension` installs the add-on with its wheels)
+	$(REAL_BLENDER) run -b --python-exit-code 1 --python-expr "import torch" >/dev/null 2>&1 || { \
+	  echo "screenshot: the running view needs torch in the chroot's Blender; run make real-blender-extension first" >&2; exit 1; }
 	$(REAL_BLENDER) gui build/screenshots/akd_panel_running.png --factory-startup -P scripts/screenshot_panel.py \
 	  -- --running build/real-blender/tiny-cogvideox
 	$(call screenshot_ready,build/screenshots/akd_panel_running.png)

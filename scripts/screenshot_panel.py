@@ -101,8 +101,11 @@ def start() -> None:
 def wait_for_progress():
     state = bpy.context.window_manager.akd_run
     log("progress", state.step, state.total, state.status)
-    if state.step >= 20 or not state.running:
+    if state.step >= 20:
         return ready()
+    if not state.running:  # the job ended before showing progress: no READY, so the target fails
+        log("the job stopped before its 20th step:", state.status)
+        return None
     return 0.5
 
 
