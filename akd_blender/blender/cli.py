@@ -8,7 +8,7 @@ and ``blender --command akd …`` (registered by the extension). One job:
 3. build a :class:`~akd_blender.core.job.JobRequest` and run it on this thread (the same
    :func:`akd_blender.core.worker.run_job` the panel runs on its worker thread), with a tqdm
    progress bar (step, ETA, loss) on stderr;
-4. write the new action(s) (``--keys sparse``, the default: the fewest keys within an error bound;
+4. write the new action(s) through :mod:`.apply`, the panel's apply step too (``--keys sparse``, the default: the fewest keys within an error bound;
    ``dense``: every frame; the armature's previous action is kept; the scene's frame range is left
    alone unless ``--set-scene-range``), then ``--out`` (a copy of the
    scene; the input file is never written), ``--preview`` (MP4 rendered by the project renderer),
@@ -533,7 +533,6 @@ def run_one(job: CliJob, progress: bool = True, write_files: bool = True) -> dic
 
     from .. import __version__
     from ..core import worker as wk
-    from ..core.job import action_name, plain_data
     from .extract import rig_from_armature
     from .io import find_armature, load_scene
 
@@ -545,18 +544,7 @@ def run_one(job: CliJob, progress: bool = True, write_files: bool = True) -> dic
     scene = bpy.context.scene
     scene_fps = scene.render.fps / scene.render.fps_base
     fps = float(scene_fps if job.fps is None else job.fps)
-    ad = arm.animation_data
-    previous = ad.action.name if ad is not None and ad.action is not None else None
-    from .keyframes import key_figures, key_summary, sparse_keys_for, write_action  # torch: once the input is usable
-
-    sparse = sparse_keys_for(job.keys, rig.height)
-    names, changes = [], []
-
-    def write(motion, name: str):
-        action = write_action(arm, motion, name, sparse=sparse)
-        names.append(action.name)
-        changes.append(f"new action '{action.name}' on '{arm.name}'")
-        return action
+    from .apply import apply_clips, apply_result  # torch: once the input is usable
 
     bar = _Bar(progress, desc=f"akd {arm.name}")
     outputs_on = (("save", job.out), ("preview", job.preview), ("export", job.export))
@@ -566,9 +554,10 @@ def run_one(job: CliJob, progress: bool = True, write_files: bool = True) -> dic
         bar(wk.Progress(todo.index(label) + 1, len(todo), {}, None, "write", label))
 
     try:
+        applying = {"keys": job.keys, "set_scene_range": job.set_scene_range, "scene": scene, "on_step": wrote}
         if job.ground_action is not None:
             clip, physics, timings = _ground_existing(arm, rig, job.ground_action, fps, bar)
-            action = write(clip, action_name(f"{job.ground_action} grounded"))
+            applied = apply_clips(arm, rig, [(clip, f"{job.ground_action} grounded")], **applying)
             part = {"device": "cpu", "frames": clip.num_frames, "steps": 0, "final_losses": {}, "loss_history": []}
             part |= {"config": {}, "distill": {}, "physics": physics, "timings": timings}
         else:
@@ -582,23 +571,9 @@ def run_one(job: CliJob, progress: bool = True, write_files: bool = True) -> dic
                 raise Cancelled("cancelled")
             result = message.result
             clip = result.clip
-            if job.physics:
-                write(result.distilled, action_name(request.prompt))
-                action = write(clip, action_name(f"{request.prompt} grounded"))
-            else:
-                action = write(clip, action_name(request.prompt))
+            applied = apply_result(arm, rig, result, name=request.prompt, physics=request.physics, **applying)
             part = result.report()
-        wrote("actions")
         timings = part["timings"]
-        changes[-1] = f"new action '{action.name}' active on '{arm.name}'"
-        if previous is not None:
-            changes.append(f"action '{previous}' kept with a fake user")
-        if job.set_scene_range:
-            scene.frame_start, scene.frame_end = clip.frame_start, clip.frame_end
-            changes.append(f"frame range {clip.frame_start}–{clip.frame_end}")
-        scene.frame_set(scene.frame_current)  # show the new action's pose
-        keys = key_summary(key_figures(arm, action, clip, rig.height), job.keys)
-        wrote("keys")
 
         outputs = {}
         if job.out and write_files:
@@ -621,12 +596,6 @@ def run_one(job: CliJob, progress: bool = True, write_files: bool = True) -> dic
     if job.report and write_files:
         outputs["report"] = os.path.abspath(job.report)
 
-    from ..core.job import job_warnings
-    from ..core.metrics import motion_metrics
-
-    metrics = motion_metrics(rig, clip)
-    warnings = job_warnings(rig, metrics, part["distill"])
-
     report = {
         "status": "done",
         "package_version": __version__,
@@ -645,18 +614,18 @@ def run_one(job: CliJob, progress: bool = True, write_files: bool = True) -> dic
         "seed": job.seed,
         "seconds": time.perf_counter() - t0,
         "timings": timings,
-        "action_names": names,
-        "previous_action": previous,
+        "action_names": applied.action_names,
+        "previous_action": applied.previous_action,
         "final_losses": part["final_losses"],
         "loss_history": part["loss_history"],
-        "motion_metrics": plain_data(metrics),
+        "motion_metrics": applied.motion_metrics,
         "physics": part["physics"],
         "config": part["config"],
         "distill": part["distill"],
         "outputs": outputs,
-        "keys": keys,
-        "warnings": warnings,
-        "scene_changes": changes,
+        "keys": applied.keys,
+        "warnings": applied.warnings,
+        "scene_changes": applied.scene_changes,
     }
     if job.report and write_files:
         with open(job.report, "w", encoding="utf-8") as fh:

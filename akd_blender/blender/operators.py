@@ -10,7 +10,8 @@ Distill Motion (``akd.distill``), DESIGN §5:
    drains its queue; in background mode (``blender -b``, the bpy module) the same job runs on this
    thread and its queue is drained once at the end;
 3. :func:`handle_messages` (a plain function; tests feed it messages by hand) applies progress to the
-   panel, previews to the pose, and the result as a new action named after the prompt (the previous
+   panel, previews to the pose, and the result as a new action named after the prompt through
+   :mod:`.apply`, the command line's apply step too (the previous
    action is kept with a fake user; the panel's Keys choice, sparse by default; the job's warnings
    reported and kept for the panel, with what the model understood the prompt as; the scene's frame
    range changed only with Set Scene Range).
@@ -228,37 +229,39 @@ def handle_messages(context: bpy.types.Context, run: RunContext, messages: list)
 
 
 def _finish(context, run: RunContext, result: JobResult) -> str:
-    from ..core.job import job_warnings
-    from ..core.metrics import motion_metrics
-    from .keyframes import sparse_keys_for, write_action
+    """Done: the job's clip written as a new action named after the prompt (:func:`.apply.apply_result`;
+    with physics only the grounded clip), the panel's status, warnings and understood line set and
+    reported. An armature deleted meanwhile or a clip it cannot take: reported, the pose restored."""
+    from .apply import apply_result
 
     obj = bpy.data.objects.get(run.armature)
     if obj is None:
         run.report({"ERROR"}, f"armature '{run.armature}' was deleted while the job ran")
         _set_state(context, running=False, status="Armature deleted")
         return "CANCELLED"
-    previous = obj.animation_data.action.name if obj.animation_data is not None and obj.animation_data.action else None
+    request = run.request
     try:
-        sparse = sparse_keys_for(run.keys, run.request.rig.height)
-        action = write_action(obj, result.clip, action_name(run.request.prompt), sparse=sparse)
+        applied = apply_result(
+            obj,
+            request.rig,
+            result,
+            name=request.prompt,
+            keys=run.keys,
+            set_scene_range=run.set_scene_range,
+            physics=request.physics,
+            keep_distilled=False,
+            scene=context.scene,
+        )
     except AkdError as exc:
         restore_pose(run)
         run.report({"ERROR"}, str(exc))
         _set_state(context, running=False, status=str(exc))
         return "CANCELLED"
-    run.action, run.result = action.name, result
-    run.scene_changes = [f"new action '{action.name}' active on '{obj.name}'"]
-    if previous is not None:
-        run.scene_changes.append(f"action '{previous}' kept with a fake user")
-    scene = context.scene
-    if run.set_scene_range:
-        scene.frame_start, scene.frame_end = result.clip.frame_start, result.clip.frame_end
-        run.scene_changes.append(f"frame range {result.clip.frame_start}–{result.clip.frame_end}")
-    scene.frame_set(scene.frame_current)  # show the new action's pose
-    run.warnings = job_warnings(run.request.rig, motion_metrics(run.request.rig, result.clip), result.facts)
+    run.action, run.result = applied.action, result
+    run.scene_changes, run.warnings = applied.scene_changes, applied.warnings
     understood = understood_line(result.facts) or ""
     understood = understood[:1].upper() + understood[1:]
-    text = f"New action '{action.name}': {result.clip.num_frames} frames in {result.seconds:.1f} s on {result.device}"
+    text = f"New action '{applied.action}': {result.clip.num_frames} frames in {result.seconds:.1f} s on {result.device}"
     _set_state(context, running=False, progress=1.0, status=text, warnings="\n".join(run.warnings), understood=understood)
     for line in run.warnings:
         run.report({"WARNING"}, line)
