@@ -48,6 +48,7 @@ from .library_start import (
 )
 from .losses import foot_joints, foot_skate_loss, ground_penetration_loss, joint_limit_loss, loop_loss, smoothness_loss
 from .motion import MotionClip, MotionParams
+from .priors.capabilities import capabilities_of
 from .rig import RigAsset
 from .start import (
     first_frame,
@@ -300,12 +301,13 @@ def _distill(
     kind = roles.kind if roles is not None else None
     if prior is None:
         prior = _default_prior(config, kind, device)
-    sds_settings = config.sds if isinstance(getattr(prior, "settings", None), SDSSettings) else None
+    capabilities = capabilities_of(prior)
+    sds_settings = config.sds if capabilities.takes_settings else None
     if config.start not in ("auto", "library"):  # a start that needs no reading of the prompt is checked first
         config = resolve_start(config, prior)
     t = timer("setup", t_start)
-    image_prior = bool(getattr(prior, "image_conditioned", False))  # draws the character it is shown
-    if image_prior or getattr(prior, "reads_kind", False):
+    image_prior = capabilities.image_conditioned  # draws the character it is shown
+    if image_prior or capabilities.reads_kind:
         text = prior.encode_text(prompt, config.negative_prompt, kind=kind)
     else:
         text = prior.encode_text(prompt, config.negative_prompt)
@@ -343,7 +345,7 @@ def _distill(
         parallel.broadcast_parameters([params.rotvec, params.root_offset])
     skeleton = Skeleton(rig).to(device)
     # Priors that learnt one look (the embedded teacher) say which ground and framing they expect.
-    style, camera_options = getattr(prior, "render_style", None), dict(getattr(prior, "camera_options", None) or {})
+    style, camera_options = capabilities.render_style, dict(capabilities.camera_options)
     ss = config.supersample
     renderer = Renderer(rig, config.height * ss, config.width * ss, backend=config.render_backend, device=device, style=style)
     scale = float(rig.height) or 1.0
@@ -381,7 +383,7 @@ def _distill(
         parallel.broadcast_parameters([params.rotvec, params.root_offset])  # every rank steps from rank 0's fit
         t = timer("sample_and_search", t)
     elif config.ranked_start and config.start == "pose":
-        if not callable(getattr(prior, "prompt_scores", None)):
+        if not capabilities.ranks:
             raise SettingError("ranked_start", f"needs a prior that scores videos by a prompt; '{prior_name}' cannot")
         from .ranked_start import start_from_ranking
 

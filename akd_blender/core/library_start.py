@@ -29,6 +29,7 @@ import torch
 
 from .errors import InputError, ModelNotAvailable
 from .motion import MotionClip, MotionParams
+from .priors.capabilities import Capabilities
 from .procedural.motions import Variation
 from .rig import RigAsset
 from .rotations import quat_multiply
@@ -368,6 +369,20 @@ class LibraryReader:
         self.height, self.width = int(record["height"]), int(record["width"])
         self.heldout_wordings = True
         self.encoder = _shared_encoder()
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """The teacher's clip (``frames`` at ``fps``, ``height`` × ``width``); it reads the character's
+        kind and prompts as known motions, and cannot draw, redraw, rank or take SDS settings
+        (a :class:`~akd_blender.core.priors.capabilities.Capabilities`)."""
+        return Capabilities(
+            reads_kind=self.reads_kind,
+            reads_motions=True,
+            frames=self.frames,
+            fps=self.fps,
+            height=self.height,
+            width=self.width,
+        )
 
     def encode_text(self, prompt: str, negative_prompt: str = "", kind: str | None = None):
         """A :class:`~akd_blender.core.priors.base.TextEmbedding` without embeddings (``cond`` empty)

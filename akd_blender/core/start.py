@@ -13,6 +13,7 @@ import torch
 from .config import POSE_REDRAW_NOISE, DistillConfig
 from .errors import Cancelled, InputError
 from .motion import MotionClip, MotionParams
+from .priors.capabilities import capabilities_of
 from .rig import RigAsset
 
 __all__ = [
@@ -50,8 +51,8 @@ def resolve_start(config: DistillConfig, prior, library=None, reads_motions: boo
     rounds and after the library clip for a video model that knows any prompt). InputError:
     "library" without a ``library`` choice, "sample" with a prior that cannot draw, redraw rounds
     with one that cannot redraw, or 0 steps from a pose without rounds."""
-    can_draw = callable(getattr(prior, "sample", None))
-    can_redraw = callable(getattr(prior, "redraw", None))
+    capabilities = capabilities_of(prior)
+    can_draw, can_redraw = capabilities.draws, capabilities.redraws
     start = config.start
     if start == "auto":
         start = "library" if library is not None else ("sample" if can_draw else "pose")
@@ -81,13 +82,14 @@ def resolve_start(config: DistillConfig, prior, library=None, reads_motions: boo
 def resolve_sizes(config: DistillConfig, prior) -> DistillConfig:
     """``config`` with ``frames``, ``height``, ``width`` and ``supersample`` filled in from the prior
     where None (see :class:`DistillConfig`)."""
+    capabilities = capabilities_of(prior)
     frames = config.frames
     if frames is None:
-        native = int(getattr(prior, "frames", 16) or 16)
-        prior_fps = getattr(prior, "fps", None)
+        native = capabilities.frames or 16
+        prior_fps = capabilities.fps
         frames = max(2, round(native * config.fps / prior_fps)) if prior_fps else native
-    height = config.height or int(getattr(prior, "height", 64) or 64)
-    width = config.width or int(getattr(prior, "width", 64) or 64)
+    height = config.height or capabilities.height or 64
+    width = config.width or capabilities.width or 64
     supersample = config.supersample or (4 if max(height, width) <= 64 else 1)
     return replace(config, frames=frames, height=height, width=width, supersample=supersample)
 
@@ -195,7 +197,7 @@ def start_from_sample(
         params,
         renderer,
         camera_options,
-        float(getattr(prior, "fps", None) or config.fps),
+        float(capabilities_of(prior).fps or config.fps),
         progress,
         should_cancel,
     )
@@ -227,10 +229,10 @@ def redraw_rounds(
     ``search_error`` / ``search_renders`` (summed over rounds) / ``drawing_shake``, and
     ``redraw_starts`` (each round's start, "; "-joined: "motion so far", a library start or "standing pose")."""
     noise = tuple(config.redraw.noise or ())
-    frames = min(int(getattr(prior, "frames", 0) or config.frames), config.frames)  # never more than the clip has
-    prior_fps = getattr(prior, "fps", None)
+    capabilities = capabilities_of(prior)
+    frames = min(capabilities.frames or config.frames, config.frames)  # never more than the clip has
     span = (config.frames - 1) / config.fps  # seconds from the first frame to the last
-    fps = float(prior_fps) if prior_fps and frames == getattr(prior, "frames", None) else (frames - 1) / max(span, 1e-9)
+    fps = capabilities.fps if capabilities.fps and frames == capabilities.frames else (frames - 1) / max(span, 1e-9)
     facts: dict = {"redraw_rounds": len(noise)}
     starts, renders = [], 0
     for i, t in enumerate(noise):

@@ -37,6 +37,7 @@ import torch.nn.functional as F
 
 from ..config import SDSSettings
 from ..image_losses import crop_video, multiscale_mse
+from .capabilities import Capabilities
 
 __all__ = [
     "TextEmbedding",
@@ -198,6 +199,8 @@ class SDSPrior(ABC):
     frames: int = 49
     height: int = 480
     width: int = 720
+    #: the frame rate of the model's clips (frames per second); None: the model states none
+    fps: float | None = None
     #: the default SDS settings (used when a query passes none; the distillation loop always passes its own)
     settings: SDSSettings
     #: latent cells per pixel side (the VAE's spatial factor); with ``crop_context`` set, a pixel-space
@@ -231,6 +234,21 @@ class SDSPrior(ABC):
     @abstractmethod
     def _noise_variance(self, t: float) -> float:
         """Adapter hook (see the class docstring)."""
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """What every SDS prior can do: redraw (:meth:`redraw`), rank (:meth:`prompt_scores`), take
+        per-query settings; its ``frames``, ``fps``, ``height``, ``width`` as they stand. It does not
+        draw from noise (adapters that do override this)."""
+        return Capabilities(
+            redraws=True,
+            ranks=True,
+            takes_settings=True,
+            frames=self.frames,
+            fps=self.fps,
+            height=self.height,
+            width=self.width,
+        )
 
     def _prepare_video(self, video: torch.Tensor) -> torch.Tensor:
         return video

@@ -20,6 +20,7 @@ import torch.nn.functional as F
 
 from ..errors import InputError
 from .base import TextEmbedding, resample_frames
+from .capabilities import Capabilities
 from .drawing import draw_latents
 
 __all__ = ["ImageToVideoPrior"]
@@ -43,6 +44,13 @@ class ImageToVideoPrior:
     #: the drawing's CFG scale and DDIM steps when the caller gives none
     draw_guidance: float = 6.0
     draw_steps: int = 50
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """The adapter's SDS capabilities (redraws, ranks, takes settings) plus: it draws (:meth:`sample`)
+        the character it is shown (image-conditioned), in clips of ``frames`` at ``fps``, ``height`` ×
+        ``width``. ``encode_text`` accepts the character's kind but does not read it."""
+        return replace(super().capabilities, draws=True, image_conditioned=True, fps=self.fps)
 
     def encode_text(self, prompt: str, negative_prompt: str = "", kind: str | None = None) -> TextEmbedding:
         """See :meth:`~.diffusers_base.DiffusersPrior.encode_text`; ``kind`` (the character's kind) is

@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -43,6 +44,7 @@ import torch.nn.functional as F
 from ..errors import InputError, ModelNotAvailable
 from ..understanding import PromptVocabulary
 from .base import SDSPrior, SDSSettings, TextEmbedding, resample_frames
+from .capabilities import Capabilities
 from .tiny_model.model import (
     TeacherConfig,
     build_scheduler,
@@ -112,6 +114,22 @@ class TinyPrior(SDSPrior):
         #: that prompt with them read them as new wordings)
         self.heldout_wordings = True
         self._matchers: dict[str, PromptVocabulary] = {}  # per kind, encoded on first use (it loads the encoder)
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """An SDS prior's (:attr:`SDSPrior.capabilities`) that also draws (:meth:`sample`), with the
+        look it learnt (``render_style``, ``camera_options``) and its clip's ``fps``; an image teacher
+        is image-conditioned, and without a fixed vocabulary it reads the character's kind; it reads
+        prompts as known motions whenever it has phrasings to match them against."""
+        return replace(
+            super().capabilities,
+            draws=True,
+            image_conditioned=self.image_conditioned,
+            reads_kind=self.vocabulary is None,
+            reads_motions=self.vocabulary is None or bool(self.vocabulary),
+            render_style=self.render_style,
+            camera_options=self.camera_options,
+        )
 
     def _vocabulary(self, kind: str | None) -> list[tuple[str, str, bool]]:
         """The fixed vocabulary, or (an image teacher) the role library's for ``kind`` (all kinds for
