@@ -12,7 +12,16 @@ prompt on the same rig, the way the body travelled (ahead, to its left, backward
 named, and the feet: the composed clip's mean foot skate (:func:`~akd_blender.core.metrics.motion_metrics`)
 at most the largest of its parts' own (each part played alone at its variation) + 0.05 h/s.
 
-    python tests/bench/bench_compose.py [--bar 0.9] [--artists bench_out/artists] [--only biped]
+    python tests/bench/bench_compose.py [--bar 0.9] [--artists bench_out/artists] [--only biped] [--job]
+
+``--job`` runs every prompt (and every comparison prompt) through the product's job instead,
+:func:`akd_blender.core.distill.distill` with ``DistillConfig(device="cpu")`` (the embedded teacher
+reads the prompt; a composed prompt is played from :func:`~akd_blender.core.library_start.composed_plan`'s
+plan), and checks the job's clip: the parts are the job's reading (its ``motion`` fact, arrows between
+parts), a part's frames are the direct plan's (:func:`plan_prompt`) at the clip's rate when that plan has
+the job's parts and length (else the per-part checks fail), a refusal is the job's
+:class:`~akd_blender.core.understanding.PromptNotUnderstood`, and the feet are compared with the direct
+parts' own skate.
 
 Prints one row per prompt (checks passed ✓ or not ✗) and the totals; exits 1 when the share of checks
 passed is below ``--bar``.
@@ -35,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 from akd_blender.core.compose import PartNotUnderstood, plan_prompt  # noqa: E402
 from akd_blender.core.compose.checks import motion_facts, raised_hand  # noqa: E402
 from akd_blender.core.compose.clip import compose_clip, piece_frames, schedule  # noqa: E402
+from akd_blender.core.errors import InputError  # noqa: E402
 from akd_blender.core.kinematics import Skeleton  # noqa: E402
 from akd_blender.core.metrics import main_root, motion_metrics  # noqa: E402
 from akd_blender.core.motion import MotionClip  # noqa: E402
@@ -161,9 +171,9 @@ def _slice(clip: MotionClip, a: int, b: int) -> MotionClip:
     return MotionClip(clip.bone_names, clip.fps, 1, clip.rotations[a:b], clip.locations[a:b])
 
 
-def _spans(plan) -> list[tuple[int, int]]:
+def _spans(plan, fps: float = FPS) -> list[tuple[int, int]]:
     pieces = schedule(plan)
-    ends = np.cumsum(piece_frames(pieces, FPS))
+    ends = np.cumsum(piece_frames(pieces, fps))
     spans: dict[int, list[int]] = {}
     for piece, a, b in zip(pieces, np.concatenate([[0], ends[:-1]]), ends):
         spans.setdefault(piece.part, [int(a), int(b)])[1] = int(b)
@@ -173,6 +183,42 @@ def _spans(plan) -> list[tuple[int, int]]:
 def _play(rig, roles, prompt: str):
     plan = plan_prompt(prompt, roles.kind)
     return plan, compose_clip(rig, roles, plan, FPS)
+
+
+class JobPlayer:
+    """Prompts through the product's job (:func:`~akd_blender.core.distill.distill`, ``DistillConfig(device="cpu")``,
+    the embedded teacher loaded once): ``play(rig, roles, prompt)`` → (the job's understood-as line,
+    its parts' labels, the clip). Raises what the job raises (a refusal: PromptNotUnderstood)."""
+
+    def __init__(self) -> None:
+        from akd_blender.core.priors import load_prior
+
+        self.prior = load_prior("tiny", device="cpu", dtype=torch.float32)
+
+    def play(self, rig, roles, prompt: str) -> tuple[str, list[str], MotionClip]:
+        from akd_blender.core.distill import DistillConfig, distill
+
+        result = distill(rig, prompt, DistillConfig(device="cpu"), prior=self.prior)
+        facts = result.extra
+        labels = [m.rsplit("/", 1)[-1] for m in str(facts.get("motion", "")).split(" → ") if m]
+        return str(facts.get("understood_as", "")), labels, result.clip
+
+
+def _job_plan(roles, prompt: str, labels: list[str], clip: MotionClip) -> tuple[object, list[tuple[int, int]]]:
+    """(the direct plan of ``prompt`` when it has the job's parts ``labels``, else None; each part's
+    frames [start, end) in ``clip``: the whole clip for one part, the plan's schedule at the clip's rate
+    when the plan has the clip's length, else none)."""
+    from akd_blender.core.library_start import plan_frames
+
+    try:
+        plan = plan_prompt(prompt, roles.kind)
+    except InputError:  # the direct reading fails where the job's did not
+        return None, []
+    if [p.label for p in plan.parts] != labels:
+        return None, []
+    if len(plan.parts) == 1:
+        return plan, [(0, clip.num_frames)]
+    return plan, (_spans(plan, clip.fps) if plan_frames(plan, clip.fps) == clip.num_frames else [])
 
 
 def _way(rig, roles, clip: MotionClip) -> str:
@@ -188,23 +234,38 @@ def _way(rig, roles, clip: MotionClip) -> str:
     return "left" if side > 0 else "right"
 
 
-def run_case(case: Case, rig, roles) -> tuple[str, dict[str, bool], float]:
-    """(understood-as line, check name → passed, seconds taken)."""
+def run_case(case: Case, rig, roles, job: JobPlayer | None = None) -> tuple[str, dict[str, bool], float]:
+    """(understood-as line, check name → passed, seconds taken); ``job``: play the prompts through the
+    product's job instead of the composition layer."""
+    from akd_blender.core.understanding import PromptNotUnderstood
+
     start = time.perf_counter()
     e, checks = case.expect, {}
     if "refused" in e:
         try:
-            plan_prompt(case.prompt, roles.kind)
+            if job is not None:
+                job.play(rig, roles, case.prompt)
+            else:
+                plan_prompt(case.prompt, roles.kind)
             checks["refused"] = False
             return "(not refused)", checks, time.perf_counter() - start
-        except PartNotUnderstood as exc:
-            checks["refused"] = e["refused"] in str(exc) and exc.part == e["refused"]
-            return "refused: " + exc.part, checks, time.perf_counter() - start
-    plan, clip = _play(rig, roles, case.prompt)
-    labels = [p.label for p in plan.parts]
+        except PromptNotUnderstood as exc:
+            part = getattr(exc, "part", None)
+            checks["refused"] = isinstance(exc, PartNotUnderstood) and e["refused"] in str(exc) and part == e["refused"]
+            return f"refused: {part or exc}", checks, time.perf_counter() - start
+
+    def play(prompt: str) -> MotionClip:
+        return job.play(rig, roles, prompt)[2] if job is not None else _play(rig, roles, prompt)[1]
+
+    if job is not None:
+        line, labels, clip = job.play(rig, roles, case.prompt)
+        plan, spans = _job_plan(roles, case.prompt, labels, clip)
+    else:
+        plan, clip = _play(rig, roles, case.prompt)
+        line, labels, spans = plan.describe(), [p.label for p in plan.parts], _spans(plan)
     checks["parts"] = labels == e["labels"]
     facts = motion_facts(rig, clip, roles)
-    spans = _spans(plan) if checks["parts"] else []
+    spans = spans if checks["parts"] else []
     part_facts = [motion_facts(rig, _slice(clip, a, b), roles) for a, b in spans]
     if "travel" in e:
         checks["travel"] = bool(part_facts) and part_facts[e["travel"]].travel > 0.25
@@ -221,7 +282,7 @@ def run_case(case: Case, rig, roles) -> tuple[str, dict[str, bool], float]:
     if "hand" in e:
         checks["hand"] = raised_hand(facts) == e["hand"]
     if e.get("seconds"):
-        checks["length"] = abs(facts.seconds - e["seconds"]) <= 1 / FPS
+        checks["length"] = abs(facts.seconds - e["seconds"]) <= 1 / clip.fps
     for key, name, better in (
         ("slower_than", "speed ratio", lambda a, b: a.travel_per_second < 0.85 * b.travel_per_second),
         ("faster_than", "speed ratio", lambda a, b: a.travel_per_second > b.travel_per_second / 0.85),
@@ -229,16 +290,19 @@ def run_case(case: Case, rig, roles) -> tuple[str, dict[str, bool], float]:
         ("higher_than", "height", lambda a, b: a.peak > b.peak),
     ):
         if key in e:
-            other = motion_facts(rig, _play(rig, roles, e[key])[1], roles)
+            other = motion_facts(rig, play(e[key]), roles)
             checks[name] = better(facts, other)
     if "higher_part" in e:
         k = e["higher_part"]
         checks["height"] = bool(part_facts) and part_facts[k].peak > part_facts[1 - k].peak
     if "way" in e:
         checks["way"] = _way(rig, roles, clip) == e["way"]
-    own = max(motion_metrics(rig, compose_clip(rig, roles, replace(plan, parts=(p,)), FPS))["foot_skate"] for p in plan.parts)
-    checks["feet"] = motion_metrics(rig, clip)["foot_skate"] <= own + 0.05
-    return plan.describe(), checks, time.perf_counter() - start
+    if plan is None:  # the job's parts are not the direct reading's: no parts to compare the feet with
+        checks["feet"] = False
+    else:
+        own = max(motion_metrics(rig, compose_clip(rig, roles, replace(plan, parts=(p,)), FPS))["foot_skate"] for p in plan.parts)
+        checks["feet"] = motion_metrics(rig, clip)["foot_skate"] <= own + 0.05
+    return line, checks, time.perf_counter() - start
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -246,19 +310,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bar", type=float, default=0.9, help="least share of checks passed (exit 1 below)")
     ap.add_argument("--artists", default=str(ROOT / "bench_out" / "artists"), help="folder of artist_fixtures.py's .npz files")
     ap.add_argument("--only", help="only the cases of this rig")
+    ap.add_argument("--job", action="store_true", help="play each prompt through the product's job (distill) instead")
     args = ap.parse_args(argv)
+    job = JobPlayer() if args.job else None
     torch.set_num_threads(max(1, torch.get_num_threads()))
     rigs = load_rigs(Path(args.artists))
     cases = [c for c in CASES if c.rig in rigs and (args.only is None or c.rig == args.only)]
     print(
-        f"{len(cases)} prompts on {len({c.rig for c in cases})} rigs ({', '.join(dict.fromkeys(c.rig for c in cases))}), {FPS:g} fps\n"
+        f"{'through the job: ' if job else ''}{len(cases)} prompts on {len({c.rig for c in cases})} rigs ({', '.join(dict.fromkeys(c.rig for c in cases))}), {FPS:g} fps\n"
     )
     print("| rig | prompt | understood as | checks | s |")
     print("|---|---|---|---|---|")
     passed = total = whole = 0
     for case in cases:
         rig, roles = rigs[case.rig]
-        line, checks, seconds = run_case(case, rig, roles)
+        line, checks, seconds = run_case(case, rig, roles, job)
         marks = ", ".join(f"{name} {'✓' if ok else '✗'}" for name, ok in checks.items())
         print(f"| {case.rig} | {case.prompt} | {line} | {marks} | {seconds:.1f} |", flush=True)
         passed += sum(checks.values())
