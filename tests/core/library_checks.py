@@ -209,6 +209,101 @@ def check_raise_front_legs(m: Measured) -> None:
     assert m.height(front).min(1).max() > 0.15 * m.H
 
 
+def head_turn(m: Measured) -> tuple[np.ndarray, np.ndarray]:
+    """(yaw [F], pitch [F]) of the head in degrees, read from its vertices (the best rotation taking
+    the rest head vertices to each frame's, Kabsch): yaw of the rest forward axis about up from the
+    body's facing (positive to the left), pitch above the horizontal."""
+    head = _head(m)
+    rest = m.rest[head] - m.rest[head].mean(0)
+    f0 = m.roles.frame.forward
+    yaw, pitch = [], []
+    for verts in m.verts[:, head]:
+        u, _, vt = np.linalg.svd((verts - verts.mean(0)).T @ rest)
+        r = u @ np.diag([1.0, 1.0, np.sign(np.linalg.det(u @ vt))]) @ vt
+        d = r @ f0
+        yaw.append(np.degrees(np.arctan2(d @ m.left, d @ m.forward)))
+        pitch.append(np.degrees(np.arcsin(np.clip(d @ m.up, -1, 1))))
+    return np.array(yaw), np.array(pitch)
+
+
+def _runs(mask: np.ndarray) -> int:
+    """How many separate runs of True ``mask`` [F] holds."""
+    return int(mask[0]) + int(np.sum(mask[1:] & ~mask[:-1]))
+
+
+def check_feet_planted(m: Measured) -> None:
+    """Every foot stays on the ground where it stood: its lowest vertex within 3 % of the height of
+    the ground and within 5 % of where it started, every frame."""
+    for limb in m.roles.legs:
+        foot = m.of(limb.bones[-1:])
+        heights = m.height(foot)
+        lowest = heights.argmin(1)
+        assert heights.min(1).max() < 0.03 * m.H, (limb.side, limb.position)
+        points = m.verts[:, foot][np.arange(len(lowest)), lowest]
+        horizontal = points - (points @ m.up)[:, None] * m.up
+        assert np.linalg.norm(horizontal - horizontal[:1], axis=1).max() < 0.05 * m.H, (limb.side, limb.position)
+
+
+def check_look_around(m: Measured) -> None:
+    yaw, _ = head_turn(m)
+    assert yaw.max() > 25 and yaw.min() < -25, (yaw.min(), yaw.max())
+    assert _runs(np.abs(yaw) > 25) == 2, yaw  # one look each way
+
+
+def check_shake_head(m: Measured) -> None:
+    yaw, _ = head_turn(m)
+    assert yaw.max() > 12 and yaw.min() < -12, (yaw.min(), yaw.max())
+    assert _runs(yaw > 12) + _runs(yaw < -12) >= 4, yaw  # side to side, again and again
+
+
+def check_nod(m: Measured) -> None:
+    yaw, pitch = head_turn(m)
+    dip = pitch[0] - pitch
+    assert dip.max() > 12, dip
+    assert _runs(dip > 0.5 * dip.max()) == 2, dip  # down and up twice
+    assert np.abs(yaw).max() < 5
+
+
+def check_stretch(m: Measured) -> None:
+    if m.roles.kind == "biped":
+        check_raise_arms_peak(m)
+        head = m.joints[:, m.roles.head if m.roles.head is not None else m.roles.neck[-1]]
+        back = (head - m.joints[:, m.roles.root]) @ m.forward
+        assert back.min() < back[0] - 0.03 * m.H, back  # the spine arches back
+        return
+    front = [m.roles.limb("legs", s, "front").bones[0] for s in ("left", "right")]
+    hind = [m.roles.limb("legs", s, "hind").bones[0] for s in ("left", "right")]
+    shoulders = m.joints[:, front].mean(1) @ m.up - m.ground
+    hips = m.joints[:, hind].mean(1) @ m.up - m.ground
+    assert shoulders.min() < 0.85 * shoulders[0], shoulders  # the chest sinks
+    assert hips.min() > 0.9 * hips[0], hips  # the rump stays up
+
+
+def check_raise_arms_peak(m: Measured) -> None:
+    head_top = m.rest_height(_head(m)).max()
+    for side in ("left", "right"):
+        assert m.height(m.limb_end("arms", side)).max(1).max() > head_top, side
+
+
+def check_point(m: Measured, side: str = "right") -> None:
+    other = "left" if side == "right" else "right"
+    hand = m.limb_end("arms", side)
+    chest = m.joints[-1, m.roles.spine[-1] if m.roles.spine else m.roles.root]
+    tip = m.verts[-1, hand].mean(0)
+    assert (tip - chest) @ m.forward > 0.25 * m.H, (tip - chest) @ m.forward
+    shoulder = m.joints[-1, m.roles.limb("arms", side).bones[0]]
+    assert abs((tip - shoulder) @ m.up) < 0.08 * m.H, (tip - shoulder) @ m.up  # at shoulder height
+    assert m.height(m.limb_end("arms", other))[-1].max() < shoulder @ m.up - m.ground
+
+
+def check_shake(m: Measured) -> None:
+    head = _head(m)
+    aside = (m.verts[:, head].mean(1) - m.joints[:, m.roles.root]) @ m.left
+    aside = aside - np.median(aside)
+    assert np.ptp(aside) > 0.03 * m.H, np.ptp(aside)
+    assert _runs(aside > 0.25 * aside.max()) + _runs(aside < 0.25 * aside.min()) >= 5, aside
+
+
 CHECKS = {
     "walk": [check_gait],
     "run": [functools.partial(check_gait, flight=0.12)],
@@ -231,4 +326,10 @@ CHECKS = {
     "flap_wings": [check_flap, check_in_place],
     "peck": [check_peck, check_in_place],
     "raise_front_legs": [check_raise_front_legs, check_in_place],
+    "look_around": [check_look_around, check_feet_planted, check_in_place],
+    "nod": [check_nod, check_feet_planted, check_in_place],
+    "shake_head": [check_shake_head, check_feet_planted, check_in_place],
+    "stretch": [check_stretch, check_feet_planted, check_in_place],
+    "point": [check_point, check_feet_planted, check_in_place],
+    "shake": [check_shake, check_feet_planted, check_in_place],
 }

@@ -31,6 +31,8 @@ __all__ = [
     "crouch",
     "clap",
     "punch",
+    "stretch",
+    "point",
 ]
 
 
@@ -209,4 +211,46 @@ def punch(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation
         aim_arm(p, limb, upper, weight=rise)
         if len(bones) > 1:
             p.aim(bones[1], bones, arm_direction(p, limb, -0.6 * (1 - e), -0.25 * (1 - e) - 0.1 * e, 0.5 + 0.5 * e), rise)
+    return p.clip(v.facing)
+
+
+def stretch(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
+    """Stretch: both arms reach up overhead and back (165° from down, 20° behind the body's plane),
+    the spine arches back 18° (× amplitude), the head tips back; held a moment, then released back to
+    standing. The feet stay planted."""
+    p = BodyPose(rig, roles, frames, fps)
+    a = min(v.amplitude, 1.15)
+    start = 0.08 + 0.1 * v.phase
+    span = min(0.8 / v.speed, 0.95 - start)
+    s = bump(p.t, start, start + span, 0.35 * span)
+    bend_torso(p, p.right, rad(18) * a * s)
+    arms_down(p)
+    angle = rad(165)
+    for limb in roles.arms:
+        aim_arm(p, limb, arm_direction(p, limb, np.cos(angle), 0.25, -0.35 * a), weight=s)
+    if roles.head is not None:
+        p.pitch(roles.head, rad(15) * s)
+    return p.clip(v.facing)
+
+
+def point(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation, side: str = "right") -> MotionClip:
+    """Point ahead with the ``side`` arm (default the right): the arm lifts straight forward to
+    shoulder height (upper arm, forearm and hand in one line, 5°·(amplitude − 1)·direction above
+    level), holds there and gives a small jab halfway; the other arm hangs, the head turns 10° toward
+    the pointing hand."""
+    mirror = _mirror(side)
+    p = BodyPose(rig, roles, frames, fps)
+    start = 0.05 + 0.1 * v.phase
+    rise = _raised(p, v, start, 0.25)
+    elevation = rad(5) * (v.amplitude - 1) * v.direction + rad(4) * bump(p.t, 0.55, 0.75, 0.08)
+    arms_down(p)
+    arm = roles.limb("arms", side) or (roles.arms[0] if roles.arms else None)
+    if arm is not None:
+        bones = arm_bones(rig, arm, p.up)
+        ahead = np.cos(elevation)[:, None] * p.forward + np.sin(elevation)[:, None] * p.up
+        aim_arm(p, arm, ahead, ahead, weight=rise)
+        for b in bones[2:3]:
+            p.aim(b, bones, ahead, rise)
+    if roles.head is not None:
+        p.rotate(roles.head, p.up, -rad(10) * rise * mirror)
     return p.clip(v.facing)

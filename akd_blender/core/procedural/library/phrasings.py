@@ -377,4 +377,144 @@ PHRASINGS: dict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]] = {
         ),
         ("a six-legged critter holds its forelegs up menacingly", "the bug rears back with its front legs high"),
     ),
+    ("biped", "look_around"): (
+        (
+            "a character looks around",
+            "a person looking left and right",
+            "someone turns their head to look both ways",
+            "the humanoid glances to each side",
+            "a figure scanning its surroundings with its head",
+        ),
+        ("an individual peers about in every direction without moving its feet", "the two-legged character surveys the area, head turning"),
+    ),
+    ("biped", "nod"): (
+        (
+            "a character nods",
+            "a person nodding yes",
+            "someone nods their head twice",
+            "the humanoid bobs its head in agreement",
+            "a figure giving a nod",
+        ),
+        ("an individual agrees with a couple of nods", "the two-legged character dips its chin up and down"),
+    ),
+    ("biped", "shake_head"): (
+        (
+            "a character shakes its head",
+            "a person shaking their head no",
+            "someone shakes their head side to side",
+            "the humanoid turns its head left and right to say no",
+            "a figure shaking its head in disagreement",
+        ),
+        ("an individual refuses with a shake of the head", "the two-legged character wags its head from side to side"),
+    ),
+    ("biped", "stretch"): (
+        (
+            "a character stretches",
+            "a person stretching after waking up",
+            "someone stretches their arms up and arches back",
+            "the humanoid does a big morning stretch",
+            "a figure stretching its whole body with a yawn",
+        ),
+        ("an individual limbers up, reaching high and leaning back", "the two-legged character has a good long stretch"),
+    ),
+    ("biped", "point"): (
+        (
+            "a character points forward",
+            "a person pointing at something ahead",
+            "someone points with one arm straight out",
+            "the humanoid points its finger at a target",
+            "a figure pointing into the distance",
+        ),
+        ("an individual indicates something ahead with an outstretched arm", "the two-legged character gestures at a spot in front"),
+    ),
+    ("quadruped", "look_around"): (
+        (
+            "an animal looks around",
+            "a four-legged creature looking left and right",
+            "the beast turns its head to look both ways",
+            "a quadruped glancing to each side",
+            "an animal scanning its surroundings",
+        ),
+        ("a four-footed creature peers about warily, keeping still", "the animal keeps watch, head turning"),
+    ),
+    ("quadruped", "nod"): (
+        (
+            "an animal nods its head",
+            "a four-legged creature nodding",
+            "the beast bobs its head twice",
+            "a quadruped nodding up and down",
+            "an animal giving a nod",
+        ),
+        ("a four-footed creature dips its chin a couple of times", "the animal nods in agreement"),
+    ),
+    ("quadruped", "shake_head"): (
+        (
+            "an animal shakes its head",
+            "a four-legged creature shaking its head no",
+            "the beast turns its head left and right quickly",
+            "a quadruped shaking its head side to side",
+            "an animal tossing its head from side to side",
+        ),
+        ("a four-footed creature refuses with a shake of the head", "the animal swings its muzzle back and forth"),
+    ),
+    ("quadruped", "stretch"): (
+        (
+            "an animal does a play bow",
+            "a four-legged creature stretching with its front end down",
+            "the beast bows with its rump in the air",
+            "a quadruped stretching its back, chest low",
+            "an animal doing a downward dog stretch",
+        ),
+        ("a four-footed creature lowers its chest and keeps its hindquarters high", "the animal stretches its spine, front low"),
+    ),
+    ("quadruped", "shake"): (
+        (
+            "an animal shakes itself dry",
+            "a wet four-legged creature shaking off water",
+            "the beast shakes its whole body",
+            "a quadruped doing a wet dog shake",
+            "an animal shaking the water from its fur",
+        ),
+        ("a four-footed creature shakes off after a swim", "the animal gives its coat a vigorous shake"),
+    ),
+    ("bird", "look_around"): (
+        (
+            "a bird looks around",
+            "a bird looking left and right",
+            "the bird turns its head to look both ways",
+            "a bird glancing to each side",
+            "a bird scanning its surroundings",
+        ),
+        ("a fowl peers about warily", "the bird keeps a lookout, head turning"),
+    ),
+    ("bird", "nod"): (
+        (
+            "a bird nods",
+            "a bird nodding its head",
+            "the bird bobs its head twice",
+            "a bird nodding up and down",
+            "a bird giving a nod",
+        ),
+        ("a fowl dips its beak down and up a couple of times", "the bird nods in agreement"),
+    ),
+    ("bird", "shake_head"): (
+        (
+            "a bird shakes its head",
+            "a bird shaking its head no",
+            "the bird turns its head left and right quickly",
+            "a bird shaking its head side to side",
+            "a bird tossing its head from side to side",
+        ),
+        ("a fowl refuses with a shake of the head", "the bird swings its beak back and forth"),
+    ),
+    ("hexapod", "look_around"): (
+        (
+            "an insect looks around",
+            "a six-legged creature looking left and right",
+            "the bug turns its head to look both ways",
+            "a beetle glancing to each side",
+            "an insect scanning its surroundings",
+        ),
+        ("a six-legged critter peers about warily", "the bug keeps watch, head turning"),
+    ),
 }

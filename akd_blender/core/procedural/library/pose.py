@@ -327,11 +327,11 @@ class BodyPose:
         return self
 
     def wave_chain(
-        self, chain: tuple[int, ...], axis: np.ndarray, amplitude: float, phase: np.ndarray, lag: float = 2.0
+        self, chain: tuple[int, ...], axis: np.ndarray, amplitude: float | np.ndarray, phase: np.ndarray, lag: float = 2.0
     ) -> BodyPose:
         """A wave travelling root → tip along ``chain`` (a tail of 1–8 bones): bone k of n turns
         ``amplitude·w_k·sin(phase − k·lag/n)`` about ``axis``, weights rising towards the tip and summing
-        to 1 (radians; ``phase`` [F]; ``lag`` the phase delay from root to tip)."""
+        to 1 (radians; ``amplitude`` scalar or [F]; ``phase`` [F]; ``lag`` the phase delay from root to tip)."""
         if not chain:
             return self
         n = len(chain)

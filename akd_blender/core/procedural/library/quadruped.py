@@ -18,7 +18,7 @@ from .pose import BodyPose, bone_tip, bump, is_sprawled, knee_sign, limb_length,
 if TYPE_CHECKING:
     from ...roles import BoneRoles, Limb
 
-__all__ = ["walk", "trot", "leap", "turn", "sit", "wag_tail", "lie_down", "head_down", "rear_up", "gallop"]
+__all__ = ["walk", "trot", "leap", "turn", "sit", "wag_tail", "lie_down", "head_down", "rear_up", "gallop", "stretch", "shake"]
 
 
 def _trot(roles: BoneRoles, limb: Limb) -> float:
@@ -217,4 +217,49 @@ def rear_up(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variati
     if roles.head is not None:
         p.pitch(roles.head, -0.5 * tilt)
     lay_tail(p, s)
+    return p.clip(v.facing)
+
+
+def stretch(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
+    """A play-bow stretch: the chest sinks about the hips (22° × amplitude, the spine sagging 8° more)
+    with the front legs folding under it and every foot staying where it stood, the rump stays up,
+    the head stays raised and the tail lifts; held, then back up to standing."""
+    p = BodyPose(rig, roles, frames, fps)
+    start = 0.08 + 0.1 * v.phase
+    span = min(0.8 / v.speed, 0.95 - start)
+    s = bump(p.t, start, start + span, 0.35 * span)
+    p.pitch(roles.root, -rad(22) * min(v.amplitude, 1.15) * s)  # the chest sinks about the hips
+    bend_torso(p, p.right, -rad(8) * s)
+    for limb in p.legs:
+        if is_sprawled(rig, roles, limb):
+            continue
+        place_foot(p, limb, np.zeros(frames), np.zeros(frames))
+    if roles.head is not None:
+        p.level(roles.head, s)
+        p.pitch(roles.head, rad(10) * s)
+    if roles.tail:
+        p.aim(roles.tail[0], roles.tail, -p.forward + 1.2 * p.up, 0.7 * s)
+    return p.clip(v.facing)
+
+
+def shake(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
+    """A wet-dog shake: the body twists about its length 4 times (× speed), a wave running from the
+    head to the tail — the head rolls ±35° (× amplitude), the spine ±6°, the tail swings ±40° — the
+    legs kept upright under it with the feet where they stood; easing in and out."""
+    p = BodyPose(rig, roles, frames, fps)
+    a = min(v.amplitude, 1.15)
+    start = 0.05 + 0.1 * v.phase
+    span = min(0.85 / v.speed, 0.95 - start)
+    u = np.clip((p.t - start) / span, 0.0, 1.0)
+    envelope = smoothstep(u / 0.15) * smoothstep((1.0 - u) / 0.15)
+    w = 2 * np.pi * 4.0 * u
+    roll = v.direction * envelope * a
+    for k, b in enumerate(reversed(roles.spine)):  # chest first, the wave travelling back
+        p.rotate(b, p.forward, rad(6) / max(len(roles.spine), 1) * roll * np.sin(w - 0.4 * k))
+    for limb in p.legs:  # the legs stay upright under the twisting body
+        p.level(limb.bones[0])
+    chain = roles.neck + ((roles.head,) if roles.head is not None else ())
+    if chain:
+        p.bend_chain(chain, p.forward, rad(35) * roll * np.sin(w + 0.5))
+    p.wave_chain(roles.tail, p.up, rad(40) * v.direction * a * envelope, w - 0.8)
     return p.clip(v.facing)

@@ -19,7 +19,7 @@ from ...errors import InputError
 from ...motion import MotionClip
 from ...rig import RigAsset
 from ..motions import Variation
-from . import biped, bird, hexapod, quadruped
+from . import biped, bird, head, hexapod, quadruped
 from .phrasings import PHRASINGS
 
 if TYPE_CHECKING:
@@ -91,6 +91,21 @@ _MOTIONS: tuple[tuple[str, str, Generator, bool], ...] = (
     ("hexapod", "sit", hexapod.sit, False),
     ("hexapod", "hop", hexapod.hop, False),
     ("hexapod", "raise_front_legs", hexapod.raise_front_legs, True),
+    # head motions and the later body motions, after each kind's first ones
+    ("biped", "look_around", head.look_around, True),
+    ("biped", "nod", head.nod, True),
+    ("biped", "shake_head", head.shake_head, True),
+    ("biped", "stretch", biped.stretch, True),
+    ("biped", "point", biped.point, False),
+    ("quadruped", "look_around", head.look_around, True),
+    ("quadruped", "nod", head.nod, True),
+    ("quadruped", "shake_head", head.shake_head, True),
+    ("quadruped", "stretch", quadruped.stretch, True),
+    ("quadruped", "shake", quadruped.shake, True),
+    ("bird", "look_around", head.look_around, True),
+    ("bird", "nod", head.nod, True),
+    ("bird", "shake_head", head.shake_head, True),
+    ("hexapod", "look_around", head.look_around, True),
 )
 
 
