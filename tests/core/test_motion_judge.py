@@ -105,6 +105,8 @@ def test_shipped_judge_reads_unseen_members(kind):
         member = make_member(kind, seed)
         roles = truth_roles(member)
         for spec in motions_for(kind):
+            if spec.label not in judge.cfg.labels:  # a library motion the shipped judge was not trained on
+                continue
             clip = make_role_clip(member.rig, roles, spec.label, Variation(), 48, 24.0)
             right += judge.judge(member.rig, roles, clip)["label"] == spec.label
             total += 1
