@@ -258,7 +258,11 @@ def run_case(case: Case, rig, roles, job: JobPlayer | None = None) -> tuple[str,
         return job.play(rig, roles, prompt)[2] if job is not None else _play(rig, roles, prompt)[1]
 
     if job is not None:
-        line, labels, clip = job.play(rig, roles, case.prompt)
+        try:
+            line, labels, clip = job.play(rig, roles, case.prompt)
+        except PromptNotUnderstood as exc:  # the job refuses a prompt it should play: every check fails
+            checks["parts"] = False
+            return f"refused: {exc.understanding.prompt}", checks, time.perf_counter() - start
         plan, spans = _job_plan(roles, case.prompt, labels, clip)
     else:
         plan, clip = _play(rig, roles, case.prompt)
@@ -290,8 +294,10 @@ def run_case(case: Case, rig, roles, job: JobPlayer | None = None) -> tuple[str,
         ("higher_than", "height", lambda a, b: a.peak > b.peak),
     ):
         if key in e:
-            other = motion_facts(rig, play(e[key]), roles)
-            checks[name] = better(facts, other)
+            try:
+                checks[name] = better(facts, motion_facts(rig, play(e[key]), roles))
+            except PromptNotUnderstood:  # the job refuses the comparison prompt
+                checks[name] = False
     if "higher_part" in e:
         k = e["higher_part"]
         checks["height"] = bool(part_facts) and part_facts[k].peak > part_facts[1 - k].peak
