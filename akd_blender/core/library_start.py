@@ -120,15 +120,17 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
     read by ``understand``) when it asks for more than one motion played as it is: parts told one after
     another in so many words (:func:`~akd_blender.core.compose.sequence.is_sequenced`: "then", "after
     that", separate sentences), or one part with a side, repetitions, a duration, a heading, "backwards"
-    or a hold. None when one motion with a speed, size or turning direction says it all (then
-    :func:`prompt_variation` reads those) or the prompt does not read as a plan. Parts joined only by
-    commas or "and" are read as one motion told in several clauses ("hops up and lands"), unless
-    ``whole`` (the whole prompt's reading) is not understood and every part is. Raises
+    or a hold, or "before" / "after" with a verb in -ing ("rears up after walking"). None when one
+    motion with a speed, size or turning direction says it all (then :func:`prompt_variation` reads
+    those) or the prompt does not read as a plan. Parts joined only by commas or "and" are read as one
+    motion told in several clauses ("hops up and lands"), unless ``whole`` (the whole prompt's reading)
+    is not understood and every part is; so is one part whose motion the whole reading missed ("turns
+    counterclockwise quickly"). Raises
     :class:`~akd_blender.core.compose.plan.PartNotUnderstood` naming the part, when the parts are
     sequenced and one of them matches no motion."""
     from .compose import plan_prompt
     from .compose.plan import HOLD, PartNotUnderstood
-    from .compose.sequence import is_sequenced
+    from .compose.sequence import has_ordering_clause, is_sequenced
 
     sequenced = is_sequenced(prompt)
     try:
@@ -139,11 +141,12 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
         return None
     except InputError:
         return None
+    whole_missed = whole is not None and not whole.understood  # the modifiers or the other parts hid the motion
     if len(plan.parts) > 1:
-        return plan if sequenced or (whole is not None and not whole.understood) else None
+        return plan if sequenced or has_ordering_clause(prompt) or whole_missed else None
     part = plan.parts[0]
     special = part.label == HOLD or part.side or part.repetitions != 1 or part.duration is not None
-    return plan if special or part.heading or part.backwards else None
+    return plan if special or part.heading or part.backwards or whole_missed else None
 
 
 def plan_facts(plan: Plan) -> dict[str, str | float | bool]:

@@ -83,3 +83,12 @@ def is_sequenced(prompt: str) -> bool:
     text = _patterns()["protected"].sub(lambda m: m.group(0).replace(" ", "_"), normalise(prompt))
     sentences = [t for t in re.split(r"\s*(?:[;!?]|\.(?!\d)|(?<!\d)\.)+\s*", text) if t.strip(" ,")]
     return len(sentences) > 1 or bool(_patterns()["sequence"].search(text))
+
+
+_ORDERING = re.compile(r"(?<![\w'])(?:before|after)\s+\w+ing(?![\w'])")
+
+
+def has_ordering_clause(prompt: str) -> bool:
+    """Whether ``prompt`` orders two actions with "before" / "after" and a verb in -ing ("rears up after
+    walking a few steps"); "before the king", "after the trick" do not count."""
+    return bool(_ORDERING.search(normalise(prompt)))
