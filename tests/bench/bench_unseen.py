@@ -103,7 +103,9 @@ def load_case_rig(case: Case, artists: Path) -> tuple[RigAsset, BoneRoles]:
 
 def make_cases(per_kind: int, per_artist: int, artists: Path, names: tuple[str, ...], validation: bool = False) -> list[Case]:
     """``per_kind`` cases per family kind and ``per_artist`` per artist rig, seeds 0, 1, 2 … in order,
-    each prompting with its motion's first held-out phrasing (``TEST_PHRASING``). ``validation``: the
+    over the library motions the shipped motion judge was trained on (the cases of a kind cycle
+    through them; the prompts are still read against the whole vocabulary), each prompting with its
+    motion's first held-out phrasing (``TEST_PHRASING``). ``validation``: the
     split settings are chosen on instead: members from ``VALIDATION_MEMBER``, seeds from
     ``VALIDATION_SEED``, each motion's second held-out phrasing (``VALIDATION_PHRASING``), so no prompt
     of one split is a prompt of the other (:func:`check_splits_disjoint`)."""
@@ -117,9 +119,12 @@ def make_cases(per_kind: int, per_artist: int, artists: Path, names: tuple[str, 
         if (artists / f"{name}.npz").is_file():
             kind = find_roles(load_rig(str(artists / f"{name}.npz"))).kind
             plan += [(name, kind, -1)] * per_artist
+    from akd_blender.core.motion_judge import load_motion_judge
+
+    judged = set(load_motion_judge().cfg.labels)  # the motions the shipped judge can tell (a newer motion: "none")
     cases, counters = [], {}
     for seed, (source, kind, member) in enumerate(plan, start=first_seed):
-        specs = motions_for(kind)
+        specs = [spec for spec in motions_for(kind) if spec.label in judged]
         k = counters.get(source + kind, 0)
         counters[source + kind] = k + 1
         spec = specs[k % len(specs)]
