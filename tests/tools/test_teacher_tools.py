@@ -46,10 +46,11 @@ def test_family_items_cover_every_motion_and_keep_the_splits_apart():
     from akd_blender.core.procedural.family import HELDOUT_SEEDS, TRAIN_SEEDS
     from tools.teacher.family_data import FAMILY_MOTIONS, family_items
 
-    train, held = family_items("train", 148, 0), family_items("heldout", 148, 0)
+    clips = 8 * len(FAMILY_MOTIONS)  # each motion about eight times (members draw 4 of their kind's motions at random)
+    train, held = family_items("train", clips, 0), family_items("heldout", clips, 0)
     assert {(i.kind, i.label) for i in train} == set(FAMILY_MOTIONS) == {(i.kind, i.label) for i in held}
     assert all(i.seed in TRAIN_SEEDS for i in train) and all(i.seed in HELDOUT_SEEDS for i in held)
-    assert family_items("train", 148, 0) == train and family_items("train", 148, 1) != train  # seeded
+    assert family_items("train", clips, 0) == train and family_items("train", clips, 1) != train  # seeded
 
 
 def test_train_family_resumes_and_continues_from_weights(tmp_path, capsys):
