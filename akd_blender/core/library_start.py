@@ -127,7 +127,8 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
     is not understood and every part is; so is one part whose motion the whole reading missed ("turns
     counterclockwise quickly"). Raises
     :class:`~akd_blender.core.compose.plan.PartNotUnderstood` naming the part, when the parts are
-    sequenced and one of them matches no motion."""
+    sequenced and one of them matches no motion, unless its nearest motion is the one the whole prompt
+    is understood as (then the prompt is that one motion told in steps)."""
     from .compose import plan_prompt
     from .compose.plan import HOLD, PartNotUnderstood
     from .compose.sequence import has_ordering_clause, is_sequenced
@@ -135,8 +136,8 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
     sequenced = is_sequenced(prompt)
     try:
         plan = plan_prompt(prompt, kind, understand=understand)
-    except PartNotUnderstood:
-        if sequenced:
+    except PartNotUnderstood as exc:
+        if sequenced and not _continues(exc.understanding, whole):
             raise
         return None
     except InputError:
@@ -147,6 +148,12 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
     part = plan.parts[0]
     special = part.label == HOLD or part.side or part.repetitions != 1 or part.duration is not None
     return plan if special or part.heading or part.backwards or whole_missed else None
+
+
+def _continues(part: Understanding, whole: Understanding | None) -> bool:
+    """Whether a part read as no motion is a step of the one motion the whole prompt is understood as
+    (its nearest motion is that motion: "folds forward at the waist, then stands back up" is a bow)."""
+    return whole is not None and whole.understood and part.motion == whole.motion
 
 
 def plan_facts(plan: Plan) -> dict[str, str | float | bool]:

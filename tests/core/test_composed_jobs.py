@@ -61,3 +61,8 @@ def test_a_sequenced_part_that_matches_nothing_is_refused_naming_it():
 def test_one_motion_told_in_clauses_stays_one_motion():
     result, _ = _job(biped(), "a woman hops up and lands")
     assert "→" not in result.extra["understood_as"] and result.extra["motion"] == "biped/jump"
+
+
+def test_one_motion_told_in_steps_stays_that_motion():
+    result, _ = _job(biped(), "he folds forward at the waist, then stands back up")
+    assert "→" not in result.extra["understood_as"] and result.extra["motion"] == "biped/bow"
