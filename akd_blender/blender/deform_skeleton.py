@@ -43,7 +43,7 @@ import torch
 
 from ..core.motion import MotionClip
 from ..core.rig import RigAsset
-from ..core.rotations import matrix_to_quat
+from ..core.rotations import matrix_to_quat, nearest_rotation
 from .io import skinned_meshes
 
 __all__ = [
@@ -249,16 +249,6 @@ def _parents_first(kept: list[str], parent_of: dict[str, str | None], order: dic
     return tuple(names), tuple(index[parent_of[n]] if parent_of[n] is not None else -1 for n in names)
 
 
-def _polar_rotation(m: np.ndarray) -> np.ndarray:
-    """The rotation nearest to 3×3 ``m`` (drops a bone's stretch or scale)."""
-    u, _, vt = np.linalg.svd(m)
-    r = u @ vt
-    if np.linalg.det(r) < 0:
-        u[:, -1] *= -1
-        r = u @ vt
-    return r
-
-
 def evaluated_channels(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[np.ndarray, np.ndarray]:
     """The mirror's pose channels reproducing Blender's evaluated pose of ``rig``'s bones now.
 
@@ -271,7 +261,7 @@ def evaluated_channels(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[n
     pose = np.stack([np.array(armature_obj.pose.bones[name].matrix, dtype=np.float64) for name in rig.bone_names])
     rigid = pose.copy()
     for j in range(len(pose)):
-        rigid[j, :3, :3] = _polar_rotation(pose[j, :3, :3])
+        rigid[j, :3, :3] = nearest_rotation(pose[j, :3, :3])
     rest = rig.rest_matrices
     basis_rot = np.empty((len(pose), 3, 3))
     locations = np.zeros((len(pose), 3))

@@ -416,16 +416,32 @@ def key_figures(armature_obj: bpy.types.Object, action: bpy.types.Action, clip: 
                 location_error = max(location_error, error * scale / height)
             else:
                 rotation_error = max(rotation_error, float(np.degrees(error)))
+    figures = _figures(per_channel, flat_keys, reversals_clip, reversals_keys, rotation_error, location_error, height)
+    return figures | {"curves": len(curves), "moving_channels": len(reversals_clip)}
+
+
+def _figures(
+    per_channel: dict,
+    flat_keys: list,
+    reversals_clip: list,
+    reversals_keys: list,
+    rotation_error: float,
+    location_error: float,
+    height: float,
+) -> dict:
+    """:func:`key_figures`' dict from its per-channel counts (``per_channel``: keys per channel; ``flat_keys``:
+    keys of each channel that stays still; reversals of the clip's and the keys' moving channels), the
+    largest errors (degrees; heights) and the height (Blender units)."""
     keys = sum(per_channel.values())
     return {
         "channels": len(per_channel),
-        "curves": len(curves),
+        "curves": len(per_channel),
         "keys": keys,
         "keys_per_channel": keys / max(len(per_channel), 1),
         "per_channel": per_channel,
         "flat_channels": len(flat_keys),
         "flat_keys_max": max(flat_keys, default=0),
-        "moving_channels": len(reversals_clip),
+        "moving_channels": len(reversals_keys),
         "reversals_clip": float(np.mean(reversals_clip)) if reversals_clip else 0.0,
         "reversals_keys": float(np.mean(reversals_keys)) if reversals_keys else 0.0,
         "rotation_error_deg": rotation_error,
@@ -448,24 +464,9 @@ def _control_figures(action, clip: MotionClip, checked, height: float) -> dict:
             reversals_keys.append(_reversals(values, 1e-5))
     moving = np.ptp(clip.rotations, axis=0) > 1e-6  # [J,4] the clip's own moving channels
     reversals_clip = [_reversals(clip.rotations[:, j, c], 1e-5) for j, c in zip(*np.nonzero(moving))]
-    keys = sum(per_channel.values())
-    return {
-        "channels": len(per_channel),
-        "curves": len(per_channel),
-        "keys": keys,
-        "keys_per_channel": keys / max(len(per_channel), 1),
-        "per_channel": per_channel,
-        "flat_channels": len(flat_keys),
-        "flat_keys_max": max(flat_keys, default=0),
-        "moving_channels": len(reversals_keys),
-        "reversals_clip": float(np.mean(reversals_clip)) if reversals_clip else 0.0,
-        "reversals_keys": float(np.mean(reversals_keys)) if reversals_keys else 0.0,
-        "rotation_error_deg": float(np.degrees(checked.rotation_error)),
-        "location_error": float(checked.position_error),
-        "height": height,
-        "keyed_bones": list(checked.keyed),
-        "controls": asdict(checked),
-    }
+    rotation_error, position_error = float(np.degrees(checked.rotation_error)), float(checked.position_error)
+    figures = _figures(per_channel, flat_keys, reversals_clip, reversals_keys, rotation_error, position_error, height)
+    return figures | {"keyed_bones": list(checked.keyed), "controls": asdict(checked)}
 
 
 def _reversals(values: np.ndarray, eps: float) -> int:

@@ -11,10 +11,12 @@ Continuous parametrisations for optimisation:
 
 from __future__ import annotations
 
+import numpy as np
 import roma
 import torch
 
 __all__ = [
+    "nearest_rotation",
     "quat_to_matrix",
     "matrix_to_quat",
     "rotvec_to_quat",
@@ -105,3 +107,13 @@ def make_quat_continuous(quat: torch.Tensor, dim: int = 0) -> torch.Tensor:
     signs = torch.cumprod(torch.where(dots < 0, -torch.ones_like(dots), torch.ones_like(dots)), dim=0)
     signs = torch.cat([torch.ones_like(signs[:1]), signs], dim=0)
     return (quat * signs).movedim(0, dim)
+
+
+def nearest_rotation(m: np.ndarray) -> np.ndarray:
+    """The rotation [3,3] nearest to 3×3 ``m`` (its polar factor: a stretch, scale or shear dropped)."""
+    u, _, vt = np.linalg.svd(m)
+    r = u @ vt
+    if np.linalg.det(r) < 0:
+        u[:, -1] *= -1
+        r = u @ vt
+    return r

@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import InputError
 from ..metrics import detect_feet, dominant_bones
 from ..rig import RigAsset
+from ..rotations import nearest_rotation
 from .config import PhysicsConfig
 
 __all__ = ["PhysicsModel", "build_model"]
@@ -90,15 +91,6 @@ def simulation_scale(rig: RigAsset, config: PhysicsConfig) -> float:
         return config.height / rig.height
     metres = rig.height * rig.unit_scale
     return rig.unit_scale if 0.3 <= metres <= 3.0 else 1.0 / rig.height
-
-
-def _polar_rotation(m: np.ndarray) -> np.ndarray:
-    u, _, vt = np.linalg.svd(m)
-    r = u @ vt
-    if np.linalg.det(r) < 0:
-        u[:, -1] *= -1
-        r = u @ vt
-    return r
 
 
 def plan_bodies(rig: RigAsset, min_vertices: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -173,7 +165,7 @@ def build_model(rig: RigAsset, config: PhysicsConfig | None = None) -> PhysicsMo
     """Build and compile the MuJoCo model of ``rig`` (see the module docstring)."""
     config = config or PhysicsConfig()
     scale = simulation_scale(rig, config)
-    rotation = _polar_rotation(rig.armature_world[:3, :3])
+    rotation = nearest_rotation(rig.armature_world[:3, :3])
     body_bones, bone_body, body_parents = plan_bodies(rig, config.min_bone_vertices)
     probe = PhysicsModel(rig, config, None, None, scale, rotation, body_bones, bone_body, body_parents, *[None] * 4)
     rest_rot = rotation @ rig.rest_matrices[body_bones, :3, :3]
