@@ -1,0 +1,187 @@
+"""The package's import graph and its longest functions, read from the source with ``ast``.
+
+``python -m tools.import_graph [ROOT]`` prints, for the ``akd_blender`` package under ROOT (default:
+this checkout): the modules and the arrows between them (an arrow is "module A imports something from
+module B", at any depth of A's code, lazy imports included), the circles (strongly connected groups of
+more than one module), the same at the level of folders, the modules over 400 lines and the longest
+functions. ``--json`` prints it as one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+__all__ = ["module_names", "import_arrows", "circles", "longest_functions", "summary"]
+
+PACKAGE = "akd_blender"
+
+
+def module_names(root: Path) -> dict[str, Path]:
+    """Dotted module name → file for every ``.py`` file of the package under ``root``."""
+    names = {}
+    for path in sorted((root / PACKAGE).rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        names[".".join(parts)] = path
+    return names
+
+
+def _absolute(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    """The absolute dotted name an ``from X import …`` refers to, relative imports resolved."""
+    if not node.level:
+        return node.module or ""
+    base = module.split(".")
+    if not is_package:
+        base = base[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _owner(name: str, modules: dict[str, Path]) -> str | None:
+    """The longest known module that ``name`` is or lies in, else None (outside the package)."""
+    while name:
+        if name in modules:
+            return name
+        name = name.rpartition(".")[0]
+    return None
+
+
+def import_arrows(root: Path) -> dict[str, set[str]]:
+    """Module → the package's modules it imports (itself and its own ``__init__`` chain excluded)."""
+    modules = module_names(root)
+    arrows: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            targets = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = _absolute(name, path.name == "__init__.py", node)
+                targets = [f"{base}.{alias.name}" for alias in node.names]
+            for target in targets:
+                owner = _owner(target, modules)
+                if owner and owner != name and not name.startswith(owner + "."):
+                    arrows[name].add(owner)
+    return arrows
+
+
+def circles(arrows: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected groups of more than one node (Tarjan), each sorted, largest first."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in arrows.get(node, ()):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                item = stack.pop()
+                on_stack.discard(item)
+                group.append(item)
+                if item == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    sys.setrecursionlimit(max(10_000, sys.getrecursionlimit()))
+    for node in sorted(arrows):
+        if node not in index:
+            visit(node)
+    return sorted(groups, key=len, reverse=True)
+
+
+def folder_arrows(arrows: dict[str, set[str]], modules: dict[str, Path]) -> dict[str, set[str]]:
+    """The same graph between folders (a module's folder; a package's ``__init__`` belongs to its folder)."""
+
+    def folder(name: str) -> str:
+        return name if modules[name].name == "__init__.py" else name.rpartition(".")[0]
+
+    out: dict[str, set[str]] = defaultdict(set)
+    for name, targets in arrows.items():
+        out[folder(name)]
+        for target in targets:
+            if folder(target) != folder(name):
+                out[folder(name)].add(folder(target))
+    return dict(out)
+
+
+def longest_functions(root: Path, count: int = 15) -> list[tuple[int, str]]:
+    """The ``count`` longest functions and methods of the package: (lines, "module:qualified name")."""
+    found = []
+    for name, path in module_names(root).items():
+        tree = ast.parse(path.read_text(), str(path))
+
+        def walk(node: ast.AST, prefix: str, module: str = name) -> None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    qual = f"{prefix}{child.name}"
+                    if not isinstance(child, ast.ClassDef):
+                        found.append((child.end_lineno - child.lineno + 1, f"{module}:{qual}"))
+                    walk(child, qual + ".")
+
+        walk(tree, "")
+    return sorted(found, reverse=True)[:count]
+
+
+def summary(root: Path) -> dict:
+    """Counts, circles, long modules and long functions of the package under ``root``."""
+    modules = module_names(root)
+    arrows = import_arrows(root)
+    folders = folder_arrows(arrows, modules)
+    lines = {name: len(path.read_text().splitlines()) for name, path in modules.items()}
+    return {
+        "modules": len(modules),
+        "arrows": sum(len(t) for t in arrows.values()),
+        "circles": circles(arrows),
+        "folders": len(folders),
+        "folder_arrows": sum(len(t) for t in folders.values()),
+        "folder_circles": circles(folders),
+        "modules_over_400_lines": sorted(((n, m) for m, n in lines.items() if n > 400), reverse=True),
+        "longest_functions": longest_functions(root),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("root", nargs="?", default=str(Path(__file__).resolve().parents[1]))
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    facts = summary(Path(args.root))
+    if args.json:
+        print(json.dumps(facts, indent=1))
+        return 0
+    print(f"modules {facts['modules']}, arrows {facts['arrows']}, circles {len(facts['circles'])}")
+    for group in facts["circles"]:
+        print("  circle: " + " ↔ ".join(group))
+    print(f"folders {facts['folders']}, arrows {facts['folder_arrows']}, circles {len(facts['folder_circles'])}")
+    for group in facts["folder_circles"]:
+        print("  folder circle: " + " ↔ ".join(group))
+    print("modules over 400 lines:")
+    for lines, name in facts["modules_over_400_lines"]:
+        print(f"  {lines:5d}  {name}")
+    print("longest functions:")
+    for lines, name in facts["longest_functions"]:
+        print(f"  {lines:5d}  {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
