@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from akd_blender.core.rig import RigAsset, load_rig
+from akd_blender.core.character.rig import RigAsset, load_rig
 
 __all__ = ["ARTIST_EXPECTED", "ARTIST_NOT", "judge_artist_clips"]
 

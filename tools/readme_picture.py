@@ -1,10 +1,10 @@
 """The README's picture: a contact sheet of the library walk on the artist's Fox.
 
 The Fox (``$AKD_SHARED/assets/Fox/Fox.gltf``) is imported with Blender's glTF importer, read into a
-:class:`~akd_blender.core.rig.RigAsset`, its bone roles found, and the prompt "a fox walks forward"
+:class:`~akd_blender.core.character.rig.RigAsset`, its bone roles found, and the prompt "a fox walks forward"
 read as a motion of the motion library of its kind, as the default job reads it
-(:func:`~akd_blender.core.library_start.choose_library_motion`). The library clip is played on the
-Fox's rest pose (:func:`~akd_blender.core.library_start.library_motion`), rendered by the project
+(:func:`~akd_blender.core.distillation.library_start.choose_library_motion`). The library clip is played on the
+Fox's rest pose (:func:`~akd_blender.core.distillation.library_start.library_motion`), rendered by the project
 renderer at 128 × 128 with the follow camera, and ``COLUMNS`` evenly spaced frames are laid side by
 side (``GAP`` white pixels apart) into one RGB PNG.
 
@@ -58,9 +58,9 @@ def main(out: Path = OUT) -> Path:
     from akd_blender.blender.demo import shared_assets
     from akd_blender.blender.extract import rig_from_armature
     from akd_blender.blender.io import find_armature, load_scene
-    from akd_blender.core.library_start import choose_library_motion, library_motion
+    from akd_blender.core.character.roles import find_roles
+    from akd_blender.core.distillation.library_start import choose_library_motion, library_motion
     from akd_blender.core.render import render_clip
-    from akd_blender.core.roles import find_roles
 
     load_scene(str(Path(shared_assets()) / "Fox" / "Fox.gltf"))
     rig = rig_from_armature(find_armature())

@@ -1,10 +1,10 @@
-"""Choose :data:`akd_blender.core.understanding.UNDERSTOOD_THRESHOLD` (``python -m tools.understanding_threshold``,
+"""Choose :data:`akd_blender.core.prompt.understanding.UNDERSTOOD_THRESHOLD` (``python -m tools.understanding_threshold``,
 ``make understanding-threshold``; CPU, offline, about 3 minutes on 2 cores).
 
 The prompts are ``tools/understanding_prompts.json``: per kind of character, wordings of its
 motions that are in no vocabulary ("known"), another kind's motions ("other_kind") and, for every
 kind, motions no kind has and nonsense ("unknown"); a "validation" and a separate "test" set. Each
-kind's prompts are read against :func:`~akd_blender.core.understanding.library_vocabulary` of that
+kind's prompts are read against :func:`~akd_blender.core.prompt.understanding.library_vocabulary` of that
 kind. A known wording is *right* when read as its motion with a score at or above the threshold,
 *misread* when read as another motion at or above it, *refused* below it; another kind's motion and
 the unknown prompts are right when refused.
@@ -12,7 +12,7 @@ the unknown prompts are right when refused.
 The threshold (0.20 … 0.80 in steps of 0.01) with the best balanced accuracy on the validation
 set (mean of known right and unknown refused; the lowest on ties) is printed with both sets'
 figures, then the test set and the blind wordings of ``tests/core/blind_wordings.json`` read
-against the shipped teacher's vocabulary (:func:`~akd_blender.core.understanding.teacher_vocabulary`)
+against the shipped teacher's vocabulary (:func:`~akd_blender.core.prompt.understanding.teacher_vocabulary`)
 at the chosen threshold.
 
 Two more figures judge the reading itself (not the threshold): *leave-one-out*, each training
@@ -22,7 +22,7 @@ without the held-out phrasings (how many are read as their own motion, any score
 held-out phrasings, a test set) read against their kind's vocabulary without the held-out phrasings
 as that benchmark reads them (how many are read as their motion, and how many of those at or above
 the threshold). ``--raw`` reads with the plain cosine instead of the within-motion whitened one and
-``--ridge R`` with another :data:`~akd_blender.core.understanding.WHITENING_RIDGE` (both only to
+``--ridge R`` with another :data:`~akd_blender.core.prompt.understanding.WHITENING_RIDGE` (both only to
 compare; the exit status then ignores the shipped threshold). ``--json PATH`` writes every figure.
 Exit 1 when the chosen threshold is not the shipped one.
 """
@@ -66,7 +66,7 @@ def readings(rows: list[tuple[str, str, str | None]], vocabularies: dict, encode
 def leave_one_out(kinds: tuple[str, ...], encoder, whiten: bool, ridge: float) -> tuple[int, int]:
     """(read as their own motion, wordings): each non-held-out wording of each kind read against its
     kind's vocabulary (held-out phrasings left out) without that wording."""
-    from akd_blender.core.understanding import MotionSpace, library_vocabulary, rank_motions
+    from akd_blender.core.prompt.understanding import MotionSpace, library_vocabulary, rank_motions
 
     right = total = 0
     for kind in kinds:
@@ -131,9 +131,9 @@ def _line(name: str, f: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT))
-    from akd_blender.core.priors.tiny_model.text import TextEncoder
-    from akd_blender.core.procedural.library import KINDS
-    from akd_blender.core.understanding import (
+    from akd_blender.core.motion.library import KINDS
+    from akd_blender.core.prompt.sentence_encoder import TextEncoder
+    from akd_blender.core.prompt.understanding import (
         UNDERSTOOD_THRESHOLD,
         WHITENING_RIDGE,
         MotionSpace,

@@ -1,6 +1,6 @@
 """The apply step: a finished job's motion written into the scene, shared by the panel and the CLI.
 
-:func:`apply_result` (a :class:`~akd_blender.core.job.JobResult`) and :func:`apply_clips` (clips and
+:func:`apply_result` (a :class:`~akd_blender.core.job.request.JobResult`) and :func:`apply_clips` (clips and
 their action names, e.g. ``--ground-action``'s grounded clip) do, on Blender's main thread:
 
 1. key each clip as a new action (:func:`.keyframes.write_action`, which keys a control rig's
@@ -9,7 +9,7 @@ their action names, e.g. ``--ground-action``'s grounded clip) do, on Blender's m
 2. set the scene's frame range to the last clip's only when asked, then show the new pose;
 3. measure the keys of the active action against its clip (:func:`.keyframes.key_figures`,
    :func:`.keyframes.key_summary`), the clip's motion metrics and the job's warnings
-   (:func:`~akd_blender.core.job.job_warnings`);
+   (:func:`~akd_blender.core.job.request.job_warnings`);
 
 and return all of it as an :class:`Applied`, which the CLI's report and the panel both read.
 """
@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING
 
 import bpy
 
-from ..core.job import JobResult, action_name, job_warnings, plain_data
+from ..core.job.request import JobResult, action_name, job_warnings, plain_data
 
 if TYPE_CHECKING:
-    from ..core.motion import MotionClip
-    from ..core.rig import RigAsset
+    from ..core.character.rig import RigAsset
+    from ..core.motion.clip import MotionClip
 
 __all__ = ["Applied", "apply_clips", "apply_result", "result_clips"]
 
@@ -40,9 +40,9 @@ class Applied:
         action: the active new action's name (the last of ``action_names``).
         previous_action: the armature's active action before, now kept with a fake user (None: none).
         keys: :func:`.keyframes.key_summary` of the active action against its clip (the report's "keys").
-        motion_metrics: :func:`~akd_blender.core.metrics.motion_metrics` of the active action's clip, as
+        motion_metrics: :func:`~akd_blender.core.motion.metrics.motion_metrics` of the active action's clip, as
             plain JSON-ready numbers (units: ``core.metrics``).
-        warnings: the job's warnings, one line each (:func:`~akd_blender.core.job.job_warnings`).
+        warnings: the job's warnings, one line each (:func:`~akd_blender.core.job.request.job_warnings`).
         scene_changes: what changed in the scene, one line each: every new action (the active one said so),
             the previous action kept, the frame range when set.
     """
@@ -72,10 +72,10 @@ def apply_clips(
 
     Args:
         arm: the armature object keyed.
-        rig: its :class:`~akd_blender.core.rig.RigAsset` (height for the key bounds and figures, feet and
+        rig: its :class:`~akd_blender.core.character.rig.RigAsset` (height for the key bounds and figures, feet and
             floor for the motion metrics, the rig's own warnings).
         clips: one or more (clip, action name); each name goes through
-            :func:`~akd_blender.core.job.action_name` (whitespace collapsed, cut to 63 bytes).
+            :func:`~akd_blender.core.job.request.action_name` (whitespace collapsed, cut to 63 bytes).
         keys: a ``core.config.KEY_MODES`` choice: "sparse" (the fewest keys within the default bounds)
             or "dense" (a key on every frame).
         set_scene_range: set ``scene``'s frame range to the last clip's; False leaves it as it is.
@@ -87,8 +87,10 @@ def apply_clips(
         InputError (an AkdError) from :func:`.keyframes.write_action` or :func:`.keyframes.sparse_keys_for`
         (a bone of a clip missing on ``arm``, a bad ``keys``).
     """
-    from ..core.metrics import motion_metrics
-    from .keyframes import key_figures, key_summary, sparse_keys_for, write_action
+    from ..core.motion.metrics import motion_metrics
+    from .actions import write_action
+    from .key_figures import key_figures, key_summary
+    from .keyframes import sparse_keys_for
 
     if not clips:
         raise ValueError("apply_clips needs at least one clip")

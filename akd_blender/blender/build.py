@@ -10,7 +10,7 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from ..core.rig import RigAsset
+from ..core.character.rig import RigAsset
 
 __all__ = ["armature_from_rig"]
 

@@ -5,8 +5,8 @@ and ``blender --command akd …`` (registered by the extension). One job:
 
 1. check the usage (prompt, frame count, output paths writable) before touching anything;
 2. open ``--input`` with Blender's own reader/importer, pick the armature, snapshot the rig;
-3. build a :class:`~akd_blender.core.job.JobRequest` and run it on this thread (the same
-   :func:`akd_blender.core.worker.run_job` the panel runs on its worker thread), with a tqdm
+3. build a :class:`~akd_blender.core.job.request.JobRequest` and run it on this thread (the same
+   :func:`akd_blender.core.job.worker.run_job` the panel runs on its worker thread), with a tqdm
    progress bar (step, ETA, loss) on stderr;
 4. write the new action(s) through :mod:`.apply`, the panel's apply step too (``--keys sparse``, the default: the fewest keys within an error bound;
    ``dense``: every frame; the armature's previous action is kept; the scene's frame range is left
@@ -24,16 +24,16 @@ nothing, negative, NaN, infinite) stops the run with exit 2 and one line naming 
 A flag left out is None in :class:`CliJob` and its default is decided where it is used.
 The SDS and drawing settings (``--cfg-scale``, ``--t-min``, ``--t-max``, ``--lr``, ``--root-lr``,
 ``--draw-guidance``, ``--draw-steps``, ``--search-supersample``) are
-:data:`~akd_blender.core.config.TUNABLES`, the same the panel's Advanced section offers.
+:data:`~akd_blender.core.settings.TUNABLES`, the same the panel's Advanced section offers.
 
 ``--ray [ADDRESS]`` runs the jobs at once, each a Ray task (a local Ray by default, the cluster at
-ADDRESS when given; :mod:`akd_blender.core.ray_jobs`) asking for ``--ray-cpus`` CPUs and ``--ray-gpus``
+ADDRESS when given; :mod:`akd_blender.core.job.ray_jobs`) asking for ``--ray-cpus`` CPUs and ``--ray-gpus``
 GPUs (a fraction shares one GPU); each task imports bpy in its worker process and runs the job as the
 serial run does (:func:`run_cli_job`), so reports, summary and exit code are the serial run's; a tqdm
 bar counts the finished jobs. Ray is an optional dependency (``pip install -r requirements-ray.txt``).
 
 ``torchrun --nproc-per-node N run_akd.py …`` runs each job on N processes (one GPU each): the SDS draws
-of a step are shared out and the motion's gradients summed (:mod:`akd_blender.core.parallel`); rank 0
+of a step are shared out and the motion's gradients summed (:mod:`akd_blender.core.distillation.parallel`); rank 0
 prints and writes, the other ranks write nothing.
 
 What the model understood the prompt as is printed as ``akd: understood as <motion> ("<training
@@ -60,7 +60,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 
-from ..core.config import (
+from ..core.errors import AkdError, Cancelled, InputError
+from ..core.prompt.understanding import understood_line
+from ..core.settings import (
     CAMERA_MODES,
     DEVICES,
     KEY_MODES,
@@ -74,8 +76,6 @@ from ..core.config import (
     setting_name,
     with_tunables,
 )
-from ..core.errors import AkdError, Cancelled, InputError
-from ..core.understanding import understood_line
 
 __all__ = [
     "CliJob",
@@ -353,13 +353,13 @@ def _check_numbers(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> N
 
 
 def _check_ray(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> None:
-    """The ``--ray-*`` numbers (:meth:`~akd_blender.core.ray_jobs.TaskResources.validate`), checked
+    """The ``--ray-*`` numbers (:meth:`~akd_blender.core.job.ray_jobs.TaskResources.validate`), checked
     whether or not ``--ray`` is given (the parser's defaults are valid: left alone, torch, which
     ``core.ray_jobs`` imports, is not imported here)."""
     names = ("ray_cpus", "ray_gpus", "ray_threads", "ray_retries")
     if ns.ray is None and all(getattr(ns, n) == parser.get_default(n) for n in names):
         return
-    from ..core.ray_jobs import TaskResources
+    from ..core.job.ray_jobs import TaskResources
 
     gpus = 0.0 if ns.ray_gpus is None else ns.ray_gpus
     TaskResources(num_cpus=ns.ray_cpus, num_gpus=gpus, threads=ns.ray_threads, retries=ns.ray_retries).validate()
@@ -452,17 +452,17 @@ def distill_config(job: CliJob, frame_start: int, fps: float, preview_every: int
 
 
 def job_request(job: CliJob, rig, init_pose, frame_start: int, scene_fps: float, preview_every: int = 0):
-    """The :class:`~akd_blender.core.job.JobRequest` of ``job``'s settings: the one mapping from settings
+    """The :class:`~akd_blender.core.job.request.JobRequest` of ``job``'s settings: the one mapping from settings
     to a job, used by the command line (:func:`run_one`) and the panel (``operators.snapshot``, whose
     properties become a CliJob through ``properties.panel_job``).
 
     Args:
         job: the settings (``job.fps`` None: ``scene_fps``, the scene's frames per second).
-        rig: the :class:`~akd_blender.core.rig.RigAsset`; init_pose: the MotionClip whose first frame
+        rig: the :class:`~akd_blender.core.character.rig.RigAsset`; init_pose: the MotionClip whose first frame
             the motion starts from (the armature's current pose), or None for the rest pose.
         frame_start: the Blender frame the clip starts at. preview_every: see :func:`distill_config`.
     Raises SettingError for a bad tunable or redraw (:meth:`JobRequest.validate` checks the rest)."""
-    from ..core.job import JobRequest
+    from ..core.job.request import JobRequest
 
     fps = float(scene_fps if job.fps is None else job.fps)
     return JobRequest(
@@ -492,14 +492,14 @@ _PHASE_UNITS = {"load": "model", "draw": "step", "search": "clip", "steps": "ste
 
 class _Bar:
     """A tqdm bar on stderr per phase of the job (load, draw, search, steps, physics: see
-    :class:`~akd_blender.core.worker.Progress`), each with its count, ETA and detail (the search's
+    :class:`~akd_blender.core.job.worker.Progress`), each with its count, ETA and detail (the search's
     sweep and bone, the loss of an optimiser step); a new phase closes the previous bar."""
 
     def __init__(self, enabled: bool, desc: str) -> None:
         self.enabled, self.desc, self.bar, self.phase = enabled, desc, None, None
 
     def __call__(self, message) -> None:
-        """Show a :class:`~akd_blender.core.worker.Progress` or a ``core.distill.DistillProgress``;
+        """Show a :class:`~akd_blender.core.job.worker.Progress` or a ``core.distill.DistillProgress``;
         any other message is ignored."""
         if not self.enabled or getattr(message, "phase", None) is None:
             return
@@ -532,7 +532,7 @@ def run_one(job: CliJob, progress: bool = True, write_files: bool = True) -> dic
     import bpy
 
     from .. import __version__
-    from ..core import worker as wk
+    from ..core.job import worker as wk
     from .extract import rig_from_armature
     from .io import find_armature, load_scene
 
@@ -645,8 +645,8 @@ def _ground_existing(arm, rig, name: str, fps: float, bar=None):
     ``bar`` (a :class:`_Bar`) is moved by each simulated frame."""
     import bpy
 
-    from ..core.job import PhysicsCallbacks
-    from ..core.physics import ground_clip
+    from ..core.job.request import PhysicsCallbacks
+    from ..core.motion.physics import ground_clip
     from .keyframes import read_clip
 
     action = bpy.data.actions.get(name)
@@ -657,7 +657,7 @@ def _ground_existing(arm, rig, name: str, fps: float, bar=None):
     t = time.perf_counter()
     clip = read_clip(arm, start, max(end, start + 1), action=action, fps=fps, rig=rig)
     result = ground_clip(rig, clip, callbacks=PhysicsCallbacks(lambda: False, bar) if bar is not None else None)
-    from ..core.job import plain_data
+    from ..core.job.request import plain_data
 
     physics = {"before": plain_data(result.metrics_before), "after": plain_data(result.metrics_after)}
     return result.clip, physics, {"physics": time.perf_counter() - t}
@@ -792,7 +792,7 @@ def _announce(label: str, outcome: JobOutcome, quiet: bool) -> None:
 
 
 def _ray_resources(ns: argparse.Namespace, jobs: list[CliJob], ray):
-    from ..core.ray_jobs import TaskResources
+    from ..core.job.ray_jobs import TaskResources
 
     gpus = ns.ray_gpus
     if gpus is None:
@@ -801,10 +801,10 @@ def _ray_resources(ns: argparse.Namespace, jobs: list[CliJob], ray):
 
 
 def _run_ray(ns: argparse.Namespace, jobs: list[CliJob], label) -> list[JobOutcome]:
-    """Every job as a Ray task (:func:`~akd_blender.core.ray_jobs.run_tasks`), each announced as it finishes."""
+    """Every job as a Ray task (:func:`~akd_blender.core.job.ray_jobs.run_tasks`), each announced as it finishes."""
     if os.path.basename(sys.argv[0] if sys.argv else "").lower().startswith("blender"):
         raise InputError("--ray runs from Python with the bpy module (python run_akd.py …), not inside the Blender executable")
-    from ..core.ray_jobs import ray_session, run_tasks
+    from ..core.job.ray_jobs import ray_session, run_tasks
 
     with ray_session(None if ns.ray == "local" else ns.ray) as ray:
         resources = _ray_resources(ns, jobs, ray)
@@ -835,7 +835,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if int(os.environ.get("WORLD_SIZE", "1")) > 1:  # torchrun: every rank runs each job, rank 0 writes
             if ns.ray is not None:
                 raise InputError("--ray and torchrun: run one job on several GPUs (torchrun) or many jobs through Ray, not both")
-            from ..core.parallel import init_from_env
+            from ..core.distillation.parallel import init_from_env
 
             rank, _ = init_from_env(jobs[0].device)
         if ns.ray is not None:
@@ -853,7 +853,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say("akd: cancelled")
         return Cancelled.exit_code
     finally:
-        from ..core.priors_cache import free_gpu_memory
+        from ..core.job.model_cache import free_gpu_memory
 
         free_gpu_memory()
     if ns.jobs and rank == 0:

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 import bpy
 import numpy as np
 
-from ..core.motion import MotionClip
+from ..core.motion.clip import MotionClip
 from .control_probe import ControlMap
 from .control_rig import pose_matrices
 

@@ -1,6 +1,6 @@
 """Key a motion of the deform bones onto the rig's controls, then check it in Blender's evaluation.
 
-Needs: main thread, Object or Pose mode. A :class:`~akd_blender.core.motion.MotionClip` of deform bones
+Needs: main thread, Object or Pose mode. A :class:`~akd_blender.core.motion.clip.MotionClip` of deform bones
 (the mirror's deform skeleton: rotations relative to rest in its hierarchy) is turned into
 armature-space targets [F,J,4,4] (:func:`deform_targets`). The controls found by
 :func:`~.control_probe.find_controls` are then posed frame by frame, level by level, through Blender
@@ -30,9 +30,9 @@ import bpy
 import numpy as np
 import torch
 
+from ..core.character.kinematics import forward_kinematics
 from ..core.errors import InputError
-from ..core.kinematics import forward_kinematics
-from ..core.motion import MotionClip
+from ..core.motion.clip import MotionClip
 from .control_check import (
     CHECK_FRAMES,
     POSITION_TOLERANCE,
@@ -66,8 +66,8 @@ def deform_targets(armature_obj: bpy.types.Object, clip: MotionClip) -> np.ndarr
     skeleton's hierarchy (:func:`~.control_rig.deform_parents`) with the bones' rest matrices, a bone
     whose deform parent is its Blender parent keeping Blender's inheritance flags, one re-parented past
     helper bones inheriting fully."""
-    from ..core.kinematics import Skeleton
-    from ..core.rig import RigError
+    from ..core.character.kinematics import Skeleton
+    from ..core.character.rig import RigError
     from .extract import rig_from_armature
 
     try:
@@ -338,7 +338,7 @@ def write_to_controls(
 def _height(armature_obj, names) -> float:
     """The character's height in world units: the deformed meshes' Z extent, else the deform bones'."""
     from .io import skinned_meshes
-    from .keyframes import character_height
+    from .pose_channels import character_height
 
     if skinned_meshes(armature_obj):
         return character_height(armature_obj)

@@ -41,9 +41,9 @@ import bpy
 import numpy as np
 import torch
 
-from ..core.motion import MotionClip
-from ..core.rig import RigAsset
-from ..core.rotations import matrix_to_quat, nearest_rotation
+from ..core.character.rig import RigAsset
+from ..core.character.rotations import matrix_to_quat, nearest_rotation
+from ..core.motion.clip import MotionClip
 from .io import skinned_meshes
 
 __all__ = [
@@ -320,7 +320,7 @@ def start_pose(armature_obj: bpy.types.Object, rig: RigAsset) -> MotionClip:
     rig's pose bones' own channels (:func:`~akd_blender.blender.keyframes.current_pose`); a control rig's
     deform bones as Blender evaluates them (:func:`evaluated_pose`), since their channels carry no pose."""
     if not rig.deform_skeleton:
-        from .keyframes import current_pose
+        from .pose_channels import current_pose
 
         return current_pose(armature_obj)
     return evaluated_pose(armature_obj, rig)

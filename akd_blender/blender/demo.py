@@ -27,8 +27,8 @@ import time
 
 import bpy
 
-from ..core.procedural import CHARACTERS
-from ..core.procedural.motions import neutral_clip
+from ..core.character.procedural import CHARACTERS
+from ..core.motion.library.labelled import neutral_clip
 from . import cli
 from .build import armature_from_rig
 

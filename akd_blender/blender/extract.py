@@ -37,8 +37,8 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from ..core.rig import RigAsset, RigError, transform_points
-from ..core.vertex_colors import GREY, corner_mean, sample_nearest
+from ..core.character.rig import RigAsset, RigError, transform_points
+from ..core.character.vertex_colors import GREY, corner_mean, sample_nearest
 from .deform_skeleton import DeformSkeleton, find_deform_skeleton, moving_constraints
 
 __all__ = ["rig_from_armature"]
@@ -69,7 +69,9 @@ def rig_from_armature(armature_obj: bpy.types.Object) -> RigAsset:
     parts = [_read_skinned(obj, world_to_arm, bone_index, deform, armature_obj) for obj in skeleton.skinned]
     if skeleton.parented:
         bpy.context.view_layer.update()  # parts' matrix_world and the pose bones from one evaluation
-    parts += [_read_part(obj, bone, world_to_arm, bone_index, bones["rest_matrices"], armature_obj) for obj, bone in skeleton.parented]
+    parts += [
+        _read_part(obj, bone, world_to_arm, bone_index, bones["rest_matrices"], armature_obj) for obj, bone in skeleton.parented
+    ]
     for _, bone in skeleton.parented:
         bones["use_deform"][bone_index[bone]] = True  # a rigid part's bone deforms it, whatever its flag
     warnings = bones.pop("warnings") + [w for part in parts for w in part["warnings"]]

@@ -1,9 +1,9 @@
-"""``python -m akd_blender.blender.judge_cli`` (also reached as ``python -m akd_blender.core.priors.tiny judge``,
+"""``python -m akd_blender.blender.judge_cli`` (also reached as ``python -m akd_blender.core.video_models.tiny judge``,
 which runs this module in a subprocess): recognise the motion of an action with the judge.
 
 Opens ``--input`` (Blender's own readers), picks the armature and the action, evaluates the action's
 pose channels over its frame range, finds the rig's bone roles and lets the motion judge
-(:class:`~akd_blender.core.motion_judge.MotionJudge`, shipped in ``akd_blender/assets/motion_judge``)
+(:class:`~akd_blender.core.motion.judge.MotionJudge`, shipped in ``akd_blender/assets/motion_judge``)
 read the clip's body tracks in its 2-second window (a cyclic action is looped). Prints the runners-up,
 then the recognised label and its probability on the last line. Exit codes as the main CLI: 0 done,
 2 bad input, 3 judge weights missing, 1 internal error.
@@ -34,8 +34,8 @@ class _Parser(argparse.ArgumentParser):
 def judge_action(path: str, armature: str | None, action: str, top: int = 3) -> dict:
     """Load ``path``, judge ``action`` of ``armature``; returns {"label", "probability", "top": [(label, p)…],
     "frames", "roles"}."""
-    from ..core.motion_judge import load_motion_judge
-    from ..core.roles import describe_roles, find_roles
+    from ..core.character.roles import describe_roles, find_roles
+    from ..core.motion.judge import load_motion_judge
 
     load_scene(path)
     obj = find_armature(armature)
@@ -55,7 +55,7 @@ def judge_action(path: str, armature: str | None, action: str, top: int = 3) -> 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse, judge, print ``LABEL PROBABILITY``; returns the exit code."""
-    ap = _Parser(prog="python -m akd_blender.core.priors.tiny judge", description=__doc__)
+    ap = _Parser(prog="python -m akd_blender.core.video_models.tiny judge", description=__doc__)
     ap.add_argument("--input", required=True, help=".blend, .gltf/.glb or .fbx")
     ap.add_argument("--armature", default=None, help="armature object (default: the only one)")
     ap.add_argument("--action", required=True, help="the action to judge")

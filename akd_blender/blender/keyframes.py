@@ -22,28 +22,24 @@ proxy must not be used on a slotless action; 5.0 removed ``action.fcurves``.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import bpy
 import numpy as np
 import torch
 
-from ..core.config import KEY_MODES
+from ..core.character.rig import RigAsset
+from ..core.character.rotations import euler_to_quat, make_quat_continuous, quat_to_euler, quat_to_rotvec, rotvec_to_quat
 from ..core.errors import InputError
-from ..core.motion import MotionClip
-from ..core.rig import RigAsset
-from ..core.rotations import euler_to_quat, make_quat_continuous, quat_to_euler, quat_to_rotvec, rotvec_to_quat
+from ..core.motion.clip import MotionClip
+from ..core.settings import KEY_MODES
+from .pose_channels import character_height
 
 __all__ = [
     "SparseKeys",
     "sparse_keys_for",
-    "key_summary",
-    "write_action",
     "read_clip",
-    "current_pose",
     "channel_values",
-    "key_figures",
-    "character_height",
     "new_action",
     "key_clip",
     "finish_action",
@@ -84,16 +80,6 @@ def sparse_keys_for(mode: str, height: float | None = None) -> SparseKeys | None
     return SparseKeys(height=height) if mode == "sparse" else None
 
 
-def key_summary(figures: dict, mode: str) -> dict:
-    """The report's "keys" field from :func:`key_figures`: ``mode`` ("sparse"/"dense"), ``channels``,
-    ``keys``, ``keys_per_channel``, ``flat_channels``, ``rotation_error_deg`` (degrees) and
-    ``location_error`` (a fraction of the character's height); for an action keyed on a rig's
-    controls also ``controls`` (:class:`.controls.ControlResult` as a dict: ``keyed``, ``switches``,
-    ``position_error`` in heights, ``rotation_error`` in radians, ``undriven``, ``checked_frames``,
-    ``seconds``)."""
-    names = ("channels", "keys", "keys_per_channel", "flat_channels", "rotation_error_deg", "location_error")
-    extra = {"controls": figures["controls"]} if "controls" in figures else {}
-    return {"mode": mode} | {k: figures[k] for k in names} | extra
 
 
 def channel_values(clip: MotionClip, bone: int, rotation_mode: str) -> dict[str, np.ndarray]:
@@ -117,50 +103,6 @@ def channel_values(clip: MotionClip, bone: int, rotation_mode: str) -> dict[str,
     return {**rot, "location": np.asarray(clip.locations[:, bone], dtype=np.float64)}
 
 
-def write_action(
-    armature_obj: bpy.types.Object,
-    clip: MotionClip,
-    name: str,
-    sparse: SparseKeys | None = None,
-    interpolation: str = "BEZIER",
-) -> bpy.types.Action:
-    """Key ``clip`` into a new action called ``name`` (Blender adds .001 … if taken) and assign it.
-
-    Args:
-        armature_obj: the armature object whose pose bones are keyed (matched by bone name).
-        clip: the motion; frame ``i`` is keyed at ``clip.frame_start + i``.
-        name: the new action's name.
-        sparse: reduce keys within these bounds (see :class:`SparseKeys`); None keys every frame.
-        interpolation: ``"BEZIER"``, ``"LINEAR"`` or ``"CONSTANT"``.
-    Returns:
-        The new action, now the armature's active action, its frame range the clip's.
-
-    When some of the clip's bones are moved by constraints or drivers (a control rig: Rigify's
-    ``DEF-`` bones, IK chains), keys on them would do nothing: the clip is keyed onto the rig's
-    controls instead (:func:`.controls.write_to_controls`), and the action's ``"akd_controls"``
-    custom property holds the bones keyed and the check in Blender's evaluation
-    (:func:`.controls.result_of`).
-    """
-    if armature_obj is None or armature_obj.type != "ARMATURE":
-        raise InputError("write_action needs an armature object")
-    if armature_obj.pose is None:
-        bpy.context.view_layer.update()
-    pose_bones = armature_obj.pose.bones
-    missing = [b for b in clip.bone_names if b not in pose_bones]
-    if missing:
-        raise InputError(f"armature '{armature_obj.name}' has no bone named '{missing[0]}' (from the motion)")
-    if interpolation not in _INTERPOLATION:
-        raise InputError(f"interpolation must be one of {', '.join(_INTERPOLATION)}")
-    from .control_rig import constraint_driven
-
-    if constraint_driven(armature_obj, clip.bone_names):  # keys on these would do nothing: key the controls
-        from .controls import write_to_controls
-
-        return write_to_controls(armature_obj, clip, name, sparse, interpolation)
-    action = new_action(name)
-    key_clip(_fcurve_factory(action, armature_obj), armature_obj, clip, sparse, interpolation)
-    finish_action(armature_obj, action, clip)
-    return action
 
 
 def new_action(name: str) -> bpy.types.Action:
@@ -215,26 +157,6 @@ def _location_bound(armature_obj, sparse: SparseKeys) -> float:
     return sparse.location_units(height) / scale
 
 
-def character_height(armature_obj: bpy.types.Object) -> float:
-    """World-Z extent (Blender units) of the meshes ``armature_obj`` deforms, as Blender shows them now
-    (evaluated); 1.0 when it deforms none."""
-    from .io import skinned_meshes
-
-    depsgraph = bpy.context.evaluated_depsgraph_get()
-    low, high = np.inf, -np.inf
-    for obj in skinned_meshes(armature_obj):
-        evaluated = obj.evaluated_get(depsgraph)
-        mesh = evaluated.to_mesh()
-        try:
-            co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
-            mesh.vertices.foreach_get("co", co)
-        finally:
-            evaluated.to_mesh_clear()
-        world = np.array(evaluated.matrix_world, dtype=np.float64)
-        z = co.reshape(-1, 3).astype(np.float64) @ world[2, :3] + world[2, 3]
-        if len(z):
-            low, high = min(low, float(z.min())), max(high, float(z.max()))
-    return high - low if high > low else 1.0
 
 
 _DEFAULTS = {
@@ -363,124 +285,14 @@ def _key_within(fcurve, frames: np.ndarray, values: np.ndarray, tolerance: float
             keep[run[np.argmax(error[run])]] = True
 
 
-def key_figures(armature_obj: bpy.types.Object, action: bpy.types.Action, clip: MotionClip, height: float | None = None) -> dict:
-    """How well ``action``'s curves, as Blender evaluates them (``fcurve.evaluate`` at each of the
-    clip's frames), key ``clip`` on ``armature_obj``; a channel without a curve reads the pose bone's
-    current value.
-
-    Returns a dict: ``channels`` (the clip's channels in each bone's rotation mode, plus location),
-    ``curves``, ``keys``, ``keys_per_channel`` (keys / channels), ``per_channel`` ({"bone.prop[i]": keys}),
-    ``flat_channels`` (channels the clip does not move: range ≤ 1e-6 rad or 1e-6 heights),
-    ``flat_keys_max`` (most keys on one of them), ``moving_channels``, ``reversals_clip`` /
-    ``reversals_keys`` (mean count of direction reversals per moving channel over the frames, of the clip
-    and of the keyed curves; changes under 1e-5 rad or heights are not reversals),
-    ``rotation_error_deg`` (largest angle between a bone's keyed and clip rotation, degrees),
-    ``location_error`` (largest distance between a bone's keyed and clip location, world units over
-    the height) and ``height`` (Blender units).
-
-    An action keyed on a rig's controls (:func:`.controls.write_to_controls`) is measured on its own
-    curves (``channels``: its curves; reversals of the keys: of those curves as Blender evaluates
-    them), with the errors of its check in Blender's evaluation: ``rotation_error_deg`` the deform
-    bones' largest rotation error (degrees), ``location_error`` their largest position error (heights);
-    ``keyed_bones`` then lists the bones keyed and ``controls`` holds the whole check
-    (:class:`.controls.ControlResult` as a dict).
-    """
-    height = float(height or character_height(armature_obj))
-    from .controls import result_of
-
-    checked = result_of(action)
-    if checked is not None:
-        return _control_figures(action, clip, checked, height)
-    scale = max(max(abs(v) for v in armature_obj.matrix_world.to_scale()), 1e-12)
-    curves = {(fc.data_path, fc.array_index): fc for fc in _action_fcurves(action)}
-    frames = clip.frame_start + np.arange(clip.num_frames, dtype=np.float64)
-    per_channel, flat_keys, reversals_clip, reversals_keys = {}, [], [], []
-    rotation_error = location_error = 0.0
-    for b, bone in enumerate(clip.bone_names):
-        pb = armature_obj.pose.bones[bone]
-        for prop, values in channel_values(clip, b, pb.rotation_mode).items():
-            path = f'pose.bones["{bpy.utils.escape_identifier(bone)}"].{prop}'
-            unit = height / scale if prop == "location" else 1.0
-            got = np.empty_like(values)
-            for c in range(values.shape[1]):
-                fc = curves.get((path, c))
-                per_channel[f"{bone}.{prop}[{c}]"] = len(fc.keyframe_points) if fc is not None else 0
-                got[:, c] = [fc.evaluate(f) for f in frames] if fc is not None else tuple(getattr(pb, prop))[c]
-                if np.ptp(values[:, c]) <= 1e-6 * unit:
-                    flat_keys.append(per_channel[f"{bone}.{prop}[{c}]"])
-                else:
-                    reversals_clip.append(_reversals(values[:, c], 1e-5 * unit))
-                    reversals_keys.append(_reversals(got[:, c], 1e-5 * unit))
-            error = float(_errors(prop, pb.rotation_mode, got, values).max())
-            if prop == "location":
-                location_error = max(location_error, error * scale / height)
-            else:
-                rotation_error = max(rotation_error, float(np.degrees(error)))
-    figures = _figures(per_channel, flat_keys, reversals_clip, reversals_keys, rotation_error, location_error, height)
-    return figures | {"curves": len(curves), "moving_channels": len(reversals_clip)}
 
 
-def _figures(
-    per_channel: dict,
-    flat_keys: list,
-    reversals_clip: list,
-    reversals_keys: list,
-    rotation_error: float,
-    location_error: float,
-    height: float,
-) -> dict:
-    """:func:`key_figures`' dict from its per-channel counts (``per_channel``: keys per channel; ``flat_keys``:
-    keys of each channel that stays still; reversals of the clip's and the keys' moving channels), the
-    largest errors (degrees; heights) and the height (Blender units)."""
-    keys = sum(per_channel.values())
-    return {
-        "channels": len(per_channel),
-        "curves": len(per_channel),
-        "keys": keys,
-        "keys_per_channel": keys / max(len(per_channel), 1),
-        "per_channel": per_channel,
-        "flat_channels": len(flat_keys),
-        "flat_keys_max": max(flat_keys, default=0),
-        "moving_channels": len(reversals_keys),
-        "reversals_clip": float(np.mean(reversals_clip)) if reversals_clip else 0.0,
-        "reversals_keys": float(np.mean(reversals_keys)) if reversals_keys else 0.0,
-        "rotation_error_deg": rotation_error,
-        "location_error": location_error,
-        "height": height,
-    }
 
 
-def _control_figures(action, clip: MotionClip, checked, height: float) -> dict:
-    """:func:`key_figures` of an action keyed on controls (``checked``: its ControlResult)."""
-    frames = clip.frame_start + np.arange(clip.num_frames, dtype=np.float64)
-    per_channel, flat_keys, reversals_keys = {}, [], []
-    for fc in _action_fcurves(action):
-        name = f"{fc.data_path}[{fc.array_index}]"
-        per_channel[name] = len(fc.keyframe_points)
-        values = np.array([fc.evaluate(f) for f in frames])
-        if np.ptp(values) <= 1e-6:
-            flat_keys.append(per_channel[name])
-        else:
-            reversals_keys.append(_reversals(values, 1e-5))
-    moving = np.ptp(clip.rotations, axis=0) > 1e-6  # [J,4] the clip's own moving channels
-    reversals_clip = [_reversals(clip.rotations[:, j, c], 1e-5) for j, c in zip(*np.nonzero(moving))]
-    rotation_error, position_error = float(np.degrees(checked.rotation_error)), float(checked.position_error)
-    figures = _figures(per_channel, flat_keys, reversals_clip, reversals_keys, rotation_error, position_error, height)
-    return figures | {"keyed_bones": list(checked.keyed), "controls": asdict(checked)}
 
 
-def _reversals(values: np.ndarray, eps: float) -> int:
-    """How many times ``values`` [F] change direction, steps smaller than ``eps`` ignored."""
-    steps = np.diff(values)
-    signs = np.sign(steps[np.abs(steps) > eps])
-    return int((signs[1:] != signs[:-1]).sum())
 
 
-def _action_fcurves(action) -> list:
-    """Every F-curve of ``action``: its layers' channelbags (4.4+) or ``action.fcurves`` (4.2 / 4.3)."""
-    if hasattr(action, "layers"):
-        return [fc for layer in action.layers for strip in layer.strips for bag in strip.channelbags for fc in bag.fcurves]
-    return list(action.fcurves)
 
 
 def _fcurve_factory(action, obj):
@@ -602,12 +414,3 @@ def read_clip(
     return clip.continuous()
 
 
-def current_pose(armature_obj: bpy.types.Object) -> MotionClip:
-    """The armature's pose as it is now (one frame, Blender order): rotations from each pose bone's
-    ``matrix_basis`` (any rotation mode), locations from ``location``. Changes nothing."""
-    bones = armature_obj.pose.bones
-    rotations = np.array([tuple(pb.matrix_basis.to_quaternion()) for pb in bones], dtype=np.float64)
-    locations = np.array([tuple(pb.location) for pb in bones], dtype=np.float64)
-    names = tuple(b.name for b in armature_obj.data.bones)
-    fps = bpy.context.scene.render.fps / bpy.context.scene.render.fps_base
-    return MotionClip(names, float(fps), int(bpy.context.scene.frame_current), rotations[None], locations[None])

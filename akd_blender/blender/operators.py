@@ -3,10 +3,10 @@
 Distill Motion (``akd.distill``), DESIGN §5:
 
 1. main thread: :func:`snapshot` copies the armature and the panel's settings into a bpy-free
-   :class:`~akd_blender.core.job.JobRequest` and remembers the pose (:class:`RunContext`); the
+   :class:`~akd_blender.core.job.request.JobRequest` and remembers the pose (:class:`RunContext`); the
    settings become the request through the command line's own mapping (:func:`panel_request`:
    ``properties.panel_job`` then ``cli.job_request``), so the panel and the CLI run the same job;
-2. with a window: a :class:`~akd_blender.core.worker.Worker` thread runs the job and a modal timer
+2. with a window: a :class:`~akd_blender.core.job.worker.Worker` thread runs the job and a modal timer
    drains its queue; in background mode (``blender -b``, the bpy module) the same job runs on this
    thread and its queue is drained once at the end;
 3. :func:`handle_messages` (a plain function; tests feed it messages by hand) applies progress to the
@@ -29,10 +29,10 @@ from dataclasses import dataclass, field, replace
 
 import bpy
 
-from ..core import worker as wk
 from ..core.errors import AkdError
-from ..core.job import JobRequest, JobResult, action_name
-from ..core.understanding import understood_line
+from ..core.job import worker as wk
+from ..core.job.request import JobRequest, JobResult, action_name
+from ..core.prompt.understanding import understood_line
 from .cli import job_request, on_floor
 from .properties import frame_range, panel_floor, panel_job
 
@@ -93,7 +93,7 @@ class RunContext:
 
 def check_request(request: JobRequest) -> None:
     """:meth:`JobRequest.validate`, a bad setting named by its panel label (e.g. "Steps must be …")."""
-    from ..core.config import SettingError
+    from ..core.settings import SettingError
 
     try:
         request.validate()
@@ -115,7 +115,7 @@ def panel_request(scene: bpy.types.Scene) -> JobRequest:
     then :func:`~akd_blender.blender.cli.job_request`): the clip from the first frame of the panel's
     range, the scene's fps unless FPS is set, previews every Preview Every steps. Raises InputError
     naming a bad tunable or Redraw by its panel label."""
-    from ..core.config import SettingError
+    from ..core.settings import SettingError
 
     settings = scene.akd
     scene_fps = scene.render.fps / scene.render.fps_base
@@ -410,7 +410,7 @@ class AKD_OT_free_gpu(bpy.types.Operator):
         return active_run() is None
 
     def execute(self, context):
-        from ..core.priors_cache import free_gpu_memory
+        from ..core.job.model_cache import free_gpu_memory
 
         count = free_gpu_memory()
         self.report({"INFO"}, f"Freed {count} loaded model(s)" if count else "No model was loaded")
@@ -450,9 +450,10 @@ def ground_active_action(context, obj, action=None) -> str:
     and write the result as a new action ``"<name> grounded"`` (made active), keyed as the panel's Keys
     setting says (``scene.akd.keys``). Returns its name."""
     ensure_main_thread()
-    from ..core.physics import ground_clip
+    from ..core.motion.physics import ground_clip
+    from .actions import write_action
     from .extract import rig_from_armature
-    from .keyframes import read_clip, sparse_keys_for, write_action
+    from .keyframes import read_clip, sparse_keys_for
 
     action = action or obj.animation_data.action
     start, end = (int(round(v)) for v in action.frame_range)

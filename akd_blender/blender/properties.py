@@ -10,16 +10,7 @@ from __future__ import annotations
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
-from ..core.config import (
-    CAMERA_MODES,
-    DEVICES,
-    KEY_MODES,
-    KEYS_DEFAULT,
-    MODEL_CHOICES,
-    START_MODES,
-    TUNABLES,
-    DistillConfig,
-)
+from ..core.settings import CAMERA_MODES, DEVICES, KEY_MODES, KEYS_DEFAULT, MODEL_CHOICES, START_MODES, TUNABLES, DistillConfig
 from .cli import CliJob
 
 __all__ = [
@@ -160,7 +151,7 @@ def panel_floor(settings: AKD_Settings) -> float | None:
 
 
 def tunable_values(settings: AKD_Settings) -> dict[str, float | int]:
-    """The Advanced section's :data:`~akd_blender.core.config.TUNABLES` as set in the panel (floats
+    """The Advanced section's :data:`~akd_blender.core.settings.TUNABLES` as set in the panel (floats
     rounded to 6 significant digits: Blender keeps them in single precision)."""
     return {
         t.name: int(getattr(settings, t.name)) if t.kind is int else float(f"{getattr(settings, t.name):.6g}") for t in TUNABLES

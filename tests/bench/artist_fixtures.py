@@ -4,7 +4,7 @@ Imports every ``*.gltf`` / ``*.glb`` / ``*.fbx`` under ``$AKD_SHARED/assets`` (o
 Blender's own importers, mirrors its armature (:func:`akd_blender.blender.extract.rig_from_armature`)
 and evaluates each of its actions over the action's frame range at the scene's frame rate
 (:func:`akd_blender.blender.keyframes.read_clip`). Writes, per model, ``<Model>.npz`` (a RigAsset,
-:func:`akd_blender.core.rig.save_rig`) and ``<Model>.<Action>.npz`` (:func:`save_clip`), and an
+:func:`akd_blender.core.character.rig.save_rig`) and ``<Model>.<Action>.npz`` (:func:`save_clip`), and an
 ``index.json`` listing them. Needs the ``bpy`` module.
 
     python tests/bench/artist_fixtures.py --out bench_out/artists
@@ -22,8 +22,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from akd_blender.core.motion import MotionClip  # noqa: E402
-from akd_blender.core.rig import save_rig  # noqa: E402
+from akd_blender.core.character.rig import save_rig  # noqa: E402
+from akd_blender.core.motion.clip import MotionClip  # noqa: E402
 
 MODEL_SUFFIXES = (".gltf", ".glb", ".fbx")
 

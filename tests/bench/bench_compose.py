@@ -1,26 +1,26 @@
 """Composed prompts on several rigs, each checked on the motion itself (no judge).
 
 Every case is a prompt written for this table (none is a test's or a library phrasing), read with
-:func:`akd_blender.core.compose.plan_prompt` and played with
-:func:`akd_blender.core.compose.clip.compose_clip` at 24 fps on one rig: the procedural biped and
+:func:`akd_blender.core.prompt.compose.plan_prompt` and played with
+:func:`akd_blender.core.prompt.compose.clip.compose_clip` at 24 fps on one rig: the procedural biped and
 quadruped, held-out family members (bird, hexapod, biped, quadruped) and, when their fixtures are
 there (``tests/bench/artist_fixtures.py``), the Fox and CesiumMan glTF rigs with their found roles.
-Checks (:mod:`akd_blender.core.compose.checks`): the parts read (labels in order), travel of a part
+Checks (:mod:`akd_blender.core.prompt.compose.checks`): the parts read (labels in order), travel of a part
 (root, > 0.25 body heights) and staying put (< 0.08 h), the hips coming down, airborne spells, turn
 angle's sign (> 60°), which hand rose, the length in seconds, speed ratio and height against a second
 prompt on the same rig, the way the body travelled (ahead, to its left, backwards), a refused part
-named, and the feet: the composed clip's mean foot skate (:func:`~akd_blender.core.metrics.motion_metrics`)
+named, and the feet: the composed clip's mean foot skate (:func:`~akd_blender.core.motion.metrics.motion_metrics`)
 at most the largest of its parts' own (each part played alone at its variation) + 0.05 h/s.
 
     python tests/bench/bench_compose.py [--bar 0.9] [--artists bench_out/artists] [--only biped] [--job]
 
 ``--job`` runs every prompt (and every comparison prompt) through the product's job instead,
-:func:`akd_blender.core.distill.distill` with ``DistillConfig(device="cpu")`` (the embedded teacher
-reads the prompt; a composed prompt is played from :func:`~akd_blender.core.library_start.composed_plan`'s
+:func:`akd_blender.core.distillation.sds_loop.distill` with ``DistillConfig(device="cpu")`` (the embedded teacher
+reads the prompt; a composed prompt is played from :func:`~akd_blender.core.distillation.library_start.composed_plan`'s
 plan), and checks the job's clip: the parts are the job's reading (its ``motion`` fact, arrows between
 parts), a part's frames are the direct plan's (:func:`plan_prompt`) at the clip's rate when that plan has
 the job's parts and length (else the per-part checks fail), a refusal is the job's
-:class:`~akd_blender.core.understanding.PromptNotUnderstood`, and the feet are compared with the direct
+:class:`~akd_blender.core.prompt.understanding.PromptNotUnderstood`, and the feet are compared with the direct
 parts' own skate.
 
 Prints one row per prompt (checks passed ✓ or not ✗) and the totals; exits 1 when the share of checks
@@ -41,18 +41,18 @@ import torch
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from akd_blender.core.compose import PartNotUnderstood, plan_prompt  # noqa: E402
-from akd_blender.core.compose.checks import motion_facts, raised_hand  # noqa: E402
-from akd_blender.core.compose.clip import compose_clip, piece_frames, schedule  # noqa: E402
+from akd_blender.core.character.kinematics import Skeleton  # noqa: E402
+from akd_blender.core.character.procedural import biped, quadruped  # noqa: E402
+from akd_blender.core.character.rig import load_rig  # noqa: E402
+from akd_blender.core.character.roles import find_roles  # noqa: E402
 from akd_blender.core.errors import InputError  # noqa: E402
-from akd_blender.core.kinematics import Skeleton  # noqa: E402
-from akd_blender.core.metrics import main_root, motion_metrics  # noqa: E402
-from akd_blender.core.motion import MotionClip  # noqa: E402
-from akd_blender.core.procedural.characters import biped, quadruped  # noqa: E402
-from akd_blender.core.procedural.family import make_member  # noqa: E402
-from akd_blender.core.procedural.family.truth import truth_roles  # noqa: E402
-from akd_blender.core.rig import load_rig  # noqa: E402
-from akd_blender.core.roles import find_roles  # noqa: E402
+from akd_blender.core.motion.clip import MotionClip  # noqa: E402
+from akd_blender.core.motion.metrics import main_root, motion_metrics  # noqa: E402
+from akd_blender.core.prompt.compose import PartNotUnderstood, plan_prompt  # noqa: E402
+from akd_blender.core.prompt.compose.checks import motion_facts, raised_hand  # noqa: E402
+from akd_blender.core.prompt.compose.clip import compose_clip, piece_frames, schedule  # noqa: E402
+from tools.family import make_member  # noqa: E402
+from tools.family.truth import truth_roles  # noqa: E402
 
 FPS = 24.0
 
@@ -186,17 +186,17 @@ def _play(rig, roles, prompt: str):
 
 
 class JobPlayer:
-    """Prompts through the product's job (:func:`~akd_blender.core.distill.distill`, ``DistillConfig(device="cpu")``,
+    """Prompts through the product's job (:func:`~akd_blender.core.distillation.sds_loop.distill`, ``DistillConfig(device="cpu")``,
     the embedded teacher loaded once): ``play(rig, roles, prompt)`` → (the job's understood-as line,
     its parts' labels, the clip). Raises what the job raises (a refusal: PromptNotUnderstood)."""
 
     def __init__(self) -> None:
-        from akd_blender.core.priors import load_prior
+        from akd_blender.core.video_models import load_prior
 
         self.prior = load_prior("tiny", device="cpu", dtype=torch.float32)
 
     def play(self, rig, roles, prompt: str) -> tuple[str, list[str], MotionClip]:
-        from akd_blender.core.distill import DistillConfig, distill
+        from akd_blender.core.distillation.sds_loop import DistillConfig, distill
 
         result = distill(rig, prompt, DistillConfig(device="cpu"), prior=self.prior)
         facts = result.extra
@@ -208,7 +208,7 @@ def _job_plan(roles, prompt: str, labels: list[str], clip: MotionClip) -> tuple[
     """(the direct plan of ``prompt`` when it has the job's parts ``labels``, else None; each part's
     frames [start, end) in ``clip``: the whole clip for one part, the plan's schedule at the clip's rate
     when the plan has the clip's length, else none)."""
-    from akd_blender.core.library_start import plan_frames
+    from akd_blender.core.distillation.library_start import plan_frames
 
     try:
         plan = plan_prompt(prompt, roles.kind)
@@ -237,7 +237,7 @@ def _way(rig, roles, clip: MotionClip) -> str:
 def run_case(case: Case, rig, roles, job: JobPlayer | None = None) -> tuple[str, dict[str, bool], float]:
     """(understood-as line, check name → passed, seconds taken); ``job``: play the prompts through the
     product's job instead of the composition layer."""
-    from akd_blender.core.understanding import PromptNotUnderstood
+    from akd_blender.core.prompt.understanding import PromptNotUnderstood
 
     start = time.perf_counter()
     e, checks = case.expect, {}

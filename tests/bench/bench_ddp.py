@@ -26,10 +26,10 @@ from pathlib import Path
 import torch
 import torch.multiprocessing as mp
 
-from akd_blender.core import parallel
-from akd_blender.core.config import DistillConfig, RedrawSettings
-from akd_blender.core.distill import DistillCallbacks, distill
-from akd_blender.core.procedural.characters import biped
+from akd_blender.core.character.procedural import biped
+from akd_blender.core.distillation import parallel
+from akd_blender.core.distillation.sds_loop import DistillCallbacks, distill
+from akd_blender.core.settings import DistillConfig, RedrawSettings
 
 PROMPT = "a person waves"
 
@@ -37,10 +37,10 @@ PROMPT = "a person waves"
 def load_bench_prior(name: str, device: str):
     """The embedded teacher ("tiny") or a random-weight full-size prior built by bench_priors."""
     if name == "tiny":
-        from akd_blender.core.priors import load_prior
+        from akd_blender.core.video_models import load_prior
 
         return load_prior("tiny", device=device)
-    from akd_blender.core.priors.base import MemoryOptions
+    from akd_blender.core.video_models.protocol import MemoryOptions
     from tests.bench.bench_priors import build_prior
 
     return build_prior(name, torch.device(device), MemoryOptions())

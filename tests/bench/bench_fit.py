@@ -3,7 +3,7 @@
 SDS in target form regresses the render onto a video the teacher proposes. The best it can do is
 therefore bounded by how well the loop fits a *given* video: here each motion's ground-truth render
 (a held-out variation, in the teacher's look) is that video. For every character × motion: run
-:func:`akd_blender.core.distill.distill` from the standing pose with a prior that always returns the
+:func:`akd_blender.core.distillation.sds_loop.distill` from the standing pose with a prior that always returns the
 ground-truth video as its target, render the result, judge it, and measure the joint-space distance
 to the ground truth (root-relative joints, character heights, best shift within ±3 frames).
 
@@ -30,17 +30,18 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from akd_blender.core import render as render_module  # noqa: E402
-from akd_blender.core.distill import DistillConfig  # noqa: E402
-from akd_blender.core.image_losses import multiscale_mse  # noqa: E402
-from akd_blender.core.job import JobRequest, run_request  # noqa: E402
-from akd_blender.core.kinematics import Skeleton  # noqa: E402
-from akd_blender.core.motion import MotionClip  # noqa: E402
-from akd_blender.core.priors.tiny import load_judge, load_teacher_config  # noqa: E402
-from akd_blender.core.procedural.characters import CHARACTERS  # noqa: E402
-from akd_blender.core.procedural.motions import MOTIONS, make_clip, neutral_clip, sample_variations  # noqa: E402
+from akd_blender.core.character.kinematics import Skeleton  # noqa: E402
+from akd_blender.core.character.procedural import CHARACTERS  # noqa: E402
+from akd_blender.core.distillation.sds_loop import DistillConfig  # noqa: E402
+from akd_blender.core.job.request import JobRequest, run_request  # noqa: E402
+from akd_blender.core.motion.clip import MotionClip  # noqa: E402
+from akd_blender.core.motion.library.labelled import MOTIONS, make_clip, neutral_clip, sample_variations  # noqa: E402
 from akd_blender.core.render import Renderer, make_cameras, root_path  # noqa: E402
+from akd_blender.core.render.image_losses import multiscale_mse  # noqa: E402
+from akd_blender.core.video_models.tiny import load_teacher_config  # noqa: E402
 from tests.bench.bench_quality import VIEW, joint_distance, joints_rel  # noqa: E402
 from tools.teacher.dataset import render_clips  # noqa: E402
+from tools.teacher.video_judge import load_judge  # noqa: E402
 
 
 class GroundTruthPrior:

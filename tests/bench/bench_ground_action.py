@@ -32,8 +32,8 @@ KEYS = ("penetration", "penetration_max", "floating", "foot_skate")
 def altered(rig, clip, down: float, drift: float):
     """``clip`` with its root bone moved ``down`` heights down (negative: up) and drifting ``drift``
     heights per second along the character's facing, in world terms."""
-    from akd_blender.core.motion import MotionClip
-    from akd_blender.core.roles import find_roles
+    from akd_blender.core.character.roles import find_roles
+    from akd_blender.core.motion.clip import MotionClip
 
     root = int(np.flatnonzero(np.asarray(rig.parents) < 0)[0])
     to_bone = np.linalg.inv(rig.armature_world[:3, :3] @ rig.rest_matrices[root][:3, :3])
@@ -58,8 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     from akd_blender.blender.extract import rig_from_armature
     from akd_blender.blender.io import find_armature, load_scene
     from akd_blender.blender.keyframes import read_clip
-    from akd_blender.core.metrics import motion_metrics
-    from akd_blender.core.physics import ground_clip
+    from akd_blender.core.motion.metrics import motion_metrics
+    from akd_blender.core.motion.physics import ground_clip
 
     shared = Path(os.environ.get("AKD_SHARED", ROOT.parent / "shared"))
     load_scene(str(shared / "assets" / "Fox" / "Fox.gltf"))

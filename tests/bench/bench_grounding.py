@@ -84,10 +84,10 @@ def silences(asset: Path, prompt: str) -> dict:
     sys.path.insert(0, str(ROOT))
     from akd_blender.blender.extract import rig_from_armature
     from akd_blender.blender.io import find_armature, load_scene
-    from akd_blender.blender.keyframes import current_pose
-    from akd_blender.core import worker as wk
-    from akd_blender.core.config import DistillConfig
-    from akd_blender.core.job import JobRequest
+    from akd_blender.blender.pose_channels import current_pose
+    from akd_blender.core.job import worker as wk
+    from akd_blender.core.job.request import JobRequest
+    from akd_blender.core.settings import DistillConfig
 
     load_scene(str(asset))
     arm = find_armature(None)

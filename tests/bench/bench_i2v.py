@@ -34,8 +34,8 @@ from pathlib import Path
 
 import torch
 
-from akd_blender.core.config import RedrawSettings
-from akd_blender.core.priors.base import MemoryOptions
+from akd_blender.core.settings import RedrawSettings
+from akd_blender.core.video_models.protocol import MemoryOptions
 from tests.bench.bench_priors import COGVIDEOX_TRANSFORMER
 
 CUDA = torch.cuda.is_available()
@@ -122,7 +122,7 @@ def build_cogvideox_i2v(device: torch.device, memory: MemoryOptions, text_size: 
     """CogVideoX-5B-I2V of random weights as the project's adapter (or the tiny test model)."""
     import diffusers
 
-    from akd_blender.core.priors.cogvideox_i2v import CogVideoXImageToVideoPrior
+    from akd_blender.core.video_models.cogvideox_i2v import CogVideoXImageToVideoPrior
     from tests.core.dummy_priors import cogvideox_i2v_pipeline, tiny_tokenizer
 
     if tiny:
@@ -149,7 +149,7 @@ def build_wan_ti2v(device: torch.device, memory: MemoryOptions, text_size: str, 
     """Wan2.2-TI2V-5B of random weights as the project's adapter (or the tiny test model)."""
     import diffusers
 
-    from akd_blender.core.priors.wan_i2v import WanImageToVideoPrior
+    from akd_blender.core.video_models.wan_i2v import WanImageToVideoPrior
     from tests.core.dummy_priors import tiny_tokenizer, wan_ti2v_pipeline
 
     if tiny:
@@ -189,7 +189,7 @@ class PhaseMeter:
     @contextlib.contextmanager
     def watching(self, prior):
         """Part boundaries at the start and end of ``prior.sample`` and at the end of the pose search."""
-        from akd_blender.core import pose_search
+        from akd_blender.core.fitting import pose_search
 
         draw, search = prior.sample, pose_search.search_poses
 
@@ -214,8 +214,8 @@ class PhaseMeter:
 
 def end_to_end(prior, rig, args, draw_steps: int, refine_steps: int, log, label: str) -> None:
     """One job with ``prior`` on ``rig`` (default start: draw then fit, then ``refine_steps`` steps)."""
-    from akd_blender.core.config import DistillConfig, SearchSettings
-    from akd_blender.core.job import JobRequest, run_request
+    from akd_blender.core.job.request import JobRequest, run_request
+    from akd_blender.core.settings import DistillConfig, SearchSettings
 
     scales = {"scales": args.search_scales} if args.search_scales else {}
     config = DistillConfig(
@@ -256,8 +256,8 @@ def end_to_end(prior, rig, args, draw_steps: int, refine_steps: int, log, label:
 
 
 def load_character(path: str | None):
-    from akd_blender.core.procedural.characters import biped
-    from akd_blender.core.rig import load_rig
+    from akd_blender.core.character.procedural import biped
+    from akd_blender.core.character.rig import load_rig
 
     return load_rig(path) if path else biped()
 
@@ -298,8 +298,8 @@ def part_image_to_video(args, log, name: str) -> None:
 
 def part_t2v_step(args, log) -> None:
     """The text-to-video CogVideoX-5B loop from the pose: seconds per step, render and optimiser included."""
-    from akd_blender.core.config import DistillConfig
-    from akd_blender.core.distill import distill
+    from akd_blender.core.distillation.sds_loop import distill
+    from akd_blender.core.settings import DistillConfig
     from tests.bench.bench_priors import MODELS, NATIVE, build_prior
 
     device = torch.device("cuda" if CUDA else "cpu")
@@ -342,7 +342,7 @@ def part_t2v_step(args, log) -> None:
 def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=".")
-    parser.add_argument("--rig", help="a RigAsset .npz (akd_blender.core.rig.save_rig); default: the procedural biped")
+    parser.add_argument("--rig", help="a RigAsset .npz (akd_blender.core.character.rig.save_rig); default: the procedural biped")
     parser.add_argument("--parts", default="cogvideox,ti2v,t2v-step")
     parser.add_argument("--draw-steps", type=int, default=50, help="DDIM steps of the drawing (the models' default: 50)")
     parser.add_argument("--refine-steps", type=int, default=24, help="SDS steps after the fit")

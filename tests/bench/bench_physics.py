@@ -27,9 +27,9 @@ import numpy as np  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from akd_blender.core.metrics import CONTACT_TOLERANCE, motion_curves  # noqa: E402
-from akd_blender.core.physics import PhysicsConfig, ground_clip  # noqa: E402
-from akd_blender.core.physics.perturb import inject_artifacts, loop_clip  # noqa: E402
+from akd_blender.core.motion.metrics import CONTACT_TOLERANCE, motion_curves  # noqa: E402
+from akd_blender.core.motion.physics import PhysicsConfig, ground_clip  # noqa: E402
+from akd_blender.core.motion.physics.perturb import inject_artifacts, loop_clip  # noqa: E402
 from tests.core.test_physics_motions import biped_walk, quadruped_trot  # noqa: E402
 
 SECONDS = 4.0

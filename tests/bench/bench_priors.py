@@ -24,8 +24,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from akd_blender.core.image_losses import character_region, crop_video
-from akd_blender.core.priors.base import MemoryOptions, SDSSettings
+from akd_blender.core.render.image_losses import character_region, crop_video
+from akd_blender.core.settings import SDSSettings
+from akd_blender.core.video_models.protocol import MemoryOptions
 
 COGVIDEOX_TRANSFORMER = dict(  # THUDM/CogVideoX-5b transformer/config.json
     num_attention_heads=48,
@@ -98,8 +99,8 @@ def build_prior(name: str, device: torch.device, memory: MemoryOptions):
     import diffusers
     from transformers import T5Config, T5EncoderModel, UMT5Config, UMT5EncoderModel
 
-    from akd_blender.core.priors.cogvideox import CogVideoXPrior
-    from akd_blender.core.priors.wan import WanPrior
+    from akd_blender.core.video_models.cogvideox import CogVideoXPrior
+    from akd_blender.core.video_models.wan import WanPrior
     from tests.core.dummy_priors import tiny_tokenizer
 
     spec = MODELS[name]
@@ -170,7 +171,7 @@ def sds_step(prior, video: torch.Tensor, text, step: int = 0, region=None) -> di
 
 def cheap_step(video: torch.Tensor, target: torch.Tensor) -> float:
     """A reused-target step's prior-side cost: multi-scale image loss + backward (render excluded)."""
-    from akd_blender.core.image_losses import multiscale_mse
+    from akd_blender.core.render.image_losses import multiscale_mse
 
     _sync()
     start = time.perf_counter()
@@ -188,10 +189,10 @@ def character_video(rig_path: str | None, frames: int, height: int, width: int, 
     """What the distillation shows the prior: the rig (default: the procedural biped) in its rest pose
     from the default follow camera at the model's native size → (video [F,3,H,W] requiring grad,
     the character's pixel box)."""
-    from akd_blender.core.motion import MotionClip
-    from akd_blender.core.procedural.characters import biped
+    from akd_blender.core.character.procedural import biped
+    from akd_blender.core.character.rig import load_rig
+    from akd_blender.core.motion.clip import MotionClip
     from akd_blender.core.render import render_clip
-    from akd_blender.core.rig import load_rig
 
     rig = load_rig(rig_path) if rig_path else biped()
     rgba = render_clip(rig, MotionClip.rest(rig, frames), height, width, backend="torch", device=device)
@@ -239,10 +240,10 @@ def bench_model(name: str, modes: list[str], distill_steps: int, log, rig_path: 
     prior.set_memory(MemoryOptions())
     prior.settings = SDSSettings()
     if distill_steps:
-        from akd_blender.core.distill import DistillConfig
-        from akd_blender.core.job import JobRequest, run_request
-        from akd_blender.core.procedural.characters import biped
-        from akd_blender.core.rig import load_rig
+        from akd_blender.core.character.procedural import biped
+        from akd_blender.core.character.rig import load_rig
+        from akd_blender.core.distillation.sds_loop import DistillConfig
+        from akd_blender.core.job.request import JobRequest, run_request
 
         rig = load_rig(rig_path) if rig_path else biped()
 
@@ -284,7 +285,9 @@ def main() -> None:
     parser.add_argument("--distill-steps", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3, help="measured steps per mode after one warm-up (median reported)")
     parser.add_argument("--tiny", action="store_true", help="tiny random models (CPU smoke test)")
-    parser.add_argument("--rig", help="a RigAsset .npz (akd_blender.core.rig.save_rig) to distil; default: the procedural biped")
+    parser.add_argument(
+        "--rig", help="a RigAsset .npz (akd_blender.core.character.rig.save_rig) to distil; default: the procedural biped"
+    )
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

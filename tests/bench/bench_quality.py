@@ -1,7 +1,7 @@
 """Quality benchmark of the embedded teacher (``make bench-quality``).
 
 For each character × motion × held-out phrasing: distil from the standing pose with the teacher
-(:func:`akd_blender.core.distill.distill` with its defaults: the teacher draws a video and the pose
+(:func:`akd_blender.core.distillation.sds_loop.distill` with its defaults: the teacher draws a video and the pose
 search fits it; ``--start pose --steps 200`` measures SDS from the pose instead), render with the distillation's camera, judge. Also
 judged: held-out ground truth, the teacher's own samples for the phrasing, the rest pose and a
 random smooth motion. Fidelity: joint-space distance (root-relative joints, in character heights,
@@ -25,15 +25,16 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from akd_blender.core.distill import START_MODES, DistillConfig, SearchSettings  # noqa: E402
-from akd_blender.core.job import JobRequest, run_request  # noqa: E402
-from akd_blender.core.kinematics import Skeleton  # noqa: E402
-from akd_blender.core.motion import MotionParams  # noqa: E402
-from akd_blender.core.priors.tiny import load_judge, load_tiny_prior  # noqa: E402
-from akd_blender.core.procedural.characters import CHARACTERS  # noqa: E402
-from akd_blender.core.procedural.motions import MOTIONS, make_clip, neutral_clip, rest_clip, sample_variations  # noqa: E402
+from akd_blender.core.character.kinematics import Skeleton  # noqa: E402
+from akd_blender.core.character.procedural import CHARACTERS  # noqa: E402
+from akd_blender.core.distillation.sds_loop import START_MODES, DistillConfig, SearchSettings  # noqa: E402
+from akd_blender.core.job.request import JobRequest, run_request  # noqa: E402
+from akd_blender.core.motion.clip import MotionParams  # noqa: E402
+from akd_blender.core.motion.library.labelled import MOTIONS, make_clip, neutral_clip, rest_clip, sample_variations  # noqa: E402
 from akd_blender.core.render import DEFAULT_VIEW  # noqa: E402
+from akd_blender.core.video_models.tiny import load_tiny_prior  # noqa: E402
 from tools.teacher.dataset import render_clips  # noqa: E402
+from tools.teacher.video_judge import load_judge  # noqa: E402
 
 VIEW = DEFAULT_VIEW  # the distillation's follow camera (azimuth, elevation)
 

@@ -1,10 +1,10 @@
 """Jobs per minute: N embedded-teacher jobs one after another in this process vs at once through a local Ray.
 
-The jobs are :class:`~akd_blender.core.job.JobRequest` s (no bpy): held-out procedural family members,
+The jobs are :class:`~akd_blender.core.job.request.JobRequest` s (no bpy): held-out procedural family members,
 bipeds and quadrupeds in turn, each with a held-out wording of one of its kind's library motions and its
 own seed, with the teacher's default start (it draws a video, the pose search fits it; ``--steps`` SDS
 steps after). Serial: one warm-up job (prior loaded, renderer compiled), then the N jobs timed. Ray
-(:func:`~akd_blender.core.ray_jobs.run_requests_ray`; each task asks for ``--gpus-per-job`` of a GPU,
+(:func:`~akd_blender.core.job.ray_jobs.run_requests_ray`; each task asks for ``--gpus-per-job`` of a GPU,
 e.g. 1/8 so that 8 jobs share one, and ``--cpus-per-job`` CPUs): round 1 on fresh workers (each loads
 torch, CUDA and the prior), round 2 on the same workers, warm like the serial run. The bar applies to
 round 2's jobs per minute over the serial run's. Also reported: the largest difference between the
@@ -27,12 +27,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from akd_blender.core import worker as wk
-from akd_blender.core.config import START_MODES, DistillConfig
-from akd_blender.core.job import JobRequest
-from akd_blender.core.procedural.family import HELDOUT_SEEDS, make_member
-from akd_blender.core.procedural.library import motions_for
-from akd_blender.core.ray_jobs import TaskResources, ray_session, run_requests_ray
+from akd_blender.core.job import worker as wk
+from akd_blender.core.job.ray_jobs import TaskResources, ray_session, run_requests_ray
+from akd_blender.core.job.request import JobRequest
+from akd_blender.core.motion.library import motions_for
+from akd_blender.core.settings import START_MODES, DistillConfig
+from tools.family import HELDOUT_SEEDS, make_member
 
 KINDS = ("biped", "quadruped")
 

@@ -24,11 +24,11 @@ import torch
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from akd_blender.core.kinematics import Skeleton  # noqa: E402
-from akd_blender.core.procedural import biped  # noqa: E402
+from akd_blender.core.character.kinematics import Skeleton  # noqa: E402
+from akd_blender.core.character.procedural import biped  # noqa: E402
+from akd_blender.core.character.rig import RigAsset  # noqa: E402
+from akd_blender.core.character.rotations import rotvec_to_quat  # noqa: E402
 from akd_blender.core.render import Renderer, make_cameras, root_path  # noqa: E402
-from akd_blender.core.rig import RigAsset  # noqa: E402
-from akd_blender.core.rotations import rotvec_to_quat  # noqa: E402
 
 
 def subdivide(rig: RigAsset, target_faces: int) -> RigAsset:

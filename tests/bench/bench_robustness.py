@@ -46,9 +46,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
-from akd_blender.core.config import SEARCH_APPEARANCES  # noqa: E402
-from akd_blender.core.image_losses import gaussian_blur  # noqa: E402
-from akd_blender.core.motion import MotionClip  # noqa: E402
+from akd_blender.core.motion.clip import MotionClip  # noqa: E402
+from akd_blender.core.render.image_losses import gaussian_blur  # noqa: E402
+from akd_blender.core.settings import SEARCH_APPEARANCES  # noqa: E402
 from tests.bench.bench_unseen import (  # noqa: E402
     DEFAULT_ARTISTS,
     Case,
@@ -137,8 +137,8 @@ def swap_texture(frame: torch.Tensor, alpha: torch.Tensor) -> torch.Tensor:
 
 def first_frame_alpha(rig, prior, frame: torch.Tensor, supersample: int) -> torch.Tensor:
     """Coverage [H,W] of the rig in its rest pose from the distillation's first-frame camera, at the
-    size of ``frame`` [3,H,W] (how :func:`akd_blender.core.start.first_frame` renders it)."""
-    from akd_blender.core.kinematics import Skeleton
+    size of ``frame`` [3,H,W] (how :func:`akd_blender.core.distillation.starts.first_frame` renders it)."""
+    from akd_blender.core.character.kinematics import Skeleton
     from akd_blender.core.render import Renderer, make_cameras, root_path
 
     h, w = frame.shape[-2:]
@@ -279,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(ROOT / "bench_out" / "robustness.json"))
     args = ap.parse_args(argv)
     artists = Path(args.artists)
-    from akd_blender.core.motion_judge import load_motion_judge
+    from akd_blender.core.motion.judge import load_motion_judge
 
     if args.merge:
         judge = load_motion_judge(args.judge)
@@ -297,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     search = search_fields(args.search)
     k, n = (int(x) for x in args.shard.split("/"))
     runs = [(case, name) for case in cases for name in names][k::n]
-    from akd_blender.core.priors import load_prior
+    from akd_blender.core.video_models import load_prior
 
     device = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
     prior = load_prior("tiny", device=device, dtype=torch.float32)
@@ -339,7 +339,7 @@ if __name__ == "__main__":
 def test_changes_and_table():
     """The changes keep shape and range, are seeded, and the table pairs each change with ``none``
     (the figures come from the full run)."""
-    from akd_blender.core.procedural.characters import biped
+    from akd_blender.core.character.procedural import biped
     from akd_blender.core.render import render_clip
 
     rig = biped()

@@ -3,8 +3,8 @@
 For the library's held-out phrasings (24) and the blind-written wordings of
 ``tests/core/blind_wordings.json`` (72), count how many each matching rule reads as the motion
 meant: the nearest single wording, the mean of a motion's 3 best wordings (the shipped rule,
-:func:`akd_blender.core.priors.tiny_model.text.understand`) and the motion's centroid, each over the
-training phrasings alone or with the extra wordings of :mod:`akd_blender.core.procedural.wordings`.
+:func:`akd_blender.core.prompt.sentence_encoder.understand`) and the motion's centroid, each over the
+training phrasings alone or with the extra wordings of :mod:`akd_blender.core.motion.library.wordings`.
 Prints a markdown table and the misread wordings of the shipped rule.
 
     python tests/bench/bench_text.py
@@ -20,8 +20,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from akd_blender.core.priors.tiny_model.text import TextEncoder, understand  # noqa: E402
-from akd_blender.core.procedural.motions import MOTIONS, prompt_vocabulary  # noqa: E402
+from akd_blender.core.motion.library.labelled import MOTIONS, prompt_vocabulary  # noqa: E402
+from akd_blender.core.prompt.sentence_encoder import TextEncoder, understand  # noqa: E402
 
 BLIND = Path(__file__).resolve().parents[1] / "core" / "blind_wordings.json"
 

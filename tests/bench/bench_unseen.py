@@ -2,20 +2,20 @@
 
 Cases: held-out family members of every kind (seeds from 10500 on: neither the teacher nor the
 judge saw them; bone roles as drawn) and the artist rigs of ``--artists`` (written by
-``tests/bench/artist_fixtures.py``; roles found by :func:`~akd_blender.core.roles.find_roles`).
+``tests/bench/artist_fixtures.py``; roles found by :func:`~akd_blender.core.character.roles.find_roles`).
 Case ``i`` has seed ``i``, its own member and one of its kind's motions with a held-out phrasing, so
 cases are independent draws. **Splits share no prompt**: the test split (the default cases) prompts
 every motion with its first held-out phrasing (``spec.heldout_phrasings[0]``), the validation split
 (``--validation``: members from 10800, seeds from 1000, the RiggedFigure rig) with its second
 (``spec.heldout_phrasings[1]``); :func:`check_splits_disjoint` asserts over the whole library that no
 first phrasing is any motion's second, and the run prints how many distinct prompts its split has. Each case is distilled with the defaults of
-:class:`~akd_blender.core.distill.DistillConfig` from the rest pose, rendered with the distillation's
-judged by the motion judge (:class:`~akd_blender.core.motion_judge.MotionJudge`: the clip's body
+:class:`~akd_blender.core.distillation.sds_loop.DistillConfig` from the rest pose, rendered with the distillation's
+judged by the motion judge (:class:`~akd_blender.core.motion.judge.MotionJudge`: the clip's body
 tracks in the judge's window). A case is **recovered** when the product does not refuse its prompt,
 it is judged as its motion *and* its joint distance to
 the nearest ground truth (the library motion on the same rig, several variations) is below the rest
 pose's. **Refused** (column "refused"): the product's job (``allow_nearest`` off, its default) would
-stop with :class:`~akd_blender.core.understanding.PromptNotUnderstood`; such a case is played as the
+stop with :class:`~akd_blender.core.prompt.understanding.PromptNotUnderstood`; such a case is played as the
 standing pose and counts as not recovered on every route. ``--allow-nearest`` goes ahead with the
 nearest motion instead, as a user who allows it would (then nothing is refused). Joint distance: root-relative joint positions in character heights, best yaw about the up
 axis and best time shift within ±3 frames. Prints a markdown table, writes JSON and exits 1 when the
@@ -30,7 +30,7 @@ recovered share on the same cases, computed in the same run (about 0.3 s per cas
     python tests/bench/bench_unseen.py --route library …   # the retrieval baseline (no model); --route standing
 
 ``--route`` chooses what makes each case's clip: ``default`` (the product's job with the defaults,
-through :func:`~akd_blender.core.job.run_request`), ``library`` (the retrieval baseline, no model:
+through :func:`~akd_blender.core.job.request.run_request`), ``library`` (the retrieval baseline, no model:
 the prompt read as the product reads it and that motion's library clip, default variation, played
 on the rig's found roles at the default job's frames and rate) or ``standing`` (the standing pose
 held: its joint distance is the bar a recovered case must beat, so it recovers none). Every route,
@@ -60,15 +60,15 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
-from akd_blender.core.distill import DistillConfig  # noqa: E402
-from akd_blender.core.job import JobRequest, run_request  # noqa: E402
-from akd_blender.core.kinematics import Skeleton  # noqa: E402
-from akd_blender.core.motion import MotionClip  # noqa: E402
-from akd_blender.core.procedural.family import HELDOUT_SEEDS, make_member  # noqa: E402
-from akd_blender.core.procedural.family.truth import truth_roles  # noqa: E402
-from akd_blender.core.procedural.library import make_role_clip, motions_for, sample_variations  # noqa: E402
-from akd_blender.core.rig import RigAsset, load_rig  # noqa: E402
-from akd_blender.core.roles import BoneRoles, find_roles  # noqa: E402
+from akd_blender.core.character.kinematics import Skeleton  # noqa: E402
+from akd_blender.core.character.rig import RigAsset, load_rig  # noqa: E402
+from akd_blender.core.character.roles import BoneRoles, find_roles  # noqa: E402
+from akd_blender.core.distillation.sds_loop import DistillConfig  # noqa: E402
+from akd_blender.core.job.request import JobRequest, run_request  # noqa: E402
+from akd_blender.core.motion.clip import MotionClip  # noqa: E402
+from akd_blender.core.motion.library import make_role_clip, motions_for, sample_variations  # noqa: E402
+from tools.family import HELDOUT_SEEDS, make_member  # noqa: E402
+from tools.family.truth import truth_roles  # noqa: E402
 
 FAMILY_KINDS = ("biped", "quadruped", "bird", "hexapod")
 FIRST_MEMBER = 10500  # held-out members the judge's evaluation (10000 on) does not use
@@ -119,7 +119,7 @@ def make_cases(per_kind: int, per_artist: int, artists: Path, names: tuple[str, 
         if (artists / f"{name}.npz").is_file():
             kind = find_roles(load_rig(str(artists / f"{name}.npz"))).kind
             plan += [(name, kind, -1)] * per_artist
-    from akd_blender.core.motion_judge import load_motion_judge
+    from akd_blender.core.motion.judge import load_motion_judge
 
     judged = set(load_motion_judge().cfg.labels)  # the motions the shipped judge can tell (a newer motion: "none")
     cases, counters = [], {}
@@ -137,7 +137,7 @@ def make_cases(per_kind: int, per_artist: int, artists: Path, names: tuple[str, 
 def split_prompts() -> tuple[set[str], set[str]]:
     """Every prompt the test split and the validation split can use, over all kinds' library motions:
     (each motion's ``heldout_phrasings[TEST_PHRASING]``, each one's ``[VALIDATION_PHRASING]``)."""
-    from akd_blender.core.procedural.library import KINDS
+    from akd_blender.core.motion.library import KINDS
 
     specs = [spec for kind in KINDS for spec in motions_for(kind)]
     return {s.heldout_phrasings[TEST_PHRASING] for s in specs}, {s.heldout_phrasings[VALIDATION_PHRASING] for s in specs}
@@ -186,7 +186,7 @@ def ground_truths(rig: RigAsset, roles: BoneRoles, label: str, frames: int, fps:
 
 def extend_phrases(prior, path: Path) -> None:
     """Add the precomputed prompt embeddings in ``path`` (a PhraseTable file) to the teacher's table."""
-    from akd_blender.core.priors.tiny_model.text import PhraseTable
+    from akd_blender.core.prompt.sentence_encoder import PhraseTable
 
     extra = PhraseTable.load(path)
     table = prior.encoder.table
@@ -254,7 +254,7 @@ def distil_case(
     :func:`refused_case`'s row and standing pose."""
     from dataclasses import replace
 
-    from akd_blender.core.understanding import PromptNotUnderstood
+    from akd_blender.core.prompt.understanding import PromptNotUnderstood
 
     rig, roles = load_case_rig(case, artists)
     t0 = time.time()
@@ -321,7 +321,7 @@ def refused_case(
     """A case whose prompt the product refuses: the standing pose at the default job's frames and rate
     for ``prior``, its row with ``refused`` True (``facts``: the refused reading's; ``t0``: the case's
     start, ``time.time()``)."""
-    from akd_blender.core.start import resolve_sizes
+    from akd_blender.core.distillation.starts import resolve_sizes
 
     sizes = resolve_sizes(DistillConfig(), prior)
     clip = MotionClip.rest(rig, sizes.frames, sizes.fps)
@@ -331,10 +331,10 @@ def refused_case(
 
 def product_refuses(choice, reading, understanding, allow_nearest: bool) -> bool:
     """Whether the product's job (start "auto" or "library") stops with PromptNotUnderstood for a
-    prompt with library ``choice`` and ``reading`` (:func:`~akd_blender.core.library_start.choose_library_motion`'s,
+    prompt with library ``choice`` and ``reading`` (:func:`~akd_blender.core.distillation.library_start.choose_library_motion`'s,
     called with ``allow_nearest``) and the prior's own ``understanding`` (``text.extra``): the same two
-    checks as :func:`~akd_blender.core.distill.distill`."""
-    from akd_blender.core.understanding import Understanding
+    checks as :func:`~akd_blender.core.distillation.sds_loop.distill`."""
+    from akd_blender.core.prompt.understanding import Understanding
 
     if allow_nearest:
         return False
@@ -356,9 +356,9 @@ def baseline_case(
     found roles) or "standing" (the standing pose), at the default job's frames and rate for
     ``prior``. A prompt the product refuses (:func:`product_refuses`; never with ``allow_nearest``)
     gives :func:`refused_case`'s row on both routes."""
-    from akd_blender.core.library_start import LibraryChoice, choose_library_motion, library_clip
-    from akd_blender.core.procedural.motions import Variation
-    from akd_blender.core.start import resolve_sizes
+    from akd_blender.core.distillation.library_start import LibraryChoice, choose_library_motion, library_clip
+    from akd_blender.core.distillation.starts import resolve_sizes
+    from akd_blender.core.motion.library.labelled import Variation
 
     rig, roles = load_case_rig(case, artists)
     t0 = time.time()
@@ -531,7 +531,7 @@ def main(argv: list[str] | None = None) -> int:
     split = "validation" if args.validation else "test"
     print(f"{split} split: {len(cases)} cases, {len({c.prompt for c in cases})} distinct prompts", flush=True)
     if args.embed:
-        from akd_blender.core.priors.tiny_model.text import PhraseTable, TextEncoder
+        from akd_blender.core.prompt.sentence_encoder import PhraseTable, TextEncoder
 
         prompts = sorted({c.prompt for c in cases})
         PhraseTable(prompts, TextEncoder().encode(prompts).numpy()).save(args.embed)
@@ -585,7 +585,7 @@ def main(argv: list[str] | None = None) -> int:
 def load_reader(args) -> tuple[str, object]:
     """(device, the embedded teacher of ``--model``) reading the cases' prompts as new wordings, with
     ``--phrases``' embeddings added."""
-    from akd_blender.core.priors import load_prior
+    from akd_blender.core.video_models import load_prior
 
     device = ("cuda" if torch.cuda.is_available() else "cpu") if args.device == "auto" else args.device
     prior = load_prior(args.model, device=device, dtype=torch.float32)
@@ -622,7 +622,7 @@ def search_fields(pairs: list[str]) -> dict:
 
 def load_judge(args):
     """The motion judge of ``--judge`` (default: the shipped one), or None with ``--no-judge``."""
-    from akd_blender.core.motion_judge import load_motion_judge
+    from akd_blender.core.motion.judge import load_motion_judge
 
     return None if args.no_judge else load_motion_judge(args.judge)
 

@@ -19,13 +19,13 @@ from akd_blender.blender.apply import Applied, apply_clips, apply_result
 from akd_blender.blender.build import armature_from_rig
 from akd_blender.blender.extract import rig_from_armature
 from akd_blender.blender.io import load_scene
-from akd_blender.blender.keyframes import _action_fcurves
-from akd_blender.core import worker as wk
-from akd_blender.core.config import DistillConfig
+from akd_blender.blender.pose_channels import action_fcurves
+from akd_blender.core.character.procedural import biped
 from akd_blender.core.errors import InputError
-from akd_blender.core.job import JobResult
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.procedural.characters import biped
+from akd_blender.core.job import worker as wk
+from akd_blender.core.job.request import JobResult
+from akd_blender.core.motion.clip import MotionClip
+from akd_blender.core.settings import DistillConfig
 
 PROMPT = "a person lifts an arm"
 
@@ -72,7 +72,7 @@ def _result(clip: MotionClip, distilled: MotionClip | None = None, facts: dict |
 def _keys(action_name: str) -> dict[tuple[str, int], np.ndarray]:
     """Every F-curve of the action: (data path, index) → its keys' [K,6] co and handles."""
     out = {}
-    for fc in _action_fcurves(bpy.data.actions[action_name]):
+    for fc in action_fcurves(bpy.data.actions[action_name]):
         points = [(*k.co, *k.handle_left, *k.handle_right) for k in fc.keyframe_points]
         out[(fc.data_path, fc.array_index)] = np.array(points)
     return out

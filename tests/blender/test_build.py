@@ -8,9 +8,9 @@ import torch
 
 from akd_blender.blender.build import armature_from_rig
 from akd_blender.blender.extract import rig_from_armature
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.procedural import CHARACTERS
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.procedural import CHARACTERS
+from akd_blender.core.motion.clip import MotionClip
 
 from .helpers import evaluated_world_vertices, random_pose, set_pose
 

@@ -8,9 +8,9 @@ import numpy as np
 import torch
 
 from akd_blender.blender.cli import write_preview
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.procedural.characters import CHARACTERS
-from akd_blender.core.procedural.motions import make_clip
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.procedural import CHARACTERS
+from akd_blender.core.motion.library.labelled import make_clip
 from akd_blender.core.render import make_cameras, render_clip, root_path
 from akd_blender.core.render.camera import frame_extent
 

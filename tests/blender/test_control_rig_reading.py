@@ -9,7 +9,7 @@ import torch
 
 from akd_blender.blender.extract import rig_from_armature
 from akd_blender.blender.keyframes import read_clip
-from akd_blender.core.kinematics import Skeleton
+from akd_blender.core.character.kinematics import Skeleton
 
 from .helpers import evaluated_world_vertices
 from .rig_zoo import ik_biped

@@ -16,14 +16,17 @@ import numpy as np
 import pytest
 import torch
 
+from akd_blender.blender.actions import write_action
 from akd_blender.blender.controls import deform_targets, result_of
 from akd_blender.blender.extract import rig_from_armature
-from akd_blender.blender.keyframes import SparseKeys, _action_fcurves, key_figures, key_summary, write_action
+from akd_blender.blender.key_figures import key_figures, key_summary
+from akd_blender.blender.keyframes import SparseKeys
+from akd_blender.blender.pose_channels import action_fcurves
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.rig import RigAsset
+from akd_blender.core.character.rotations import rotvec_to_quat
 from akd_blender.core.errors import InputError
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.rig import RigAsset
-from akd_blender.core.rotations import rotvec_to_quat
+from akd_blender.core.motion.clip import MotionClip
 
 from . import rig_zoo
 
@@ -102,7 +105,7 @@ def _evaluated_error(arm, rig: RigAsset, clip: MotionClip, bones=None) -> tuple[
 
 
 def _keyed_bones(action) -> set[str]:
-    return {fc.data_path.split('"')[1] for fc in _action_fcurves(action) if fc.data_path.startswith("pose.bones[")}
+    return {fc.data_path.split('"')[1] for fc in action_fcurves(action) if fc.data_path.startswith("pose.bones[")}
 
 
 def _write_checked(arm, rig: RigAsset, clip: MotionClip, label: str):
@@ -155,7 +158,7 @@ def test_rigify_arm_raise_lands_on_the_controls(metarig):
 
     keyed = _keyed_bones(action)
     assert keyed and not [b for b in keyed if b.startswith(("DEF-", "ORG-", "MCH-"))]
-    switches = [fc for fc in _action_fcurves(action) if fc.data_path.endswith('["IK_FK"]')]
+    switches = [fc for fc in action_fcurves(action) if fc.data_path.endswith('["IK_FK"]')]
     assert len(switches) == 4 and all(fc.evaluate(1) == 1.0 for fc in switches)  # Rigify: IK_FK 1 is FK
     assert result.undriven == {}
     position, rotation = _evaluated_error(arm, rig, clip)

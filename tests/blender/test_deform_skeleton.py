@@ -13,9 +13,9 @@ import torch
 
 from akd_blender.blender.deform_skeleton import evaluated_channels, evaluated_clip, evaluated_pose, find_deform_skeleton
 from akd_blender.blender.extract import rig_from_armature
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.rig import load_rig, save_rig
-from akd_blender.core.roles import find_roles
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.rig import load_rig, save_rig
+from akd_blender.core.character.roles import find_roles
 
 from .helpers import evaluated_world_vertices
 from .rig_zoo import ik_biped, parented_robot, rigify_rig

@@ -78,10 +78,10 @@ def test_demo_prompts_read_as_motions_of_each_characters_kind():
     roles give (the Fox imported with Blender's glTF importer, as the CLI does)."""
     from akd_blender.blender.extract import rig_from_armature
     from akd_blender.blender.io import find_armature, load_scene
-    from akd_blender.core.priors.tiny_model.text import TextEncoder
-    from akd_blender.core.procedural import CHARACTERS
-    from akd_blender.core.start import character_kind
-    from akd_blender.core.understanding import PromptVocabulary, library_vocabulary
+    from akd_blender.core.character.procedural import CHARACTERS
+    from akd_blender.core.distillation.starts import character_kind
+    from akd_blender.core.prompt.sentence_encoder import TextEncoder
+    from akd_blender.core.prompt.understanding import PromptVocabulary, library_vocabulary
 
     kinds = {"biped": character_kind(CHARACTERS["biped"]())}
     if os.path.isfile(FOX):

@@ -24,7 +24,7 @@ zip_path, model = sys.argv[1], sys.argv[2]
 assert bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default", enable_on_install=True) == {"FINISHED"}
 import importlib
 pkg = "bl_ext.user_default.akd_blender"
-characters = importlib.import_module(pkg + ".core.procedural.characters")
+characters = importlib.import_module(pkg + ".core.character.procedural")
 build = importlib.import_module(pkg + ".blender.build")
 bpy.ops.wm.read_homefile(use_empty=True)
 arm = build.armature_from_rig(characters.biped())
@@ -55,7 +55,7 @@ def test_zip_installs_and_operator_runs_from_installed_copy(tmp_path):
     zip_path = tmp_path / "dist" / f"akd_blender-{__import__('akd_blender').__version__}.zip"
     with zipfile.ZipFile(zip_path) as zf:
         names = set(zf.namelist())
-    assert {"blender_manifest.toml", "__init__.py", "blender/operators.py", "core/distill.py"} <= names
+    assert {"blender_manifest.toml", "__init__.py", "blender/operators.py", "core/distillation/sds_loop.py"} <= names
     assert not any("__pycache__" in n for n in names)
 
     model = save_pipeline(cogvideox_pipeline(), tmp_path / "tiny-cogvideox")

@@ -7,8 +7,8 @@ import pytest
 
 from akd_blender.blender.extract import rig_from_armature
 from akd_blender.blender.io import find_armature, load_scene
+from akd_blender.core.character.rig import RigError
 from akd_blender.core.errors import InputError
-from akd_blender.core.rig import RigError
 
 from .helpers import build_stress_rig
 

@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 import torch
 
+from akd_blender.blender.actions import write_action
 from akd_blender.blender.build import armature_from_rig
 from akd_blender.blender.extract import rig_from_armature
-from akd_blender.blender.keyframes import write_action
-from akd_blender.core.config import RedrawSettings
-from akd_blender.core.distill import DistillConfig, distill
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.procedural.family import KINDS, make_member
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.distillation.sds_loop import DistillConfig, distill
+from akd_blender.core.motion.clip import MotionClip
+from akd_blender.core.settings import RedrawSettings
+from tools.family import KINDS, make_member
 
 from .helpers import evaluated_world_vertices, random_pose, set_pose
 

@@ -9,10 +9,11 @@ import torch
 
 from akd_blender.blender.extract import rig_from_armature
 from akd_blender.blender.io import find_armature, load_scene
-from akd_blender.blender.keyframes import current_pose, read_clip
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.physics.perturb import translate_root
+from akd_blender.blender.keyframes import read_clip
+from akd_blender.blender.pose_channels import current_pose
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.motion.clip import MotionClip
+from akd_blender.core.motion.physics.perturb import translate_root
 from akd_blender.core.render import make_cameras, render_clip, root_path
 from akd_blender.core.render.camera import CAMERA_MODES, frame_extent
 

@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 import torch
 
+from akd_blender.blender.actions import write_action
 from akd_blender.blender.extract import rig_from_armature
 from akd_blender.blender.io import find_armature, load_scene
-from akd_blender.blender.keyframes import write_action
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.procedural.library import LIBRARY, make_role_clip, sample_variations
-from akd_blender.core.roles import find_roles
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.roles import find_roles
+from akd_blender.core.motion.library import LIBRARY, make_role_clip, sample_variations
 from tests.conftest import ASSET_FILES
 from tests.core.library_checks import CHECKS, Measured
 

@@ -9,10 +9,11 @@ import torch
 
 from akd_blender.blender.extract import rig_from_armature
 from akd_blender.blender.io import find_armature, load_scene
-from akd_blender.blender.keyframes import current_pose, read_clip
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.metrics import motion_metrics
-from akd_blender.core.motion import MotionClip
+from akd_blender.blender.keyframes import read_clip
+from akd_blender.blender.pose_channels import current_pose
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.motion.clip import MotionClip
+from akd_blender.core.motion.metrics import motion_metrics
 
 from .helpers import build_stress_rig, evaluated_world_vertices, imported_action, random_pose, set_pose
 

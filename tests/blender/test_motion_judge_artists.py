@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.motion_judge import load_motion_judge
-from akd_blender.core.rig import load_rig
-from akd_blender.core.roles import find_roles
+from akd_blender.core.character.rig import load_rig
+from akd_blender.core.character.roles import find_roles
+from akd_blender.core.motion.clip import MotionClip
+from akd_blender.core.motion.judge import load_motion_judge
 from tests.bench.artist_fixtures import export_model, load_clip
 from tools.artist_clips import ARTIST_EXPECTED
 

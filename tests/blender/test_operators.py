@@ -17,13 +17,13 @@ import pytest
 
 import akd_blender
 from akd_blender.blender import operators, registration
-from akd_blender.core import worker as wk
-from akd_blender.core.config import DistillConfig
+from akd_blender.core.character.procedural import biped
 from akd_blender.core.errors import InputError
-from akd_blender.core.job import JobRequest, JobResult
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.priors_cache import cached_priors
-from akd_blender.core.procedural.characters import biped
+from akd_blender.core.job import worker as wk
+from akd_blender.core.job.model_cache import cached_priors
+from akd_blender.core.job.request import JobRequest, JobResult
+from akd_blender.core.motion.clip import MotionClip
+from akd_blender.core.settings import DistillConfig
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 
@@ -110,7 +110,7 @@ def test_registration_imports_no_torch():
 def test_worker_and_job_modules_need_neither_bpy_nor_torch():
     code = (
         "import sys; sys.modules['bpy'] = None; sys.modules['mathutils'] = None; sys.modules['torch'] = None\n"
-        "import akd_blender.core.worker, akd_blender.core.job, akd_blender.core.config\nprint('ok')"
+        "import akd_blender.core.job.worker, akd_blender.core.job.request, akd_blender.core.settings\nprint('ok')"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and "ok" in out.stdout, out.stderr
@@ -173,9 +173,9 @@ def _finish_with(clip, facts=None, **settings_values):
 
 
 def _fcurve_keys(action) -> list[int]:
-    from akd_blender.blender.keyframes import _action_fcurves
+    from akd_blender.blender.pose_channels import action_fcurves
 
-    return [len(fc.keyframe_points) for fc in _action_fcurves(action)]
+    return [len(fc.keyframe_points) for fc in action_fcurves(action)]
 
 
 def test_finish_keys_sparse_by_default_dense_on_request(addon):
@@ -423,7 +423,7 @@ def test_panel_choices_and_defaults_are_the_cores(addon):
     from dataclasses import fields
 
     from akd_blender.blender import properties
-    from akd_blender.core import config as core
+    from akd_blender.core import settings as core
 
     rna = bpy.context.scene.akd.bl_rna.properties
     for name, choices in (("camera", core.CAMERA_MODES), ("start", core.START_MODES), ("device", core.DEVICES)):
@@ -444,7 +444,7 @@ def test_panel_choices_and_defaults_are_the_cores(addon):
 
 
 def test_the_advanced_tunables_default_to_the_core_and_reach_the_request(addon):
-    from akd_blender.core.config import TUNABLES
+    from akd_blender.core.settings import TUNABLES
 
     rna = bpy.context.scene.akd.bl_rna.properties
     for t in TUNABLES:
@@ -467,7 +467,7 @@ def test_the_advanced_tunables_default_to_the_core_and_reach_the_request(addon):
 
 
 def test_allow_nearest_tick_through_rna_reaches_the_request(addon):
-    from akd_blender.core import config as core
+    from akd_blender.core import settings as core
 
     rna = bpy.context.scene.akd.bl_rna.properties["allow_nearest"]
     assert rna.type == "BOOLEAN" and rna.name == "Allow nearest motion"

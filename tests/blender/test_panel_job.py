@@ -18,9 +18,9 @@ import pytest
 
 import akd_blender
 from akd_blender.blender import cli, operators
-from akd_blender.core.config import TUNABLES
+from akd_blender.core.character.procedural import biped
 from akd_blender.core.errors import InputError
-from akd_blender.core.procedural.characters import biped
+from akd_blender.core.settings import TUNABLES
 
 PROMPT = "a person waves the right arm"
 

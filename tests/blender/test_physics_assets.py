@@ -10,9 +10,9 @@ import pytest
 from akd_blender.blender.extract import rig_from_armature
 from akd_blender.blender.io import find_armature, load_scene
 from akd_blender.blender.keyframes import read_clip
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.physics import build_model, ground_clip
-from akd_blender.core.physics.perturb import inject_artifacts, loop_clip
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.motion.physics import build_model, ground_clip
+from akd_blender.core.motion.physics.perturb import inject_artifacts, loop_clip
 from tests.conftest import ASSET_FILES
 
 from .helpers import imported_action

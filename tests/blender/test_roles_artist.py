@@ -10,7 +10,7 @@ import pytest
 from akd_blender.blender.build import armature_from_rig
 from akd_blender.blender.extract import rig_from_armature
 from akd_blender.blender.io import find_armature, load_scene
-from akd_blender.core.roles import describe_roles, find_roles
+from akd_blender.core.character.roles import describe_roles, find_roles
 from tests.conftest import ASSET_FILES
 from tests.core.rig_variants import affine, placed, reexpressed, renamed, rotation, scaled, world_forward
 from tests.core.roles_zoo import ZOO

@@ -8,10 +8,10 @@ import functools
 import numpy as np
 import torch
 
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.rig import RigAsset
-from akd_blender.core.roles import BoneRoles
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.rig import RigAsset
+from akd_blender.core.character.roles import BoneRoles
+from akd_blender.core.motion.clip import MotionClip
 
 
 def _turn(vector: np.ndarray, up: np.ndarray, angle: float) -> np.ndarray:

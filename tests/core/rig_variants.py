@@ -7,7 +7,7 @@ import dataclasses
 
 import numpy as np
 
-from akd_blender.core.rig import RigAsset, transform_points
+from akd_blender.core.character.rig import RigAsset, transform_points
 
 
 def rotation(axis, angle: float) -> np.ndarray:

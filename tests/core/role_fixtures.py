@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from akd_blender.core.procedural.characters import biped, quadruped
-from akd_blender.core.procedural.family import make_member
-from akd_blender.core.procedural.family.truth import truth_roles
-from akd_blender.core.rig import RigAsset
-from akd_blender.core.roles import BoneRoles, find_roles
+from akd_blender.core.character.procedural import biped, quadruped
+from akd_blender.core.character.rig import RigAsset
+from akd_blender.core.character.roles import BoneRoles, find_roles
+from tools.family import make_member
+from tools.family.truth import truth_roles
 
 
 def family_character(kind: str, seed: int) -> tuple[RigAsset, BoneRoles]:

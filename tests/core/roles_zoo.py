@@ -10,8 +10,8 @@ import dataclasses
 
 import numpy as np
 
-from akd_blender.core.procedural.characters import BoneSpec, build_character
-from akd_blender.core.rig import RigAsset
+from akd_blender.core.character.procedural import BoneSpec, build_character
+from akd_blender.core.character.rig import RigAsset
 
 GREY = (0.6, 0.6, 0.6)
 SIDES = (("L", 1.0, "left"), ("R", -1.0, "right"))

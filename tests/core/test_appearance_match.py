@@ -6,15 +6,15 @@ from __future__ import annotations
 import pytest
 import torch
 
-from akd_blender.core.config import DistillConfig, SearchSettings
-from akd_blender.core.image_losses import calibrate_to_first_frame, colour_map, match_first_frame
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.pose_search import SearchConfig, search_poses
-from akd_blender.core.procedural.characters import biped
-from akd_blender.core.procedural.motions import neutral_clip
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.procedural import biped
+from akd_blender.core.character.rotations import quat_multiply, rotvec_to_quat
+from akd_blender.core.fitting.pose_search import SearchConfig, search_poses
+from akd_blender.core.motion.clip import MotionClip
+from akd_blender.core.motion.library.labelled import neutral_clip
 from akd_blender.core.render import Renderer, make_cameras, root_path
-from akd_blender.core.rotations import quat_multiply, rotvec_to_quat
+from akd_blender.core.render.image_losses import calibrate_to_first_frame, colour_map, match_first_frame
+from akd_blender.core.settings import DistillConfig, SearchSettings
 
 SIZE, FRAMES = 32, 6
 GAIN, OFFSET = torch.tensor([1.3, 0.9, 0.7]).view(1, 3, 1, 1), torch.tensor([0.0, 0.05, 0.1]).view(1, 3, 1, 1)

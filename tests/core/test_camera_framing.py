@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.physics.perturb import translate_root
-from akd_blender.core.procedural.characters import CHARACTERS
-from akd_blender.core.procedural.motions import MOTIONS, make_clip
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.procedural import CHARACTERS
+from akd_blender.core.motion.library.labelled import MOTIONS, make_clip
+from akd_blender.core.motion.physics.perturb import translate_root
 from akd_blender.core.render import make_cameras, root_path
 from akd_blender.core.render.camera import CAMERA_MODES, frame_extent
 

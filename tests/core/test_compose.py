@@ -6,17 +6,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from akd_blender.core.compose import PartNotUnderstood, plan_prompt
-from akd_blender.core.compose.checks import airborne_spells, motion_facts, raised_hand
-from akd_blender.core.compose.clip import compose_clip, piece_frames, schedule
-from akd_blender.core.compose.sequence import split_parts
-from akd_blender.core.compose.words import read_modifiers, words
+from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.errors import InputError
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.metrics import main_root, motion_curves, motion_metrics
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.procedural.library import make_role_clip
-from akd_blender.core.procedural.motions import Variation
+from akd_blender.core.motion.clip import MotionClip
+from akd_blender.core.motion.library import make_role_clip
+from akd_blender.core.motion.library.labelled import Variation
+from akd_blender.core.motion.metrics import main_root, motion_curves, motion_metrics
+from akd_blender.core.prompt.compose import PartNotUnderstood, plan_prompt
+from akd_blender.core.prompt.compose.checks import airborne_spells, motion_facts, raised_hand
+from akd_blender.core.prompt.compose.clip import compose_clip, piece_frames, schedule
+from akd_blender.core.prompt.compose.sequence import split_parts
+from akd_blender.core.prompt.compose.words import read_modifiers, words
 
 from .role_fixtures import procedural_characters
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from akd_blender.core.compose.checks import motion_facts, raised_hand
-from akd_blender.core.compose.plan import PartNotUnderstood
-from akd_blender.core.config import DistillConfig
-from akd_blender.core.distill import distill
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.procedural.characters import biped, quadruped
-from akd_blender.core.roles import find_roles
+from akd_blender.core.character.procedural import biped, quadruped
+from akd_blender.core.character.roles import find_roles
+from akd_blender.core.distillation.sds_loop import distill
+from akd_blender.core.motion.clip import MotionClip
+from akd_blender.core.prompt.compose.checks import motion_facts, raised_hand
+from akd_blender.core.prompt.compose.plan import PartNotUnderstood
+from akd_blender.core.settings import DistillConfig
 
 
 def _job(rig, prompt: str, **config):

@@ -36,7 +36,7 @@ def core_modules() -> list[str]:
 
 def test_every_core_module_imports_without_blender():
     modules = core_modules()
-    assert "akd_blender.core.kinematics" in modules
+    assert "akd_blender.core.character.kinematics" in modules
     result = subprocess.run([sys.executable, "-c", BLOCKER, *modules], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == f"ok {len(modules)}"
@@ -93,5 +93,5 @@ def test_no_core_source_imports_blender_at_any_depth():
 def test_the_source_scan_finds_imports_inside_functions(tmp_path):
     sample = tmp_path / "sample.py"
     sample.write_text("def f():\n    from ...blender.judge_cli import main\n    import bpy\n")
-    names = [m for _, m in imported_names(sample, "akd_blender.core.priors")]
+    names = [m for _, m in imported_names(sample, "akd_blender.core.video_models")]
     assert "akd_blender.blender.judge_cli" in names and "bpy" in names

@@ -6,19 +6,21 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.core.config import RedrawSettings
-from akd_blender.core.distill import DistillCallbacks, DistillConfig, NumericalError, SDSSettings, distill
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.procedural import biped
+from akd_blender.core.distillation.sds_loop import DistillCallbacks, DistillConfig, NumericalError, SDSSettings, distill
 from akd_blender.core.errors import Cancelled, InputError
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.motion import MotionClip, MotionParams
-from akd_blender.core.priors.cogvideox import CogVideoXPrior
-from akd_blender.core.procedural.characters import biped
+from akd_blender.core.motion.clip import MotionClip, MotionParams
 from akd_blender.core.render import Renderer, make_cameras, root_path
+from akd_blender.core.settings import RedrawSettings
+from akd_blender.core.video_models.cogvideox import CogVideoXPrior
 from tests.core.dummy_priors import cogvideox_pipeline
 
 PROMPT = "a person waves the right arm"
 # smallest valid video (4k+1); no redraw rounds: this is the SDS loop
-CONFIG = dict(start="pose", frames=5, height=32, width=32, steps=2, device="cpu", preview_every=1, redraw=RedrawSettings(noise=()))
+CONFIG = dict(
+    start="pose", frames=5, height=32, width=32, steps=2, device="cpu", preview_every=1, redraw=RedrawSettings(noise=())
+)
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +126,7 @@ def test_bad_config(rig, prior):
 
 
 def test_motion_starts_from_the_given_pose(rig, prior):
-    from akd_blender.core.procedural.motions import neutral_clip
+    from akd_blender.core.motion.library.labelled import neutral_clip
 
     standing = neutral_clip(rig)
     config = DistillConfig(**{**CONFIG, "steps": 1, "lr": 1e-6, "root_lr": 1e-6})
@@ -141,7 +143,7 @@ def test_motion_starts_from_the_given_pose(rig, prior):
 
 
 def test_sizes_default_to_the_prior(prior):
-    from akd_blender.core.distill import resolve_sizes
+    from akd_blender.core.distillation.sds_loop import resolve_sizes
 
     class Teacher:  # what a prior states about the videos it knows
         frames, height, width, fps = 16, 32, 32, 8.0

@@ -7,7 +7,7 @@ import hashlib
 import numpy as np
 import pytest
 
-from akd_blender.core.procedural.characters import biped, quadruped
+from akd_blender.core.character.procedural import biped, quadruped
 
 
 def _checksum(rig) -> str:
@@ -33,9 +33,9 @@ def test_shipped_characters_unchanged(make, digest):
 # --------------------------------------------------------------------------- the family
 
 from akd_blender.core.errors import InputError  # noqa: E402
-from akd_blender.core.procedural.family import HELDOUT_SEEDS, KINDS, SIZE_RANGES, TRAIN_SEEDS, make_member, members  # noqa: E402
-from akd_blender.core.procedural.family.naming import SCHEMES  # noqa: E402
-from akd_blender.core.procedural.family.sheet import contact_sheet  # noqa: E402
+from tools.family import HELDOUT_SEEDS, KINDS, SIZE_RANGES, TRAIN_SEEDS, make_member, members  # noqa: E402
+from tools.family.naming import SCHEMES  # noqa: E402
+from tools.family.sheet import contact_sheet  # noqa: E402
 
 SEEDS = range(24)
 EXPECTED = {
@@ -245,7 +245,7 @@ def test_contact_sheet_shows_each_member():
 
 
 def test_naming_schemes():
-    from akd_blender.core.procedural.family.naming import bone_names
+    from tools.family.naming import bone_names
 
     labels = [(("thigh",), "L", 0), (("spine",), "", 2), (("upper", "arm"), "R", 0)]
     rng = np.random.default_rng(0)

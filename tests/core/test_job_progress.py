@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from akd_blender.core import worker as wk
-from akd_blender.core.config import DistillConfig, SearchSettings
+from akd_blender.core.character.procedural import biped
 from akd_blender.core.errors import Cancelled
-from akd_blender.core.job import JobCallbacks, JobRequest, run_request
-from akd_blender.core.priors import load_prior
-from akd_blender.core.procedural.characters import biped
+from akd_blender.core.job import worker as wk
+from akd_blender.core.job.request import JobCallbacks, JobRequest, run_request
+from akd_blender.core.settings import DistillConfig, SearchSettings
+from akd_blender.core.video_models import load_prior
 
 DRAW_STEPS = 3
 

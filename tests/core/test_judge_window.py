@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.motion_judge import cycle_period, is_cyclic, judge_window
-from akd_blender.core.rotations import rotvec_to_quat
+from akd_blender.core.character.rotations import rotvec_to_quat
+from akd_blender.core.motion.clip import MotionClip
+from akd_blender.core.motion.judge import cycle_period, is_cyclic, judge_window
 
 
 def _spin(frames: int, fps: float, turns: float, bones: int = 2) -> MotionClip:

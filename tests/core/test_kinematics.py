@@ -6,10 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.core.kinematics import Skeleton, depth_levels
-from akd_blender.core.motion import MotionClip, MotionParams, interpolation_basis
-from akd_blender.core.procedural import biped, quadruped
-from akd_blender.core.rotations import (
+from akd_blender.core.character.kinematics import Skeleton, depth_levels
+from akd_blender.core.character.procedural import biped, quadruped
+from akd_blender.core.character.rotations import (
     euler_to_quat,
     make_quat_continuous,
     matrix_to_quat,
@@ -20,6 +19,7 @@ from akd_blender.core.rotations import (
     rotvec_to_quat,
     sixd_to_matrix,
 )
+from akd_blender.core.motion.clip import MotionClip, MotionParams, interpolation_basis
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +155,7 @@ def test_make_quat_continuous():
 
 
 def test_rig_save_and_load_round_trip(tmp_path):
-    from akd_blender.core.rig import RigError, load_rig, save_rig
+    from akd_blender.core.character.rig import RigError, load_rig, save_rig
 
     rig = quadruped()
     save_rig(rig, str(tmp_path / "q.npz"))

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import torch
 
-from akd_blender.core.distill import DistillConfig, distill
-from akd_blender.core.priors.tiny import load_judge, load_tiny_prior
-from akd_blender.core.procedural import quadruped
-from akd_blender.core.procedural.motions import neutral_clip
+from akd_blender.core.character.procedural import quadruped
+from akd_blender.core.distillation.sds_loop import DistillConfig, distill
+from akd_blender.core.motion.library.labelled import neutral_clip
 from akd_blender.core.render import DEFAULT_VIEW
+from akd_blender.core.video_models.tiny import load_tiny_prior
 from tools.teacher.dataset import render_clips
+from tools.teacher.video_judge import load_judge
 
 
 def test_the_drawing_start_draws_and_fits_a_jump():

@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 import torch
 
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.procedural import biped
+from akd_blender.core.character.rig import RigAsset
+from akd_blender.core.character.roles import find_roles
 from akd_blender.core.errors import InputError
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.procedural import motions as named
-from akd_blender.core.procedural.characters import biped
-from akd_blender.core.procedural.library import (
+from akd_blender.core.motion.clip import MotionClip
+from akd_blender.core.motion.library import (
     LIBRARY,
     library_phrasings,
     make_role_clip,
@@ -24,9 +25,8 @@ from akd_blender.core.procedural.library import (
     role_motion,
     sample_variations,
 )
-from akd_blender.core.procedural.motions import Variation
-from akd_blender.core.rig import RigAsset
-from akd_blender.core.roles import find_roles
+from akd_blender.core.motion.library import labelled as named
+from akd_blender.core.motion.library.labelled import Variation
 from tests.core.library_checks import CHECKS, Measured, check_gait, travel
 from tests.core.rig_variants import affine, reexpressed, rotation
 from tests.core.role_fixtures import family_character, procedural_characters
@@ -253,7 +253,7 @@ def test_motions_play_on_a_bare_body_and_on_one_frame(kind):
 def test_gait_body_dips_and_rocks_with_its_feet_planted(name, label):
     """A variation's ``bob`` dips the body with each step and its ``rock`` pitches it once per stride;
     the gait still travels with planted feet, and a level variation is the library's own gait."""
-    from akd_blender.core.motion_judge import body_tracks
+    from akd_blender.core.motion.judge import body_tracks
 
     rig, roles = CHARACTERS[name]
     level = Variation(speed=0.8)
@@ -269,7 +269,7 @@ def test_gait_body_dips_and_rocks_with_its_feet_planted(name, label):
 
 def _feet_ahead_and_up(rig: RigAsset, roles, clip: MotionClip) -> dict[str, np.ndarray]:
     """Leg slot → [F,2]: its foot's distance ahead of the root and height above the ground (heights)."""
-    from akd_blender.core.motion_judge import slot_points
+    from akd_blender.core.motion.judge import slot_points
 
     pose = Skeleton(rig).pose_matrices(*clip.pose_channels(torch.float64)).numpy()
     frame = roles.frame
@@ -287,7 +287,7 @@ def test_gait_reach_shift_overreach_and_lift_peak():
     """``reach_shift`` moves the front feet's sweep forward and the hind feet's back; ``overreach``
     widens the sweep in the air; ``lift_peak`` puts a foot's highest point early (behind) or late
     (ahead) in its swing; the defaults are the library's gait."""
-    from akd_blender.core.procedural.library.limbs import gait
+    from akd_blender.core.motion.library.limbs import gait
 
     rig, roles = CHARACTERS["family_quadruped_0"]
     v = Variation(speed=0.8)

@@ -11,18 +11,24 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.core.config import START_MODES, DistillConfig, RedrawSettings
-from akd_blender.core.distill import distill
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.procedural import biped, quadruped
+from akd_blender.core.character.roles import find_roles
+from akd_blender.core.distillation.library_start import (
+    SPEED_RANGE,
+    LibraryChoice,
+    LibraryReader,
+    choose_library_motion,
+    prompt_variation,
+)
+from akd_blender.core.distillation.sds_loop import distill
+from akd_blender.core.distillation.starts import resolve_start
 from akd_blender.core.errors import InputError
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.library_start import SPEED_RANGE, LibraryChoice, LibraryReader, choose_library_motion, prompt_variation
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.procedural.characters import biped, quadruped
-from akd_blender.core.procedural.library import make_role_clip
-from akd_blender.core.procedural.motions import Variation
-from akd_blender.core.roles import find_roles
-from akd_blender.core.start import resolve_start
-from akd_blender.core.understanding import PromptNotUnderstood
+from akd_blender.core.motion.clip import MotionClip
+from akd_blender.core.motion.library import make_role_clip
+from akd_blender.core.motion.library.labelled import Variation
+from akd_blender.core.prompt.understanding import PromptNotUnderstood
+from akd_blender.core.settings import START_MODES, DistillConfig, RedrawSettings
 
 CPU = DistillConfig(device="cpu")
 
@@ -94,7 +100,7 @@ def test_an_unknown_prompt_is_refused_naming_it(rigs):
 
 
 def test_the_loaded_teacher_resolves_to_the_library_and_gives_the_same_clip(rigs):
-    from akd_blender.core.priors import load_prior
+    from akd_blender.core.video_models import load_prior
 
     teacher = load_prior("tiny", device="cpu")
     rig = rigs["quadruped"]
@@ -127,7 +133,7 @@ def test_resolve_start_rules(rigs):
 
 
 def test_a_video_model_starts_from_the_library_clip_then_steps(rigs):
-    from akd_blender.core.priors.cogvideox import CogVideoXPrior
+    from akd_blender.core.video_models.cogvideox import CogVideoXPrior
     from tests.core.dummy_priors import cogvideox_pipeline
 
     prior = CogVideoXPrior(cogvideox_pipeline(), name="tiny-cogvideox", device="cpu")
@@ -153,7 +159,7 @@ def test_the_reader_reads_as_the_teacher(rigs):
 
 
 def test_the_library_clip_starts_from_the_held_pose(rigs):
-    from akd_blender.core.procedural.motions import neutral_clip
+    from akd_blender.core.motion.library.labelled import neutral_clip
 
     rig = rigs["biped"]
     held = neutral_clip(rig)
@@ -166,7 +172,7 @@ def test_the_library_clip_starts_from_the_held_pose(rigs):
     want = np.repeat(held.rotations[:1, legs], 48, axis=0)
     assert np.minimum(np.abs(got - want), np.abs(got + want)).max() < 1e-6
     assert np.abs(result.clip.rotations - rest.clip.rotations).max() > 1e-3
-    from akd_blender.core.rotations import quat_multiply
+    from akd_blender.core.character.rotations import quat_multiply
 
     base = torch.as_tensor(np.repeat(held.rotations[:1], 48, axis=0))
     composed = quat_multiply(base, torch.as_tensor(rest.clip.rotations)).numpy()  # held, then the clip's turn

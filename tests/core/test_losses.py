@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.core.losses import (
+from akd_blender.core.character.procedural import biped, quadruped
+from akd_blender.core.character.rotations import euler_to_quat
+from akd_blender.core.distillation.regularisers import (
     foot_joints,
     foot_skate_loss,
     ground_penetration_loss,
@@ -16,8 +18,6 @@ from akd_blender.core.losses import (
     loop_loss,
     smoothness_loss,
 )
-from akd_blender.core.procedural.characters import biped, quadruped
-from akd_blender.core.rotations import euler_to_quat
 
 
 def test_smoothness_is_second_difference():
@@ -74,7 +74,7 @@ def test_foot_joints_named(build):
 
 
 def test_multiscale_mse_levels_reach_two_pixels():
-    from akd_blender.core.image_losses import multiscale_mse
+    from akd_blender.core.render.image_losses import multiscale_mse
 
     a, b = torch.zeros(2, 3, 32, 32), torch.zeros(2, 3, 32, 32)
     b[..., 0, 0] = 1.0  # one pixel differs: full resolution alone sees 1/1024 of it per channel

@@ -7,7 +7,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from akd_blender.core.metrics import (
+from akd_blender.core.character.procedural import biped, quadruped
+from akd_blender.core.character.rotations import rotvec_to_quat
+from akd_blender.core.motion.clip import MotionClip
+from akd_blender.core.motion.metrics import (
     MotionThresholds,
     detect_feet,
     main_root,
@@ -17,10 +20,7 @@ from akd_blender.core.metrics import (
     motion_warnings,
     tracking_error,
 )
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.physics.perturb import translate_root
-from akd_blender.core.procedural.characters import biped, quadruped
-from akd_blender.core.rotations import rotvec_to_quat
+from akd_blender.core.motion.physics.perturb import translate_root
 
 
 def scaled(rig, s: float):

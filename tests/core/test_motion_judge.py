@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.motion_judge import ASSET_DIR as ASSET  # noqa: E402
-from akd_blender.core.motion_judge import (
+from akd_blender.core.character.roles import find_roles
+from akd_blender.core.motion.clip import MotionClip
+from akd_blender.core.motion.judge import ASSET_DIR as ASSET  # noqa: E402
+from akd_blender.core.motion.judge import (
     SLOTS,
     TRACK_CHANNELS,
     MotionJudge,
@@ -18,12 +19,11 @@ from akd_blender.core.motion_judge import (
     mirror_tracks,
     slot_points,
 )
-from akd_blender.core.procedural.family import make_member
-from akd_blender.core.procedural.family.truth import truth_roles
-from akd_blender.core.procedural.library import make_role_clip, motions_for
-from akd_blender.core.procedural.motions import Variation
-from akd_blender.core.roles import find_roles
+from akd_blender.core.motion.library import make_role_clip, motions_for
+from akd_blender.core.motion.library.labelled import Variation
 from tests.core.rig_variants import affine, placed, renamed, rotation
+from tools.family import make_member
+from tools.family.truth import truth_roles
 
 
 @pytest.fixture(scope="module")

@@ -9,16 +9,16 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.motion_prior import prior_starts, prompt_start_weights, starts_as_channels
-from akd_blender.core.pose_search import SearchConfig, search_poses
-from akd_blender.core.procedural.characters import biped
-from akd_blender.core.procedural.family import make_member
-from akd_blender.core.procedural.library import motions_for
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.procedural import biped
+from akd_blender.core.character.rig import RigAsset
+from akd_blender.core.character.rotations import quat_to_rotvec, rotvec_to_quat
+from akd_blender.core.fitting.motion_starts import prior_starts, prompt_start_weights, starts_as_channels
+from akd_blender.core.fitting.pose_search import SearchConfig, search_poses
+from akd_blender.core.motion.clip import MotionClip
+from akd_blender.core.motion.library import motions_for
 from akd_blender.core.render import Renderer, make_cameras, root_path
-from akd_blender.core.rig import RigAsset
-from akd_blender.core.rotations import quat_to_rotvec, rotvec_to_quat
+from tools.family import make_member
 
 SIZE, FRAMES, FPS = 32, 8, 8.0
 
@@ -78,7 +78,7 @@ def test_a_body_without_readable_roles_gets_no_starts():
 
 
 def test_a_second_call_for_the_same_rig_reuses_its_starts_and_another_rig_gets_its_own(rig):
-    from akd_blender.core import motion_prior
+    from akd_blender.core.fitting import motion_starts as motion_prior
 
     first = prior_starts(rig, FRAMES, FPS, speeds=(1.0,), phases=2)
     again = prior_starts(biped(), FRAMES, FPS, speeds=(1.0,), phases=2)  # another object, same content

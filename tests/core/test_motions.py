@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.procedural.characters import CHARACTERS
-from akd_blender.core.procedural.motions import (
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.procedural import CHARACTERS
+from akd_blender.core.motion.library.labelled import (
     LABELS,
     MOTIONS,
     NONE_LABEL,

@@ -8,8 +8,8 @@ import hashlib
 import numpy as np
 import pytest
 
-from akd_blender.core.procedural.characters import CHARACTERS
-from akd_blender.core.procedural.motions import Variation, make_clip, sample_variations
+from akd_blender.core.character.procedural import CHARACTERS
+from akd_blender.core.motion.library.labelled import Variation, make_clip, sample_variations
 
 PINNED = {
     ("biped", "walk", "default"): "998c7ef1b3eb254e",

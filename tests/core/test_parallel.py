@@ -10,11 +10,11 @@ import pytest
 import torch
 import torch.multiprocessing as mp
 
-from akd_blender.core import parallel
-from akd_blender.core.config import DistillConfig, RedrawSettings, SettingError
-from akd_blender.core.distill import distill
-from akd_blender.core.priors import load_prior
-from akd_blender.core.procedural.characters import biped
+from akd_blender.core.character.procedural import biped
+from akd_blender.core.distillation import parallel
+from akd_blender.core.distillation.sds_loop import distill
+from akd_blender.core.settings import DistillConfig, RedrawSettings, SettingError
+from akd_blender.core.video_models import load_prior
 
 PROMPT = "a person waves"
 # start from the pose; target_reuse 2: steps 0 and 2 query the teacher, step 1 reuses each draw's target

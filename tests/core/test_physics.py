@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 import torch
 
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.procedural import biped, quadruped
 from akd_blender.core.errors import Cancelled, InputError
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.physics import PhysicsConfig, build_model, ground_clip
-from akd_blender.core.physics.convert import bodies_to_clip, clip_to_qpos
-from akd_blender.core.physics.perturb import inject_artifacts
-from akd_blender.core.procedural.characters import biped, quadruped
+from akd_blender.core.motion.clip import MotionClip
+from akd_blender.core.motion.physics import PhysicsConfig, build_model, ground_clip
+from akd_blender.core.motion.physics.convert import bodies_to_clip, clip_to_qpos
+from akd_blender.core.motion.physics.perturb import inject_artifacts
 
 from .test_metrics import scaled
 from .test_physics_motions import biped_walk, quadruped_trot

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.core.metrics import main_root, motion_metrics
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.physics.perturb import inject_artifacts, translate_root
-from akd_blender.core.procedural.characters import biped, quadruped
-from akd_blender.core.rotations import rotvec_to_quat
+from akd_blender.core.character.procedural import biped, quadruped
+from akd_blender.core.character.rotations import rotvec_to_quat
+from akd_blender.core.motion.clip import MotionClip
+from akd_blender.core.motion.metrics import main_root, motion_metrics
+from akd_blender.core.motion.physics.perturb import inject_artifacts, translate_root
 
 
 def _smoothstep(x: np.ndarray) -> np.ndarray:
@@ -89,7 +89,7 @@ def test_gait_is_clean_and_perturbation_adds_artifacts(name):
 
 
 def test_translate_root_moves_every_vertex_by_the_offset():
-    from akd_blender.core.kinematics import Skeleton
+    from akd_blender.core.character.kinematics import Skeleton
 
     rig, clip = biped_walk(seconds=0.5)
     delta = np.random.default_rng(0).normal(size=(clip.num_frames, 3)) * 0.1

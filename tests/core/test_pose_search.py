@@ -9,13 +9,12 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.core.config import RedrawSettings
-from akd_blender.core.distill import DistillConfig, SearchSettings, distill, resolve_start
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.procedural import biped
+from akd_blender.core.character.rotations import quat_multiply, rotvec_to_quat
+from akd_blender.core.distillation.sds_loop import DistillConfig, SearchSettings, distill, resolve_start
 from akd_blender.core.errors import InputError
-from akd_blender.core.image_losses import multiscale_mse
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.pose_search import (
+from akd_blender.core.fitting.pose_search import (
     SearchConfig,
     _best_path,
     candidate_rotations,
@@ -25,11 +24,12 @@ from akd_blender.core.pose_search import (
     searched_bones,
     smooth_frames,
 )
-from akd_blender.core.priors.tiny_model.model import TeacherConfig
-from akd_blender.core.procedural.characters import biped
-from akd_blender.core.procedural.motions import neutral_clip
+from akd_blender.core.motion.clip import MotionClip
+from akd_blender.core.motion.library.labelled import neutral_clip
 from akd_blender.core.render import Renderer, make_cameras, root_path
-from akd_blender.core.rotations import quat_multiply, rotvec_to_quat
+from akd_blender.core.render.image_losses import multiscale_mse
+from akd_blender.core.settings import RedrawSettings
+from akd_blender.core.video_models.tiny_network import TeacherConfig
 
 SIZE, FRAMES = 32, 4
 
@@ -320,7 +320,7 @@ def test_distill_keeps_the_drawn_travel_in_its_keys(rig):
 
 
 def test_standardised_images_ignore_a_colour_cast():
-    from akd_blender.core.image_losses import standardise
+    from akd_blender.core.render.image_losses import standardise
 
     video = torch.rand(3, 3, 8, 8)
     cast = video * torch.tensor([1.3, 0.9, 0.7]).view(1, 3, 1, 1) + torch.tensor([0.0, 0.05, 0.1]).view(1, 3, 1, 1)

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 import torch
 
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.procedural import biped
+from akd_blender.core.character.rotations import quat_multiply, rotvec_to_quat
 from akd_blender.core.errors import Cancelled
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.pose_search import SearchConfig, SearchProgress, search_config_for, search_poses
-from akd_blender.core.procedural.characters import biped
-from akd_blender.core.procedural.motions import make_clip, neutral_clip
+from akd_blender.core.fitting.pose_search import SearchConfig, SearchProgress, search_config_for, search_poses
+from akd_blender.core.motion.library.labelled import make_clip, neutral_clip
 from akd_blender.core.render import Renderer, make_cameras, root_path
-from akd_blender.core.rotations import quat_multiply, rotvec_to_quat
 
 SIZE = 32
 SCALES = (2.4, 1.0, 0.3)

@@ -15,16 +15,16 @@ from dataclasses import FrozenInstanceError, fields, replace
 import pytest
 import torch
 
-from akd_blender.core.config import SDSSettings
+from akd_blender.core.distillation.library_start import TEACHER_DIR, LibraryReader
 from akd_blender.core.errors import InputError
-from akd_blender.core.library_start import TEACHER_DIR, LibraryReader
-from akd_blender.core.priors import load_prior
-from akd_blender.core.priors.capabilities import Capabilities, _read_attributes, capabilities_of
-from akd_blender.core.priors.cogvideox import CogVideoXPrior
-from akd_blender.core.priors.cogvideox_i2v import CogVideoXImageToVideoPrior
-from akd_blender.core.priors.tiny import ASSET_DIR, IMAGE_ASSET_DIR, load_teacher_config
-from akd_blender.core.priors.wan import WanPrior
-from akd_blender.core.understanding import Understanding
+from akd_blender.core.prompt.understanding import Understanding
+from akd_blender.core.settings import SDSSettings
+from akd_blender.core.video_models import load_prior
+from akd_blender.core.video_models.capabilities import Capabilities, _read_attributes, capabilities_of
+from akd_blender.core.video_models.cogvideox import CogVideoXPrior
+from akd_blender.core.video_models.cogvideox_i2v import CogVideoXImageToVideoPrior
+from akd_blender.core.video_models.tiny import ASSET_DIR, IMAGE_ASSET_DIR, load_teacher_config
+from akd_blender.core.video_models.wan import WanPrior
 from tests.core.dummy_priors import cogvideox_pipeline, wan_pipeline
 from tests.core.test_priors_i2v import build as build_i2v
 

@@ -9,9 +9,9 @@ import traceback
 import pytest
 
 from akd_blender.core.errors import ModelNotAvailable
-from akd_blender.core.priors import load_prior
-from akd_blender.core.priors.cogvideox import CogVideoXPrior
-from akd_blender.core.priors.registry import hub_cache_dir
+from akd_blender.core.video_models import load_prior
+from akd_blender.core.video_models.cogvideox import CogVideoXPrior
+from akd_blender.core.video_models.registry import hub_cache_dir
 from tests.core.dummy_priors import cogvideox_pipeline, save_pipeline
 
 

@@ -8,12 +8,13 @@ import pytest
 import torch
 
 from akd_blender.core.errors import InputError, ModelNotAvailable
-from akd_blender.core.image_losses import character_region
-from akd_blender.core.priors import ALIASES, SDSSettings, VideoPrior, load_prior
-from akd_blender.core.priors.base import cfg_combine, decode_crop, fit_video, sds_target_loss
-from akd_blender.core.priors.cogvideox import CogVideoXPrior
-from akd_blender.core.priors.registry import resolve_spec
-from akd_blender.core.priors.wan import WanPrior
+from akd_blender.core.render.image_losses import character_region
+from akd_blender.core.video_models import ALIASES, SDSSettings, VideoPrior, load_prior
+from akd_blender.core.video_models.cogvideox import CogVideoXPrior
+from akd_blender.core.video_models.frames import decode_crop, fit_video
+from akd_blender.core.video_models.protocol import cfg_combine, sds_target_loss
+from akd_blender.core.video_models.registry import resolve_spec
+from akd_blender.core.video_models.wan import WanPrior
 from tests.core.dummy_priors import TEXT_DIM, TEXT_LEN, cogvideox_pipeline, save_pipeline, wan_pipeline
 
 PROMPT = "a fox trots forward"
@@ -188,7 +189,7 @@ def test_aliases():
 
 
 def test_tiny_spec():
-    if importlib.util.find_spec("akd_blender.core.priors.tiny") is None:
+    if importlib.util.find_spec("akd_blender.core.video_models.tiny") is None:
         with pytest.raises(ModelNotAvailable, match="tiny"):
             load_prior("tiny", device="cpu")
         return

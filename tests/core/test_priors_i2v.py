@@ -8,20 +8,20 @@ from dataclasses import replace
 import pytest
 import torch
 
-from akd_blender.core.config import DistillConfig, SearchSettings
-from akd_blender.core.distill import distill
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.procedural import biped
+from akd_blender.core.distillation.sds_loop import distill
+from akd_blender.core.distillation.starts import resolve_start
 from akd_blender.core.errors import InputError
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.motion import MotionParams
-from akd_blender.core.priors import ALIASES, VideoPrior, load_prior
-from akd_blender.core.priors.cogvideox import CogVideoXPrior
-from akd_blender.core.priors.cogvideox_i2v import CogVideoXImageToVideoPrior
-from akd_blender.core.priors.registry import resolve_spec
-from akd_blender.core.priors.wan import WanPrior
-from akd_blender.core.priors.wan_i2v import WanImageToVideoPrior
-from akd_blender.core.procedural.characters import biped
+from akd_blender.core.motion.clip import MotionParams
 from akd_blender.core.render import Renderer, make_cameras, root_path
-from akd_blender.core.start import resolve_start
+from akd_blender.core.settings import DistillConfig, SearchSettings
+from akd_blender.core.video_models import ALIASES, VideoPrior, load_prior
+from akd_blender.core.video_models.cogvideox import CogVideoXPrior
+from akd_blender.core.video_models.cogvideox_i2v import CogVideoXImageToVideoPrior
+from akd_blender.core.video_models.registry import resolve_spec
+from akd_blender.core.video_models.wan import WanPrior
+from akd_blender.core.video_models.wan_i2v import WanImageToVideoPrior
 from tests.core.dummy_priors import (
     cogvideox_i2v_pipeline,
     cogvideox_pipeline,
@@ -216,7 +216,7 @@ def test_default_start_draws_then_fits(priors):
 
 
 def test_model_choices_are_the_registry_aliases():
-    from akd_blender.core.config import MODEL_CHOICES
+    from akd_blender.core.settings import MODEL_CHOICES
 
     assert {m.alias: m.hub_id for m in MODEL_CHOICES} == ALIASES
     tasks = {m.alias: m.task for m in MODEL_CHOICES}
@@ -225,9 +225,9 @@ def test_model_choices_are_the_registry_aliases():
 
 
 def test_the_search_fits_a_large_drawing_at_most_max_side(monkeypatch):
-    from akd_blender.core import pose_search
-    from akd_blender.core.config import SettingError
-    from akd_blender.core.start import search_size
+    from akd_blender.core.distillation.starts import search_size
+    from akd_blender.core.fitting import pose_search
+    from akd_blender.core.settings import SettingError
 
     assert search_size(480, 720, 256) == (171, 256) and search_size(32, 32, 256) == (32, 32)
     assert search_size(704, 1280, 128) == (70, 128)
@@ -240,7 +240,14 @@ def test_the_search_fits_a_large_drawing_at_most_max_side(monkeypatch):
     monkeypatch.setattr(pose_search, "search_poses", stop)
     prior = build("cogvideox-i2v")
     config = DistillConfig(
-        frames=9, height=48, width=64, device="cpu", steps=0, supersample=2, start="sample", search=SearchSettings(steps=1, max_side=32)
+        frames=9,
+        height=48,
+        width=64,
+        device="cpu",
+        steps=0,
+        supersample=2,
+        start="sample",
+        search=SearchSettings(steps=1, max_side=32),
     )
     with pytest.raises(RuntimeError, match="seen"):
         distill(biped(), PROMPT, config, prior=prior)

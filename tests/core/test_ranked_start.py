@@ -14,18 +14,18 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.core.config import DistillConfig, RedrawSettings, SettingError, config_from_dict
-from akd_blender.core.distill import distill
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.motion import MotionParams
-from akd_blender.core.priors.base import SDSPrior
-from akd_blender.core.priors.tiny import TinyPrior
-from akd_blender.core.priors.tiny_model.model import TeacherConfig, build_unet
-from akd_blender.core.priors.tiny_model.text import TextEncoder
-from akd_blender.core.procedural.characters import biped
-from akd_blender.core.ranked_start import HELD, candidates_for, render_params, score_candidates, start_from_ranking
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.procedural import biped
+from akd_blender.core.distillation.ranked_start import HELD, candidates_for, render_params, score_candidates, start_from_ranking
+from akd_blender.core.distillation.sds_loop import distill
+from akd_blender.core.distillation.starts import first_frame
+from akd_blender.core.motion.clip import MotionParams
+from akd_blender.core.prompt.sentence_encoder import TextEncoder
 from akd_blender.core.render import Renderer
-from akd_blender.core.start import first_frame
+from akd_blender.core.settings import DistillConfig, RedrawSettings, SettingError, config_from_dict
+from akd_blender.core.video_models.base import SDSPrior
+from akd_blender.core.video_models.tiny import TinyPrior
+from akd_blender.core.video_models.tiny_network import TeacherConfig, build_unet
 
 TINY = TeacherConfig(frames=4, height=16, width=16, channels=(64, 64), condition="image")
 PROMPT = "a person walks forward"
@@ -111,7 +111,7 @@ def test_a_prompt_that_changes_nothing_scores_zero_and_swapped_branches_negate(p
 
 
 def test_prompt_scores_through_the_base_class_path_of_a_diffusers_prior():
-    from akd_blender.core.priors.cogvideox import CogVideoXPrior
+    from akd_blender.core.video_models.cogvideox import CogVideoXPrior
     from tests.core.dummy_priors import cogvideox_pipeline
 
     cog = CogVideoXPrior(cogvideox_pipeline(), name="tiny-cogvideox", device="cpu")
@@ -185,7 +185,7 @@ def test_distill_begins_the_steps_from_the_ranked_start_and_reports_it(prior):
 
 
 def test_ranked_start_needs_a_prior_that_scores_by_a_prompt():
-    from akd_blender.core.priors.base import TextEmbedding
+    from akd_blender.core.video_models.protocol import TextEmbedding
 
     class Listener:  # a VideoPrior without prompt_scores (the protocol does not require it)
         name, frames, height, width = "listener", 4, 16, 16

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from akd_blender.core.ray_jobs import RAY_REQUIREMENT, RayMissing, import_ray
+from akd_blender.core.job.ray_jobs import RAY_REQUIREMENT, RayMissing, import_ray
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,15 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from akd_blender.core import worker as wk
-from akd_blender.core.config import DistillConfig, RedrawSettings
+from akd_blender.core.character.procedural import biped, quadruped
 from akd_blender.core.errors import InputError
-from akd_blender.core.job import JobRequest
-from akd_blender.core.procedural.characters import biped, quadruped
+from akd_blender.core.job import worker as wk
+from akd_blender.core.job.request import JobRequest
+from akd_blender.core.settings import DistillConfig, RedrawSettings
 
 pytest.importorskip("ray")
 
-from akd_blender.core.ray_jobs import TaskResources, ray_session, run_requests_ray, run_tasks  # noqa: E402
+from akd_blender.core.job.ray_jobs import TaskResources, ray_session, run_requests_ray, run_tasks  # noqa: E402
 
 
 def _request(rig, prompt: str, seed: int) -> JobRequest:

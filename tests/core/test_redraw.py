@@ -10,7 +10,15 @@ import pytest
 import torch
 
 from akd_blender.blender import cli
-from akd_blender.core.config import (
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.procedural import biped
+from akd_blender.core.distillation.sds_loop import distill, resolve_start
+from akd_blender.core.errors import InputError
+from akd_blender.core.motion.library.labelled import neutral_clip
+from akd_blender.core.prompt.sentence_encoder import TextEncoder
+from akd_blender.core.render import Renderer, make_cameras, root_path
+from akd_blender.core.render.image_losses import multiscale_mse
+from akd_blender.core.settings import (
     POSE_REDRAW_NOISE,
     DistillConfig,
     RedrawSettings,
@@ -20,18 +28,10 @@ from akd_blender.core.config import (
     parse_redraw,
     redraw_text,
 )
-from akd_blender.core.distill import distill, resolve_start
-from akd_blender.core.errors import InputError
-from akd_blender.core.image_losses import multiscale_mse
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.priors.base import TextEmbedding
-from akd_blender.core.priors.cogvideox import CogVideoXPrior
-from akd_blender.core.priors.tiny import TinyPrior
-from akd_blender.core.priors.tiny_model.model import TeacherConfig, build_unet
-from akd_blender.core.priors.tiny_model.text import TextEncoder
-from akd_blender.core.procedural.characters import biped
-from akd_blender.core.procedural.motions import neutral_clip
-from akd_blender.core.render import Renderer, make_cameras, root_path
+from akd_blender.core.video_models.cogvideox import CogVideoXPrior
+from akd_blender.core.video_models.protocol import TextEmbedding
+from akd_blender.core.video_models.tiny import TinyPrior
+from akd_blender.core.video_models.tiny_network import TeacherConfig, build_unet
 from tests.core.dummy_priors import cogvideox_pipeline
 from tests.core.test_pose_search import _raised_arm
 

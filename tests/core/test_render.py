@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 import torch
 
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.procedural import biped, quadruped
+from akd_blender.core.character.rig import RigAsset
 from akd_blender.core.errors import InputError
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.procedural import biped, quadruped
+from akd_blender.core.motion.clip import MotionClip
 from akd_blender.core.render import Cameras, Renderer, SceneStyle, make_cameras, render_clip, root_path
 from akd_blender.core.render.camera import look_at, perspective
 from akd_blender.core.render.raster_torch import TorchRasterizer, opposite_vertices
 from akd_blender.core.render.scene import ground_layer
-from akd_blender.core.rig import RigAsset
 
 PLAIN = SceneStyle(contact_shadow=False, fog_distance=1e6)
 

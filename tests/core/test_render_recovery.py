@@ -7,10 +7,10 @@ import math
 import pytest
 import torch
 
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.procedural import biped
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.procedural import biped
+from akd_blender.core.character.rotations import rotvec_to_quat
 from akd_blender.core.render import Renderer, make_cameras
-from akd_blender.core.rotations import rotvec_to_quat
 
 BACKENDS = [
     pytest.param("torch", "cpu", id="torch"),

@@ -8,10 +8,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from akd_blender.core.procedural import biped, quadruped
-from akd_blender.core.procedural.characters import BoneSpec, build_character
-from akd_blender.core.rig import RigError
-from akd_blender.core.roles import BoneRoles, describe_roles, find_roles
+from akd_blender.core.character.procedural import BoneSpec, biped, build_character, quadruped
+from akd_blender.core.character.rig import RigError
+from akd_blender.core.character.roles import BoneRoles, describe_roles, find_roles
 from tests.core.rig_variants import affine, placed, reexpressed, renamed, rotation, scaled, world_forward
 from tests.core.roles_zoo import ZOO
 

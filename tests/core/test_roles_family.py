@@ -8,8 +8,8 @@ from collections import Counter
 
 import pytest
 
-from akd_blender.core.procedural.family import KINDS, members
-from akd_blender.core.roles import find_roles
+from akd_blender.core.character.roles import find_roles
+from tools.family import KINDS, members
 
 PER_SPLIT = 40
 MIN_KIND = 0.9  # share of members whose kind is found

@@ -25,22 +25,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from akd_blender.core.config import DistillConfig, RedrawSettings, SearchSettings
-from akd_blender.core.distill import distill
-from akd_blender.core.procedural.characters import biped, quadruped
+from akd_blender.core.character.procedural import biped, quadruped
+from akd_blender.core.distillation.sds_loop import distill
+from akd_blender.core.settings import DistillConfig, RedrawSettings, SearchSettings
 
 FIXTURE = Path(__file__).with_name("same_keys.npz")
 PINNED = {"teacher_sample": 1e-6}  # case → tolerance against the fixture on any processor
 
 
 def _teacher():
-    from akd_blender.core.priors.tiny import load_tiny_prior
+    from akd_blender.core.video_models.tiny import load_tiny_prior
 
     return load_tiny_prior("cpu")
 
 
 def _cogvideox():
-    from akd_blender.core.priors.cogvideox import CogVideoXPrior
+    from akd_blender.core.video_models.cogvideox import CogVideoXPrior
     from tests.core.dummy_priors import cogvideox_pipeline
 
     return CogVideoXPrior(cogvideox_pipeline(), name="tiny-cogvideox", device="cpu")

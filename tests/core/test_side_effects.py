@@ -40,10 +40,10 @@ import diffusers, sentence_transformers, torch, transformers  # noqa: E401, F401
 before = dict(os.environ)
 
 from akd_blender.core import worker as wk
-from akd_blender.core.config import DistillConfig, SearchSettings
-from akd_blender.core.job import JobRequest
-from akd_blender.core.priors.tiny_model.text import TextEncoder
-from akd_blender.core.procedural.characters import biped
+from akd_blender.core.settings import DistillConfig, SearchSettings
+from akd_blender.core.job.request import JobRequest
+from akd_blender.core.prompt.sentence_encoder import TextEncoder
+from akd_blender.core.character.procedural import biped
 
 search = SearchSettings(steps=2, scales=(2.4,), supersample=1)
 config = DistillConfig(frames=4, steps=1, device="cpu", height=16, width=16, supersample=1, search=search, allow_nearest=True)

@@ -1,4 +1,4 @@
-"""Camera shake taken out of a drawing before the fit (core/stabilise.py), on renders of a walking biped."""
+"""Camera shake taken out of a drawing before the fit (core/fitting/stabilise.py), on renders of a walking biped."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ from dataclasses import replace
 import pytest
 import torch
 
-from akd_blender.core.config import DistillConfig, SearchSettings
-from akd_blender.core.distill import distill
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.procedural.characters import biped
-from akd_blender.core.procedural.motions import Variation, biped_walk, neutral_clip
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.procedural import biped
+from akd_blender.core.distillation.sds_loop import distill
+from akd_blender.core.fitting.stabilise import SHAKE_THRESHOLD, camera_shake, frame_shifts, shifted, stabilised
+from akd_blender.core.motion.library.labelled import Variation, biped_walk, neutral_clip
 from akd_blender.core.render import Renderer, make_cameras, root_path
-from akd_blender.core.stabilise import SHAKE_THRESHOLD, camera_shake, frame_shifts, shifted, stabilised
+from akd_blender.core.settings import DistillConfig, SearchSettings
 from tests.core.test_pose_search import _DrawsOneVideo
 
 SIZE, FRAMES = 32, 16

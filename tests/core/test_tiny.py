@@ -10,16 +10,17 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.motion import MotionParams
-from akd_blender.core.priors.base import VideoPrior
-from akd_blender.core.priors.tiny import ASSET_DIR, TinyPrior, load_judge, load_teacher_config, load_tiny_prior
-from akd_blender.core.priors.tiny_model.model import TeacherConfig, build_unet
-from akd_blender.core.priors.tiny_model.text import PhraseTable, TextEncoder
-from akd_blender.core.procedural.characters import biped
-from akd_blender.core.procedural.motions import LABELS, Variation, sample_variations
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.procedural import biped
+from akd_blender.core.motion.clip import MotionParams
+from akd_blender.core.motion.library.labelled import LABELS, Variation, sample_variations
+from akd_blender.core.prompt.sentence_encoder import PhraseTable, TextEncoder
 from akd_blender.core.render import DEFAULT_VIEW, Renderer, make_cameras, root_path
+from akd_blender.core.video_models.protocol import VideoPrior
+from akd_blender.core.video_models.tiny import ASSET_DIR, TinyPrior, load_teacher_config, load_tiny_prior
+from akd_blender.core.video_models.tiny_network import TeacherConfig, build_unet
 from tools.teacher.dataset import ClipItem, make_items, render_items
+from tools.teacher.video_judge import load_judge
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +35,9 @@ def judge():
 
 def test_shipped_teacher_is_small_and_documented():
     files = {p.name: p.stat().st_size for p in ASSET_DIR.iterdir()}
-    for name in ("teacher.json", "judge.safetensors", "judge.json", "phrases.npz", "README.md"):
+    for name in ("teacher.json", "phrases.npz", "README.md"):
         assert name in files, name
+    assert not any(name.startswith("judge") for name in files)  # the video judge measures; it is not shipped
     assert any(name.startswith("teacher-") and name.endswith(".safetensors") for name in files)
     weights = sum(size for name, size in files.items() if name.endswith(".safetensors"))
     assert weights <= 30 * 2**20
@@ -135,7 +137,7 @@ def _teacher_look() -> dict:
 
 
 def test_a_prompt_is_understood_as_a_training_phrasing_of_its_motion(prior):
-    from akd_blender.core.procedural.motions import motion_spec
+    from akd_blender.core.motion.library.labelled import motion_spec
 
     wave = motion_spec("biped", "wave")
     text = prior.encode_text(wave.heldout_phrasings[0])  # a wording the teacher never saw
@@ -153,7 +155,7 @@ def test_a_prompt_is_understood_as_a_training_phrasing_of_its_motion(prior):
 
 
 def test_understand_averages_a_motions_best_wordings_and_conditions_on_a_trained_one():
-    from akd_blender.core.priors.tiny_model.text import understand
+    from akd_blender.core.prompt.sentence_encoder import understand
 
     vectors = torch.nn.functional.normalize(
         torch.tensor([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.95, 0.3, 0.1], [0.0, 0.8, 0.6], [0.0, 0.8, 0.6]]), dim=-1
@@ -174,7 +176,7 @@ def test_understand_discounts_what_a_motions_wordings_share_with_the_prompt_but_
     """Axis 0 tells the motions apart; axes 1-2 are subjects, which vary within each motion. A prompt
     of motion "b" whose subject (axis 1) is that of one wording of "a" reads as "a" by plain cosine,
     as "b" once the within-motion spread is whitened."""
-    from akd_blender.core.priors.tiny_model.text import understand
+    from akd_blender.core.prompt.sentence_encoder import understand
 
     rows = [[1.0, 1.0, 0.0], [1.0, -1.0, 0.0], [1.0, 0.0, 1.0], [-1.0, 0.0, 1.0], [-1.0, 0.0, -1.0], [-1.0, -1.0, 0.0]]
     vectors = torch.nn.functional.normalize(torch.tensor(rows), dim=-1)

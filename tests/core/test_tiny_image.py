@@ -10,13 +10,16 @@ from dataclasses import replace
 import pytest
 import torch
 
-from akd_blender.core.config import DistillConfig
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.distillation.starts import character_kind, first_frame
 from akd_blender.core.errors import InputError
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.motion import MotionParams
-from akd_blender.core.priors import load_prior
-from akd_blender.core.priors.tiny import ASSET_DIR, IMAGE_ASSET_DIR, TinyPrior
-from akd_blender.core.priors.tiny_model.model import (
+from akd_blender.core.motion.clip import MotionParams
+from akd_blender.core.prompt.sentence_encoder import TextEncoder
+from akd_blender.core.render import Renderer
+from akd_blender.core.settings import DistillConfig
+from akd_blender.core.video_models import load_prior
+from akd_blender.core.video_models.tiny import ASSET_DIR, IMAGE_ASSET_DIR, TinyPrior
+from akd_blender.core.video_models.tiny_network import (
     TeacherConfig,
     build_unet,
     load_weights,
@@ -25,10 +28,7 @@ from akd_blender.core.priors.tiny_model.model import (
     save_weights,
     text_condition,
 )
-from akd_blender.core.priors.tiny_model.text import TextEncoder
-from akd_blender.core.procedural.family import make_member
-from akd_blender.core.render import Renderer
-from akd_blender.core.start import character_kind, first_frame
+from tools.family import make_member
 
 TINY = TeacherConfig(frames=4, height=16, width=16, channels=(32, 32), condition="image")
 
@@ -136,7 +136,7 @@ def test_prompts_are_read_among_the_characters_kind(shipped):
 def test_distillation_shows_the_teacher_the_character_as_in_its_training(shipped):
     """The first frame the distillation renders of a member standing in its rest pose is the first
     frame the teacher's training data holds for it (tools.teacher.family_data)."""
-    from akd_blender.core.procedural.motions import Variation
+    from akd_blender.core.motion.library.labelled import Variation
     from tools.teacher.family_data import FamilyItem, render_family
 
     member = make_member("quadruped", 10001)

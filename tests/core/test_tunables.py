@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from akd_blender.core.config import (
+from akd_blender.core.settings import (
     TUNABLES,
     DistillConfig,
     SDSSettings,

@@ -11,13 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from akd_blender.core.config import DistillConfig, RedrawSettings
 from akd_blender.core.errors import InputError
-from akd_blender.core.job import job_warnings
-from akd_blender.core.priors.tiny_model.text import TextEncoder
-from akd_blender.core.procedural.library import KINDS, motions_for
-from akd_blender.core.procedural.wordings import EXTRA_WORDINGS
-from akd_blender.core.understanding import (
+from akd_blender.core.job.request import job_warnings
+from akd_blender.core.motion.library import KINDS, motions_for
+from akd_blender.core.motion.library.wordings import EXTRA_WORDINGS
+from akd_blender.core.prompt.sentence_encoder import TextEncoder
+from akd_blender.core.prompt.understanding import (
     MOTIONS_COMMAND,
     UNDERSTOOD_THRESHOLD,
     PromptNotUnderstood,
@@ -27,6 +26,7 @@ from akd_blender.core.understanding import (
     teacher_vocabulary,
     understood_line,
 )
+from akd_blender.core.settings import DistillConfig, RedrawSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMPTS = json.loads((ROOT / "tools" / "understanding_prompts.json").read_text())
@@ -61,7 +61,7 @@ def test_library_vocabulary_holds_only_its_kinds_motions_with_every_wording():
 def test_no_extra_wording_is_a_library_phrasing_or_belongs_to_two_motions():
     """The extra wordings only help to read prompts: none is a training or held-out phrasing (the
     benchmark prompts with held-out ones) and none asks for two motions of a kind."""
-    from akd_blender.core.procedural.library import library_phrasings
+    from akd_blender.core.motion.library import library_phrasings
 
     phrasings = {t for split in ("train", "heldout") for t, _, _ in library_phrasings(split)}
     for kind in KINDS:
@@ -91,7 +91,7 @@ def test_test_prompts_are_read_as_the_threshold_tool_found(vocabularies, encoder
 def test_the_teacher_reads_from_vectors_alone_as_the_vocabulary_does(vocabularies, encoder):
     """text.understand and PromptMatcher (what the teacher has where only the phrase table is) pick
     the same trained phrasing with the same score as PromptVocabulary."""
-    from akd_blender.core.priors.tiny_model.text import PromptMatcher, understand
+    from akd_blender.core.prompt.sentence_encoder import PromptMatcher, understand
 
     vocab = vocabularies["quadruped"]
     matcher = PromptMatcher(vocab.rows, vocab.vectors)
@@ -183,7 +183,7 @@ def test_the_known_motions_command_lists_them():
     def run(*args):
         env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
         return subprocess.run(
-            [sys.executable, "-m", "akd_blender.core.understanding", *args], capture_output=True, text=True, env=env
+            [sys.executable, "-m", "akd_blender.core.prompt.understanding", *args], capture_output=True, text=True, env=env
         )
 
     bird = run("--kind", "bird")
@@ -201,9 +201,9 @@ def test_distill_config_default_refuses():
 
 
 def test_the_embedded_teacher_refuses_through_the_seam_unless_the_nearest_is_allowed():
-    from akd_blender.core.distill import distill
-    from akd_blender.core.priors.tiny import load_tiny_prior
-    from akd_blender.core.procedural.characters import biped
+    from akd_blender.core.character.procedural import biped
+    from akd_blender.core.distillation.sds_loop import distill
+    from akd_blender.core.video_models.tiny import load_tiny_prior
 
     prior = load_tiny_prior("cpu")
     known = prior.encode_text("a man is waving hello").extra

@@ -43,7 +43,7 @@ def sha256(path: Path) -> str:
 
 _MAKE_BLENDS = r"""
 import sys, bpy
-from akd_blender.core.procedural.characters import biped, quadruped
+from akd_blender.core.character.procedural import biped, quadruped
 from akd_blender.blender.build import armature_from_rig
 folder = sys.argv[1]
 

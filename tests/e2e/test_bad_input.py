@@ -50,7 +50,7 @@ CASES = [
         "biped",
         ["--prompt", "juggles three balls"],
         2,
-        ['"juggles three balls"', "nearest: ", "python -m akd_blender.core.understanding"],
+        ['"juggles three balls"', "nearest: ", "python -m akd_blender.core.prompt.understanding"],
     ),
 ]
 

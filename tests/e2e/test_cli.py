@@ -94,7 +94,7 @@ def test_fox_report_has_every_field(batch):
 def test_report_warnings_are_the_motion_warnings_and_printed(batch):
     """Every job's motion_warnings (its own metrics, thresholds of the motion the model understood) are in
     its report and each report warning is one ``akd: … warning:`` line on stderr."""
-    from akd_blender.core.metrics import motion_thresholds, motion_warnings
+    from akd_blender.core.motion.metrics import motion_thresholds, motion_warnings
 
     stderr = batch["result"].stderr
     for n, name in ((1, "fox"), (3, "biped"), (4, "grounded"), (5, "drift")):
@@ -169,7 +169,7 @@ def test_cli_flags_are_derived_from_the_core_settings():
     from dataclasses import fields
 
     from akd_blender.blender import cli
-    from akd_blender.core import config as core
+    from akd_blender.core import settings as core
     from akd_blender.core.render import CAMERA_MODES
 
     actions = {a.dest: a for a in cli.build_parser()._actions}
@@ -210,7 +210,7 @@ def test_every_tunable_is_a_flag_and_a_jobs_key_that_reaches_the_config(tmp_path
     """``--cfg-scale`` … are core.config.TUNABLES: typed flags defaulting to the core, jobs-file keys, and a
     bad value is named by its flag."""
     from akd_blender.blender import cli
-    from akd_blender.core.config import TUNABLES, DistillConfig, with_tunables
+    from akd_blender.core.settings import TUNABLES, DistillConfig, with_tunables
 
     actions = {a.dest: a for a in cli.build_parser()._actions}
     for t in TUNABLES:

@@ -15,8 +15,8 @@ from dataclasses import fields
 import pytest
 
 from akd_blender.blender import cli
-from akd_blender.core.config import TUNABLES
 from akd_blender.core.errors import InputError
+from akd_blender.core.settings import TUNABLES
 
 # flag → values it must refuse besides "nan", "inf" and "-inf" (refused by every numeric flag); and one
 # value it accepts

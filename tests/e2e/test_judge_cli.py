@@ -1,4 +1,4 @@
-"""``python -m akd_blender.core.priors.tiny judge``: the core's command runs the Blender-side judge
+"""``python -m akd_blender.core.video_models.tiny judge``: the core's command runs the Blender-side judge
 (``akd_blender.blender.judge_cli``) in a subprocess and passes its output and exit code through."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from akd_blender.core.motion_judge import load_motion_judge
+from akd_blender.core.motion.judge import load_motion_judge
 from tests.e2e.akd_cli import ROOT, env, make_blends
 
 
@@ -19,7 +19,7 @@ def biped(tmp_path_factory):
 
 
 def _judge(*args: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "akd_blender.core.priors.tiny", "judge", *args]
+    command = [sys.executable, "-m", "akd_blender.core.video_models.tiny", "judge", *args]
     return subprocess.run(command, cwd=ROOT, env=env(), capture_output=True, text=True, timeout=300)
 
 

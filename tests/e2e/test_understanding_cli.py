@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from akd_blender.core.understanding import MOTIONS_COMMAND, UNDERSTOOD_THRESHOLD
+from akd_blender.core.prompt.understanding import MOTIONS_COMMAND, UNDERSTOOD_THRESHOLD
 from tests.e2e.akd_cli import make_blends, run_cli
 
 FAST = (

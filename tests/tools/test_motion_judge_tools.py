@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.motion_judge import SLOTS, TRACK_CHANNELS, MotionJudge, MotionJudgeConfig
-from akd_blender.core.procedural.family import make_member
-from akd_blender.core.procedural.family.truth import truth_roles
-from akd_blender.core.procedural.motions import NONE_LABEL
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.motion.judge import SLOTS, TRACK_CHANNELS, MotionJudge, MotionJudgeConfig
+from akd_blender.core.motion.library.labelled import NONE_LABEL
+from tools.family import make_member
+from tools.family.truth import truth_roles
 from tools.motion_judge.__main__ import train
 from tools.motion_judge.augment import corrupt, limb_jitter, secondary_motion
 from tools.motion_judge.clips import LOCOMOTION, JudgeItem, _remove_travel, judge_labels, member_clips, member_items

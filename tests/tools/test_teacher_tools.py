@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -24,8 +25,8 @@ def test_usage_names_the_commands():
 
 
 def test_embed_writes_the_shipped_phrase_table(tmp_path):
-    from akd_blender.core.priors.tiny import ASSET_DIR
-    from akd_blender.core.priors.tiny_model.text import PhraseTable
+    from akd_blender.core.prompt.sentence_encoder import PhraseTable
+    from akd_blender.core.video_models.tiny import ASSET_DIR
 
     out = _tools("embed", "--out", str(tmp_path / "phrases.npz"))
     assert out.returncode == 0, out.stderr[-2000:]
@@ -37,13 +38,17 @@ def test_embed_writes_the_shipped_phrase_table(tmp_path):
 def test_training_code_is_not_in_the_package():
     package = ROOT / "akd_blender"
     assert not list(package.rglob("train.py")) and not list(package.rglob("dataset.py"))
+    assert not list(package.rglob("judge.safetensors")), "the video judge measures; it is not shipped"
+    importing_tools = [p for p in package.rglob("*.py") if re.search(r"^\s*(from|import) tools\b", p.read_text(), re.M)]
+    assert not importing_tools, importing_tools
+    assert not [p for p in package.rglob("*.py") if "family" in p.parts], "the character family generator lives in tools/"
     from tools.teacher import dataset, train
 
     assert callable(train.main) and callable(dataset.make_items)
 
 
 def test_family_items_cover_every_motion_and_keep_the_splits_apart():
-    from akd_blender.core.procedural.family import HELDOUT_SEEDS, TRAIN_SEEDS
+    from tools.family import HELDOUT_SEEDS, TRAIN_SEEDS
     from tools.teacher.family_data import FAMILY_MOTIONS, family_items
 
     clips = 8 * len(FAMILY_MOTIONS)  # each motion about eight times (members draw 4 of their kind's motions at random)
@@ -57,8 +62,8 @@ def test_train_family_resumes_and_continues_from_weights(tmp_path, capsys):
     """A stopped run resumes from its checkpoint with the same command; --init starts from a trained teacher."""
     import json
 
-    from akd_blender.core.priors.tiny_model.text import PhraseTable
-    from akd_blender.core.procedural.library import library_phrasings
+    from akd_blender.core.motion.library import library_phrasings
+    from akd_blender.core.prompt.sentence_encoder import PhraseTable
     from tools.teacher.train_family import main
 
     phrases = [t for split in ("train", "heldout") for t, _, _ in library_phrasings(split)]

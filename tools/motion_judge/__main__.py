@@ -6,7 +6,7 @@ clips have and the library's do not (:func:`.augment.secondary_motion`: sway, ti
 higher or lower foot lifts), gives half of them limb-by-limb differences (:func:`.augment.limb_jitter`: each
 slot's own scale and phase, smooth noise), scales the tracks by 0.85–1.15 (a height read differently) and adds noise. Evaluated on held-out members, their "none" clips, corrupted
 held-out ground truth and, with ``--artists`` (a folder from ``tests/bench/artist_fixtures.py``),
-artists' own clips with roles from :func:`~akd_blender.core.roles.find_roles`. Writes
+artists' own clips with roles from :func:`~akd_blender.core.character.roles.find_roles`. Writes
 ``motion_judge.safetensors`` + ``motion_judge.json`` into ``--out``.
 """
 
@@ -21,10 +21,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from akd_blender.core.motion_judge import MotionJudge, MotionJudgeConfig, MotionJudgeNet, mirror_tracks
-from akd_blender.core.procedural.family import HELDOUT_SEEDS, TRAIN_SEEDS
-from akd_blender.core.roles import find_roles
+from akd_blender.core.character.roles import find_roles
+from akd_blender.core.motion.judge import MotionJudge, MotionJudgeConfig, MotionJudgeNet, mirror_tracks
 from tools.artist_clips import judge_artist_clips
+from tools.family import HELDOUT_SEEDS, TRAIN_SEEDS
 
 from .augment import corrupt, limb_jitter, secondary_motion
 from .clips import JUDGE_KINDS, judge_labels

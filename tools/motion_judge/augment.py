@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from akd_blender.core.motion_judge import SLOTS
+from akd_blender.core.motion.judge import SLOTS
 
 __all__ = ["ROOT_SWAY", "SLOT_SWAY", "corrupt", "secondary_motion", "limb_jitter"]
 

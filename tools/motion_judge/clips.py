@@ -1,5 +1,5 @@
 """The motion judge's clips: the role-based motion library played on many family members, 16 frames
-over :data:`~akd_blender.core.motion_judge.JUDGE_SECONDS`.
+over :data:`~akd_blender.core.motion.judge.JUDGE_SECONDS`.
 
 Per member: every library motion of its kind at ``per_motion`` variations (tempo 0.6–1.8 × the
 library's, 0.5–2.6 for locomotion; amplitude 0.65–1.35; any facing; locomotion also played on the
@@ -17,16 +17,16 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.motion_judge import JUDGE_SECONDS
-from akd_blender.core.procedural.family import make_member
-from akd_blender.core.procedural.family.truth import truth_roles
-from akd_blender.core.procedural.library import LIBRARY, make_role_clip, motions_for, sample_variations
-from akd_blender.core.procedural.library.limbs import gait
-from akd_blender.core.procedural.library.pose import location_carrier
-from akd_blender.core.procedural.motions import NONE_LABEL
+from akd_blender.core.character.rotations import quat_multiply, rotvec_to_quat
+from akd_blender.core.motion.clip import MotionClip
+from akd_blender.core.motion.judge import JUDGE_SECONDS
+from akd_blender.core.motion.library import LIBRARY, make_role_clip, motions_for, sample_variations
+from akd_blender.core.motion.library.labelled import NONE_LABEL
+from akd_blender.core.motion.library.limbs import gait
+from akd_blender.core.motion.library.pose import location_carrier
 from akd_blender.core.render import DEFAULT_VIEW
-from akd_blender.core.rotations import quat_multiply, rotvec_to_quat
+from tools.family import make_member
+from tools.family.truth import truth_roles
 
 __all__ = [
     "JUDGE_KINDS",
@@ -177,7 +177,7 @@ def body_motion(label: str, v, rng: np.random.Generator):
 def gait_variant(rig, roles, label: str, frames: int, fps: float, v, rng: np.random.Generator) -> MotionClip | None:
     """A quadruped's walk, run or gallop with its footfall pattern, duty factor, stride, foot path and
     spine flex drawn at random around the library's (real animals and artists vary all of them), or
-    None for other labels and bodies (:func:`~akd_blender.core.procedural.library.limbs.gait`).
+    None for other labels and bodies (:func:`~akd_blender.core.motion.library.limbs.gait`).
 
     - Walks: lateral or diagonal sequence (couplets 0.1–0.25 apart), duty 0.55–0.8, feet highest
       0.3–0.7 of the way through the air.

@@ -8,11 +8,11 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 import torch
 
-from akd_blender.core.motion_judge import body_tracks
-from akd_blender.core.procedural.family import make_member
-from akd_blender.core.procedural.family.truth import truth_roles
-from akd_blender.core.procedural.library import LIBRARY
-from akd_blender.core.procedural.motions import NONE_LABEL
+from akd_blender.core.motion.judge import body_tracks
+from akd_blender.core.motion.library import LIBRARY
+from akd_blender.core.motion.library.labelled import NONE_LABEL
+from tools.family import make_member
+from tools.family.truth import truth_roles
 
 from .clips import judge_labels, member_clips, member_items
 

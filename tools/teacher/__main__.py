@@ -10,8 +10,8 @@ COMMANDS = ("embed", "embed-library", "train", "train-family")
 
 def embed(argv: list[str]) -> int:
     """Encode every phrasing of the motion library and save the table (``--out`` .npz)."""
-    from akd_blender.core.priors.tiny_model.text import PhraseTable, TextEncoder
-    from akd_blender.core.procedural.motions import all_phrasings
+    from akd_blender.core.motion.library.labelled import all_phrasings
+    from akd_blender.core.prompt.sentence_encoder import PhraseTable, TextEncoder
 
     ap = argparse.ArgumentParser(prog="python -m tools.teacher embed")
     ap.add_argument("--out", required=True, help="where to write the phrase table (.npz)")
@@ -26,9 +26,9 @@ def embed(argv: list[str]) -> int:
 def embed_library(argv: list[str]) -> int:
     """Encode every phrasing of the role motion library (train and held-out) and every extra wording
     (``--out`` .npz): the image teacher's phrase table."""
-    from akd_blender.core.priors.tiny_model.text import PhraseTable, TextEncoder
-    from akd_blender.core.procedural.library import library_phrasings
-    from akd_blender.core.procedural.wordings import EXTRA_WORDINGS
+    from akd_blender.core.motion.library import library_phrasings
+    from akd_blender.core.motion.library.wordings import EXTRA_WORDINGS
+    from akd_blender.core.prompt.sentence_encoder import PhraseTable, TextEncoder
 
     ap = argparse.ArgumentParser(prog="python -m tools.teacher embed-library")
     ap.add_argument("--out", required=True, help="where to write the phrase table (.npz)")

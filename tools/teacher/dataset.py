@@ -1,6 +1,6 @@
 """Teacher and judge data: the motion library rendered with the project's renderer.
 
-Each item is (character, motion label, :class:`~akd_blender.core.procedural.motions.Variation`, camera azimuth/elevation).
+Each item is (character, motion label, :class:`~akd_blender.core.motion.library.labelled.Variation`, camera azimuth/elevation).
 Videos are rendered exactly as the distillation sees its character — :class:`Skeleton` (FK + LBS),
 :func:`make_cameras` in ``"follow"`` mode, :class:`Renderer` (checkerboard ground) — many clips per
 renderer call, and stored as uint8 [N,F,3,H,W] RGB.
@@ -19,10 +19,18 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from akd_blender.core.kinematics import Skeleton
-from akd_blender.core.motion import MotionClip
-from akd_blender.core.procedural.characters import CHARACTERS
-from akd_blender.core.procedural.motions import LABELS, MOTIONS, NONE_LABEL, Variation, make_clip, rest_clip, sample_variations
+from akd_blender.core.character.kinematics import Skeleton
+from akd_blender.core.character.procedural import CHARACTERS
+from akd_blender.core.motion.clip import MotionClip
+from akd_blender.core.motion.library.labelled import (
+    LABELS,
+    MOTIONS,
+    NONE_LABEL,
+    Variation,
+    make_clip,
+    rest_clip,
+    sample_variations,
+)
 from akd_blender.core.render import DEFAULT_VIEW, Renderer, SceneStyle, concat_cameras, make_cameras, root_path
 
 __all__ = [

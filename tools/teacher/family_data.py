@@ -1,12 +1,12 @@
 """The image teacher's data: the role motion library played on members of the character family.
 
 Each item is one clip of one family member (kind, seed) doing one library motion (label,
-:class:`~akd_blender.core.procedural.motions.Variation`), rendered as the distillation sees its
+:class:`~akd_blender.core.motion.library.labelled.Variation`), rendered as the distillation sees its
 character: :class:`Skeleton` (FK + LBS), :func:`make_cameras` in ``"follow"`` mode from the
 distillation's default view, :class:`Renderer` at 4× the size then averaged down (the distillation's
 supersampling). Next to each clip goes its **first frame**: the member standing in its rest pose,
 turned by the clip's facing, rendered the same way (motions play through the member's true bone
-roles, :func:`~akd_blender.core.procedural.family.truth.truth_roles`) — what the distillation shows the teacher of the
+roles, :func:`~tools.family.truth.truth_roles`) — what the distillation shows the teacher of the
 user's character before it moves.
 
 The character's facing is the member's own (most members face -Y, some are turned) plus the
@@ -23,11 +23,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
-from akd_blender.core.procedural.family import HELDOUT_SEEDS, TRAIN_SEEDS, make_member
-from akd_blender.core.procedural.family.truth import truth_roles
-from akd_blender.core.procedural.library import LIBRARY, BodyPose, make_role_clip, sample_variations
-from akd_blender.core.procedural.motions import Variation
+from akd_blender.core.motion.library import LIBRARY, BodyPose, make_role_clip, sample_variations
+from akd_blender.core.motion.library.labelled import Variation
 from akd_blender.core.render import DEFAULT_VIEW, Renderer, SceneStyle
+from tools.family import HELDOUT_SEEDS, TRAIN_SEEDS, make_member
+from tools.family.truth import truth_roles
 
 from .dataset import as_uint8, render_clips
 

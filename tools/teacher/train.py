@@ -21,8 +21,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from akd_blender.core.priors.tiny_model.judge import Judge, JudgeConfig, JudgeNet, hard_negatives
-from akd_blender.core.priors.tiny_model.model import (
+from akd_blender.core.motion.library.labelled import LABELS, NONE_LABEL, motion_spec, prompt_vocabulary
+from akd_blender.core.prompt.sentence_encoder import PhraseTable, PromptMatcher
+from akd_blender.core.video_models.tiny_network import (
     TeacherConfig,
     build_scheduler,
     build_unet,
@@ -32,8 +33,7 @@ from akd_blender.core.priors.tiny_model.model import (
     save_weights,
     text_condition,
 )
-from akd_blender.core.priors.tiny_model.text import PhraseTable, PromptMatcher
-from akd_blender.core.procedural.motions import LABELS, NONE_LABEL, motion_spec, prompt_vocabulary
+from tools.teacher.video_judge import Judge, JudgeConfig, JudgeNet, hard_negatives
 
 from .dataset import MOTION_KEYS, VIEWS, build_dataset
 

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import torch
 
-from akd_blender.core.priors.tiny_model.model import (
+from akd_blender.core.prompt.sentence_encoder import PhraseTable
+from akd_blender.core.video_models.tiny_network import (
     TeacherConfig,
     build_scheduler,
     load_weights,
@@ -33,7 +34,6 @@ from akd_blender.core.priors.tiny_model.model import (
     save_weights,
     text_condition,
 )
-from akd_blender.core.priors.tiny_model.text import PhraseTable
 
 from .dataset import as_uint8
 from .family_data import FAMILY_MOTIONS, build_family_dataset, motion_phrase_rows

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import torch
 
-from ..config import CAMERA_MODES
+from ..character.rig import RigAsset
 from ..errors import InputError
-from ..rig import RigAsset
+from ..settings import CAMERA_MODES
 
 __all__ = [
     "Cameras",

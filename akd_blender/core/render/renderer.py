@@ -21,10 +21,10 @@ import logging
 
 import torch
 
+from ..character.kinematics import PoseSource, Skeleton
+from ..character.rig import RigAsset
 from ..errors import InputError
-from ..kinematics import PoseSource, Skeleton
-from ..motion import MotionClip
-from ..rig import RigAsset
+from ..motion.clip import MotionClip
 from .camera import Cameras, character_size, make_cameras
 from .raster_nvdiffrast import NvdiffrastRasterizer, nvdiffrast_available
 from .raster_torch import TorchRasterizer

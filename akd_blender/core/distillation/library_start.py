@@ -1,0 +1,411 @@
+"""The library start (``DistillConfig.start`` "library"): the motion the prompt is understood as,
+played from the role motion library (:mod:`akd_blender.core.motion.library`) on the rig's own
+bone roles (:func:`~akd_blender.core.character.roles.find_roles`).
+
+A prompt is read as one motion of the rig's kind as the embedded teacher reads it
+(:mod:`akd_blender.core.prompt.understanding`: the kind's :func:`~akd_blender.core.prompt.understanding.library_vocabulary`
+and the offline sentence encoder), without the video model. Its variation comes from the prompt's
+own words where it says one (:func:`prompt_variation`: speed, amplitude, turning direction), else
+the library's default (speed 1, amplitude 1, phase 0, direction +1); the motion faces the rig's own
+facing (facing 0 in the body frame of its roles) and is played on top of the held starting pose
+(:func:`library_motion`). :func:`write_library_start` writes it into a job's
+:class:`~akd_blender.core.motion.clip.MotionParams`, from where SDS steps or redraw rounds may continue.
+
+:class:`LibraryReader` stands in for the embedded teacher when a job is the library clip alone
+(no steps, no redraw rounds): it knows the teacher's frame count, rate and size from its
+``teacher.json`` and reads prompts as the teacher does, so the teacher's weights are never loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import torch
+
+from ..assets import ASSETS_DIR
+from ..character.rig import RigAsset
+from ..character.rotations import quat_multiply
+from ..errors import InputError, ModelNotAvailable
+from ..motion.clip import MotionClip, MotionParams
+from ..motion.library.labelled import Variation
+from ..prompt.understanding import MOTIONS_COMMAND, PromptVocabulary, Understanding, library_vocabulary
+from ..video_models.capabilities import Capabilities
+
+if TYPE_CHECKING:
+    from ..character.roles import BoneRoles
+    from ..prompt.compose import Plan
+
+__all__ = [
+    "SPEED_RANGE",
+    "AMPLITUDE_RANGE",
+    "LibraryChoice",
+    "prompt_variation",
+    "composed_plan",
+    "plan_facts",
+    "plan_frames",
+    "library_understanding",
+    "choose_library_motion",
+    "library_clip",
+    "library_motion",
+    "write_library_start",
+    "LibraryReader",
+    "library_only",
+    "TEACHER_DIR",
+]
+
+SPEED_RANGE: tuple[float, float] = (0.8, 1.25)
+"""The speeds (× the motion's base tempo) a prompt's words may choose: the range the library's
+variations span (:func:`~akd_blender.core.motion.library.sample_variations`), which its motions
+are made and judged over; a word's factor beyond it ("very slowly", "brisk, at a run") is held at its end."""
+
+AMPLITUDE_RANGE: tuple[float, float] = (0.8, 1.2)
+"""The amplitudes (× the motion's angles and travel) a prompt's words may choose: the library's range."""
+
+TEACHER_DIR = ASSETS_DIR / "teacher_image"
+"""The shipped image-and-text teacher (prior "tiny"): its ``teacher.json`` (frames, fps, size) and
+``phrases.npz`` (precomputed embeddings of its vocabulary)."""
+
+
+@dataclass(frozen=True)
+class LibraryChoice:
+    """A prompt read as a library motion of the rig's kind: ``kind`` and ``label`` (e.g. "biped",
+    "walk"), the ``variation`` it is played with and the prompt's ``words`` that chose it (e.g.
+    ``("slowly",)``; empty: the library's default). ``plan``: the prompt composed of library motions
+    (:func:`composed_plan`; its first part's label is ``label``), played by
+    :func:`~akd_blender.core.prompt.compose.compose_clip` instead of one motion; None for one motion."""
+
+    kind: str
+    label: str
+    variation: Variation
+    words: tuple[str, ...] = ()
+    plan: Plan | None = None
+
+    @property
+    def variation_text(self) -> str:
+        """How a report names the variation: ``"default"``, e.g. ``"speed 0.8 (slowly)"``, or a composed
+        prompt's plan (:meth:`~akd_blender.core.prompt.compose.Plan.describe`, e.g. ``"walk (slow) → sit"``)."""
+        if self.plan is not None:
+            return self.plan.describe()
+        default, parts = Variation(), []
+        for name in ("speed", "amplitude", "direction"):
+            value = getattr(self.variation, name)
+            if value != getattr(default, name):
+                parts.append(f"{name} {value:g}")
+        if not parts:
+            return "default"
+        return ", ".join(parts) + f" ({', '.join(self.words)})"
+
+    @property
+    def name(self) -> str:
+        """E.g. ``"walk (library, speed 0.8 (slowly))"`` or ``"walk (library, default)"``."""
+        return f"{self.label} (library, {self.variation_text})"
+
+    def facts(self) -> dict[str, str]:
+        """The report's fields: ``start`` "library", ``library_motion`` (the label),
+        ``library_variation`` (:attr:`variation_text`) and ``search_start`` (:attr:`name`)."""
+        return {
+            "start": "library",
+            "library_motion": self.label if self.plan is None else " → ".join(p.label for p in self.plan.parts),
+            "library_variation": self.variation_text,
+            "search_start": self.name,
+        }
+
+
+def composed_plan(prompt: str, kind: str, understand, whole: Understanding | None = None) -> Plan | None:
+    """``prompt`` as a plan of library motions (:func:`~akd_blender.core.prompt.compose.plan_prompt`, each part
+    read by ``understand``) when it asks for more than one motion played as it is: parts told one after
+    another in so many words (:func:`~akd_blender.core.prompt.compose.sequence.is_sequenced`: "then", "after
+    that", separate sentences), or one part with a side, repetitions, a duration, a heading, "backwards"
+    or a hold, or "before" / "after" with a verb in -ing ("rears up after walking"). None when one
+    motion with a speed, size or turning direction says it all (then :func:`prompt_variation` reads
+    those) or the prompt does not read as a plan. Parts joined only by commas or "and" are read as one
+    motion told in several clauses ("hops up and lands"), unless ``whole`` (the whole prompt's reading)
+    is not understood and every part is; so is one part whose motion the whole reading missed ("turns
+    counterclockwise quickly"). Raises
+    :class:`~akd_blender.core.prompt.compose.plan.PartNotUnderstood` naming the part, when the parts are
+    sequenced and one of them matches no motion, unless its nearest motion is the one the whole prompt
+    is understood as (then the prompt is that one motion told in steps)."""
+    from ..prompt.compose import plan_prompt
+    from ..prompt.compose.plan import HOLD, PartNotUnderstood
+    from ..prompt.compose.sequence import has_ordering_clause, is_sequenced
+
+    sequenced = is_sequenced(prompt)
+    try:
+        plan = plan_prompt(prompt, kind, understand=understand)
+    except PartNotUnderstood as exc:
+        if sequenced and not _continues(exc.understanding, whole):
+            raise
+        return None
+    except InputError:
+        return None
+    whole_missed = whole is not None and not whole.understood  # the modifiers or the other parts hid the motion
+    if len(plan.parts) > 1:
+        return plan if sequenced or has_ordering_clause(prompt) or whole_missed else None
+    part = plan.parts[0]
+    special = part.label == HOLD or part.side or part.repetitions != 1 or part.duration is not None
+    return plan if special or part.heading or part.backwards or whole_missed else None
+
+
+def _continues(part: Understanding, whole: Understanding | None) -> bool:
+    """Whether a part read as no motion is a step of the one motion the whole prompt is understood as
+    (its nearest motion is that motion: "folds forward at the waist, then stands back up" is a bow)."""
+    return whole is not None and whole.understood and part.motion == whole.motion
+
+
+def plan_facts(plan: Plan) -> dict[str, str | float | bool]:
+    """A composed prompt's reading as the report's ``distill`` fields, like
+    :meth:`~akd_blender.core.prompt.understanding.Understanding.facts`: ``understood_as`` the plan
+    (e.g. ``"walk (slow) → sit"``), ``motion`` its parts' motions joined by arrows, ``similarity`` the
+    lowest part's, ``understood`` True."""
+    from ..prompt.compose.plan import HOLD
+
+    moving = [p for p in plan.parts if p.label != HOLD] or list(plan.parts)
+    return {
+        "understood_as": plan.describe(),
+        "motion": " → ".join(p.motion for p in plan.parts),
+        "similarity": round(min(p.similarity for p in moving), 4),
+        "understood": True,
+    }
+
+
+def plan_frames(plan: Plan, fps: float) -> int:
+    """The frame count a plan's clip has at ``fps`` when the user sets none (its parts' natural
+    lengths, repetitions and durations: :func:`~akd_blender.core.prompt.compose.clip.schedule`)."""
+    from ..prompt.compose.clip import piece_frames, schedule
+
+    return max(2, int(sum(piece_frames(schedule(plan), fps))))
+
+
+def prompt_variation(prompt: str, kind: str, label: str) -> tuple[Variation, tuple[str, ...]]:
+    """The variation of library motion ``label`` of ``kind`` that ``prompt`` asks for, and the modifier
+    words that set it, read as a composed prompt's one part is read
+    (:func:`~akd_blender.core.prompt.compose.plan_prompt` with the prompt taken as that motion; the words and
+    factors are :mod:`akd_blender.core.prompt.compose.words`' data): speed ("slowly", "quickly" …),
+    amplitude ("a small …", "a big …", "deep" …) and, for a turning motion, the direction (+1 "left",
+    -1 "right"), speed and amplitude held within :data:`SPEED_RANGE` and :data:`AMPLITUDE_RANGE`;
+    phase 0 and facing 0 (the rig's own facing). A prompt that reads as several parts
+    (a sequence), or not as a plan at all, gets the library's default variation and no words."""
+    from ..prompt.compose import plan_prompt
+    from ..prompt.compose.plan import HOLD
+
+    motion = Understanding(prompt, f"{kind}/{label}", label, 1.0, (), 0.0, 0)
+    try:
+        plan = plan_prompt(prompt, kind, understand=lambda core: motion)
+    except InputError:
+        return Variation(), ()
+    parts = [part for part in plan.parts if part.label != HOLD]
+    if len(parts) != 1:
+        return Variation(), ()
+    variation = parts[0].variation()
+    speed = min(max(variation.speed, SPEED_RANGE[0]), SPEED_RANGE[1])
+    amplitude = min(max(variation.amplitude, AMPLITUDE_RANGE[0]), AMPLITUDE_RANGE[1])
+    return replace(variation, speed=speed, amplitude=amplitude), tuple(parts[0].words)
+
+
+_VOCABULARIES: dict[tuple[int, str, bool], PromptVocabulary] = {}
+_VOCABULARIES_LOCK = threading.Lock()
+
+
+def _shared_encoder():
+    """The offline sentence encoder with the shipped teacher's phrase table, shared with
+    :mod:`akd_blender.core.prompt.compose` (:func:`~akd_blender.core.prompt.compose.plan.shared_encoder`)."""
+    from ..prompt.compose.plan import shared_encoder
+
+    return shared_encoder()
+
+
+def library_understanding(prompt: str, kind: str, encoder=None, heldout: bool = True) -> Understanding:
+    """``prompt`` read among the library motions of ``kind`` (:func:`library_vocabulary`, with its
+    held-out phrasings when ``heldout``) with ``encoder`` (``encode(list[str]) -> [N,384]``; default:
+    the offline sentence encoder with the teacher's phrase table), as the embedded teacher reads it
+    for a character of that kind. Never refuses (see
+    :func:`~akd_blender.core.prompt.understanding.require_understood`); InputError for a kind without
+    library motions, ModelNotAvailable when the encoder is not installed and the prompt is not in
+    the phrase table."""
+    encoder = encoder if encoder is not None else _shared_encoder()
+    key = (id(encoder), kind, bool(heldout))
+    with _VOCABULARIES_LOCK:
+        vocabulary = _VOCABULARIES.get(key)
+        if vocabulary is None or vocabulary.encoder is not encoder:
+            rows = library_vocabulary(kind, heldout=heldout)
+            vocabulary = _VOCABULARIES[key] = PromptVocabulary(rows, encoder, listing=f"{MOTIONS_COMMAND} --kind {kind}")
+    return vocabulary.understand(prompt)
+
+
+def choose_library_motion(
+    prompt: str, kind: str | None, understanding: Understanding | None = None, prior=None, allow_nearest: bool = False
+) -> tuple[LibraryChoice | None, Understanding | None]:
+    """The library motion ``prompt`` asks of a character of ``kind`` and the reading that chose it.
+
+    ``understanding``: the prior's own reading (the embedded teacher's ``text.extra["understanding"]``),
+    used as it is when it names a library motion of ``kind`` (``"<kind>/<label>"``); otherwise the
+    prompt is read by :func:`library_understanding` with the prior's sentence encoder where it has one
+    (``prior.encoder``, the teacher's; its ``heldout_wordings`` setting) or the shared one. The choice
+    is None when ``kind`` has no library motions (or is None), when the encoder is missing
+    (ModelNotAvailable: a real video model's job goes on without the library) or when the reading
+    is not understood and ``allow_nearest`` is off; the reading is returned either way (None only
+    when there is none)."""
+    from ..motion.library import KINDS, motions_for
+
+    if kind is None or kind not in KINDS:
+        return None, understanding
+    labels = {spec.label for spec in motions_for(kind)}
+    reading = understanding if isinstance(understanding, Understanding) else None
+    if reading is None or reading.motion.rsplit("/", 1)[0] != kind or reading.motion.rsplit("/", 1)[-1] not in labels:
+        encoder = getattr(prior, "encoder", None) if isinstance(understanding, Understanding) else None
+        heldout = bool(getattr(prior, "heldout_wordings", True)) if encoder is not None else True
+        try:
+            reading = library_understanding(
+                prompt, kind, encoder if callable(getattr(encoder, "encode", None)) else None, heldout
+            )
+        except ModelNotAvailable:
+            return None, understanding
+    plan = _plan_of(prompt, kind, prior if isinstance(understanding, Understanding) else None, reading)
+    if plan is not None:
+        from ..prompt.compose.plan import HOLD
+
+        first = next((p for p in plan.parts if p.label != HOLD), plan.parts[0])
+        return LibraryChoice(kind, first.label, first.variation(), tuple(first.words), plan), reading
+    if not (reading.understood or allow_nearest):
+        return None, reading
+    label = reading.motion.rsplit("/", 1)[-1]
+    variation, words = prompt_variation(prompt, kind, label)
+    return LibraryChoice(kind, label, variation, words), reading
+
+
+def _plan_of(prompt: str, kind: str, prior, whole: Understanding) -> Plan | None:
+    """:func:`composed_plan` with each part read as :func:`library_understanding` reads a prompt
+    (``prior``'s sentence encoder and held-out setting where it has them); None without an encoder."""
+    encoder = getattr(prior, "encoder", None)
+    encoder = encoder if callable(getattr(encoder, "encode", None)) else None
+    heldout = bool(getattr(prior, "heldout_wordings", True)) if encoder is not None else True
+    try:
+        return composed_plan(prompt, kind, lambda text: library_understanding(text, kind, encoder, heldout), whole)
+    except ModelNotAvailable:
+        return None
+
+
+def library_clip(rig: RigAsset, roles: BoneRoles, choice: LibraryChoice, frames: int, fps: float) -> MotionClip:
+    """The chosen motion on ``rig`` through ``roles``: ``frames`` frames at ``fps``
+    (:func:`~akd_blender.core.motion.library.make_role_clip` with the choice's variation, or the
+    choice's plan composed by :func:`~akd_blender.core.prompt.compose.compose_clip`)."""
+    if choice.plan is not None:
+        from ..prompt.compose import compose_clip
+
+        return compose_clip(rig, roles, choice.plan, fps, frames)
+    from ..motion.library import make_role_clip
+
+    return make_role_clip(rig, roles, choice.label, choice.variation, frames, fps)
+
+
+def library_motion(
+    rig: RigAsset,
+    roles: BoneRoles,
+    choice: LibraryChoice,
+    frames: int,
+    fps: float,
+    held: MotionClip | None = None,
+    frame_start: int = 1,
+) -> MotionClip:
+    """The chosen motion as the job's clip: :func:`library_clip` played on top of ``held``'s first
+    frame (None: the rest pose): each bone's rotation is the held one then the clip's turn from rest,
+    each location the held one plus the clip's (the library moves the body by its carrier bone's
+    location, as it plays it directly). Equal to the library clip for the rest pose."""
+    clip = library_clip(rig, roles, choice, frames, fps)
+    rotations, locations = clip.rotations, clip.locations
+    if held is not None:
+        base = np.repeat(held.rotations[:1], frames, axis=0)
+        turned = quat_multiply(torch.as_tensor(base, dtype=torch.float64), torch.as_tensor(rotations, dtype=torch.float64))
+        rotations, locations = turned.numpy(), locations + held.locations[:1]
+    return MotionClip(rig.bone_names, float(fps), int(frame_start), rotations, locations).continuous()
+
+
+@torch.no_grad()
+def write_library_start(rig: RigAsset, roles: BoneRoles, choice: LibraryChoice, params: MotionParams) -> dict:
+    """Write the chosen motion into ``params`` (in place): the library clip at the parameters' frames
+    and rate, played on top of their held starting pose
+    (:func:`~akd_blender.core.fitting.motion_starts.starts_as_channels`), as per-frame rotation offsets of the
+    free bones and the root's path fitted to the keys (least squares; exact when there is a key per
+    frame). The library's travel, carried by its carrier bone, is carried by the parameters' root
+    bones (the same body motion; :func:`library_motion` keeps it on the carrier). Returns the report's facts (:meth:`LibraryChoice.facts`)."""
+    from ..fitting.motion_starts import PriorStart, starts_as_channels
+    from ..fitting.pose_search import keys_from_frames
+    from .ranked_start import offsets_of
+
+    clip = library_clip(rig, roles, choice, params.num_frames, params.fps)
+    start = PriorStart(choice.label, choice.variation.speed, choice.variation.phase, choice.variation.direction, clip)
+    rotations, drift = starts_as_channels(rig, [start], params.base_rotations[:1].expand(params.num_frames, -1, -1))
+    device, keys = params.rotvec.device, params.rotvec.shape[0]
+    interpolation = params.interpolation
+    offsets = offsets_of(params, rotations[0].to(device))
+    params.rotvec.copy_(keys_from_frames(offsets, keys, interpolation, smooth=0.0) * params.axis_mask)
+    params.root_offset.copy_(keys_from_frames(drift[0].to(device), keys, interpolation, smooth=0.0))
+    return choice.facts()
+
+
+def library_only(config, kind: str | None) -> bool:
+    """Whether a job of the embedded teacher with ``config`` (a
+    :class:`~akd_blender.core.settings.DistillConfig`) for a character of ``kind`` is the library clip
+    alone, so that the teacher's weights are not needed: start "auto" or "library", no steps, no
+    redraw rounds, no ranked start, and a kind the library has motions for. (A prompt the teacher
+    would refuse is refused all the same: :class:`LibraryReader` reads it as the teacher does.)"""
+    from ..motion.library import KINDS
+
+    return (
+        config.start in ("auto", "library")
+        and not config.steps
+        and not config.redraw.noise
+        and not config.ranked_start
+        and kind in KINDS
+    )
+
+
+class LibraryReader:
+    """The embedded teacher as a library-only job needs it, without its weights: ``name`` "tiny",
+    its ``frames``, ``fps``, ``height`` and ``width`` (from ``teacher.json`` in ``folder``) and
+    :meth:`encode_text`, which reads a prompt as the teacher does for a character of a kind. It cannot
+    draw, redraw or score: a job that needs those loads the teacher."""
+
+    reads_kind = True  # encode_text takes the character's kind, as the image teacher's does
+
+    def __init__(self, folder: str | Path = TEACHER_DIR, name: str = "tiny") -> None:
+        record = json.loads((Path(folder) / "teacher.json").read_text())["config"]
+        self.name = name
+        self.frames, self.fps = int(record["frames"]), float(record["fps"])
+        self.height, self.width = int(record["height"]), int(record["width"])
+        self.heldout_wordings = True
+        self.encoder = _shared_encoder()
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """The teacher's clip (``frames`` at ``fps``, ``height`` × ``width``); it reads the character's
+        kind and prompts as known motions, and cannot draw, redraw, rank or take SDS settings
+        (a :class:`~akd_blender.core.video_models.capabilities.Capabilities`)."""
+        return Capabilities(
+            reads_kind=self.reads_kind,
+            reads_motions=True,
+            frames=self.frames,
+            fps=self.fps,
+            height=self.height,
+            width=self.width,
+        )
+
+    def encode_text(self, prompt: str, negative_prompt: str = "", kind: str | None = None):
+        """A :class:`~akd_blender.core.video_models.base.TextEmbedding` without embeddings (``cond`` empty)
+        whose ``extra`` holds the reading of ``prompt`` among ``kind``'s library motions
+        (:meth:`~akd_blender.core.prompt.understanding.Understanding.facts` and the Understanding under
+        ``"understanding"``), as :meth:`~akd_blender.core.video_models.tiny.TinyPrior.encode_text` gives it.
+        InputError for a kind without library motions."""
+        from ..motion.library import KINDS
+        from ..video_models.base import TextEmbedding
+
+        if kind not in KINDS:
+            raise InputError(f"the motion library has no motions for a {kind!r} character (known: {', '.join(KINDS)})")
+        reading = library_understanding(prompt, kind, self.encoder, self.heldout_wordings)
+        extra = {**reading.facts(), "understanding": reading}
+        return TextEmbedding(prompt, negative_prompt, torch.zeros(1, 1, 0), None, extra)

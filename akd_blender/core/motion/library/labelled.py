@@ -1,0 +1,576 @@
+"""A labelled motion library for the procedural characters (teacher data, judge data, tests).
+
+Every motion is a function of a :class:`Variation` (speed, amplitude, phase, facing, direction)
+that returns a :class:`~akd_blender.core.motion.clip.MotionClip` of Blender pose channels for
+:func:`~akd_blender.core.character.procedural.biped` or
+:func:`~akd_blender.core.character.procedural.quadruped`, so ``Skeleton(rig)(clip)`` poses the
+character exactly as Blender would.
+
+Angles are written in the character's rest frame (Z up, facing -Y, X to its left side's opposite:
+the biped's left arm points to +X): a bone's rotation "about world axis a" is converted to the bone's
+local rotation ``R_rest^T a``, so it acts as if the parent were at rest; parents' rotations then
+carry it along. Each motion has several English phrasings; some are held out (never trained on) for
+the benchmark, and variations drawn with :func:`sample_variations` for ``split="heldout"`` come
+from a seed stream disjoint from ``split="train"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from ...character.rig import RigAsset
+from ...character.rotations import quat_multiply, rotvec_to_quat
+from ..clip import MotionClip
+from .wordings import EXTRA_WORDINGS
+
+__all__ = [
+    "Variation",
+    "MotionSpec",
+    "MOTIONS",
+    "LABELS",
+    "NONE_LABEL",
+    "motion_spec",
+    "make_clip",
+    "rest_clip",
+    "neutral_clip",
+    "sample_variations",
+    "all_phrasings",
+    "prompt_vocabulary",
+]
+
+X, Y, Z = np.eye(3)
+NONE_LABEL = "none"
+
+
+@dataclass(frozen=True)
+class Variation:
+    """One variation of a motion.
+
+    Attributes:
+        speed: multiplies the motion's base tempo (cycles per clip), ~[0.8, 1.25].
+        amplitude: multiplies the motion's angles and travel, ~[0.8, 1.2].
+        phase: start phase of cyclic motions, in cycles [0, 1).
+        facing: yaw of the character about world Z (radians; 0 = facing -Y).
+        direction: +1 or -1 (turn left/right; also flips the wave's start).
+        bob: how far the body dips with each step of a role-based gait, in leg lengths (0 = level).
+        rock: how far the body rocks nose-up / nose-down once per stride of a role-based gait, degrees.
+        body_phase: where in the stride the dip and the rock peak, in cycles [0, 1).
+    """
+
+    speed: float = 1.0
+    amplitude: float = 1.0
+    phase: float = 0.0
+    facing: float = 0.0
+    direction: int = 1
+    bob: float = 0.0
+    rock: float = 0.0
+    body_phase: float = 0.0
+
+
+@dataclass(frozen=True)
+class MotionSpec:
+    """A labelled motion: its label, which character, a generator, phrasings (train / held out),
+    whether it looks the same played backwards (then "reversed" is no hard negative), and extra
+    wordings the prompt matcher knows but nothing trains on or benchmarks (:mod:`.wordings`)."""
+
+    label: str
+    character: str
+    generate: Callable[[RigAsset, int, float, Variation], MotionClip] = field(repr=False)
+    phrasings: tuple[str, ...]
+    heldout_phrasings: tuple[str, ...]
+    time_symmetric: bool = False
+    extra_phrasings: tuple[str, ...] = ()
+
+
+# --------------------------------------------------------------------------- clip building
+
+
+class _Pose:
+    """Accumulates per-bone world-axis rotations and the root path for F frames."""
+
+    def __init__(self, rig: RigAsset, frames: int, fps: float) -> None:
+        self.rig, self.frames, self.fps = rig, frames, fps
+        self.quat = torch.zeros(frames, rig.num_bones, 4, dtype=torch.float64)
+        self.quat[..., 0] = 1.0
+        self.root_delta = np.zeros((frames, 3))
+
+    def rotate(self, bone: str, axis: np.ndarray, angle: np.ndarray | float) -> _Pose:
+        """Post-multiply bone's rotation by ``angle`` [F] (radians) about ``axis`` (rest frame)."""
+        b = self.rig.bone_index(bone)
+        local_axis = self.rig.rest_matrices[b, :3, :3].T @ axis
+        angle = np.broadcast_to(np.asarray(angle, dtype=np.float64), (self.frames,))
+        q = rotvec_to_quat(torch.as_tensor(angle[:, None] * local_axis[None]))
+        self.quat[:, b] = quat_multiply(self.quat[:, b], q)
+        return self
+
+    def pre_rotate(self, bone: str, axis: np.ndarray, angle: np.ndarray | float) -> _Pose:
+        """Pre-multiply (apply after everything else, e.g. the facing yaw of the root)."""
+        b = self.rig.bone_index(bone)
+        local_axis = self.rig.rest_matrices[b, :3, :3].T @ axis
+        angle = np.broadcast_to(np.asarray(angle, dtype=np.float64), (self.frames,))
+        q = rotvec_to_quat(torch.as_tensor(angle[:, None] * local_axis[None]))
+        self.quat[:, b] = quat_multiply(q, self.quat[:, b])
+        return self
+
+    def clip(self, facing: float, yaw: np.ndarray | None = None) -> MotionClip:
+        """The clip: the root path (character frame) is turned by ``facing`` (+ per-frame ``yaw``)."""
+        root = int(self.rig.root_indices[0])
+        name = self.rig.bone_names[root]
+        total_yaw = facing + (np.zeros(self.frames) if yaw is None else yaw)
+        self.pre_rotate(name, Z, total_yaw)
+        c, s = np.cos(facing), np.sin(facing)
+        turn = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+        delta = self.root_delta @ turn.T
+        locations = np.zeros((self.frames, self.rig.num_bones, 3))
+        rest = self.rig.rest_matrices[root, :3, :3]
+        locations[:, root] = delta @ rest if self.rig.use_local_location[root] else delta
+        return MotionClip(self.rig.bone_names, self.fps, 1, self.quat.numpy().copy(), locations).continuous()
+
+
+def _t(frames: int) -> np.ndarray:
+    """Normalised time [F] in [0, 1)."""
+    return np.arange(frames) / frames
+
+
+def _smoothstep(x: np.ndarray) -> np.ndarray:
+    x = np.clip(x, 0.0, 1.0)
+    return x * x * (3 - 2 * x)
+
+
+def _deg(x: float) -> float:
+    return float(np.deg2rad(x))
+
+
+# --------------------------------------------------------------------------- biped
+
+
+def _biped_arms_down(p: _Pose, degrees: np.ndarray | float = 75.0) -> None:
+    p.rotate("upper_arm.R", Y, -np.deg2rad(degrees))
+    p.rotate("upper_arm.L", Y, np.deg2rad(degrees))
+
+
+def _biped_gait(
+    rig, frames, fps, v: Variation, cycles: float, swing: float, knee: float, elbow: float, stride: float, lean: float
+):
+    p = _Pose(rig, frames, fps)
+    a = v.amplitude
+    w = 2 * np.pi * (cycles * v.speed * _t(frames) + v.phase)
+    _biped_arms_down(p)
+    for side in "LR":
+        ph = w + (0 if side == "L" else np.pi)
+        p.pre_rotate(f"upper_arm.{side}", X, _deg(swing * 0.8) * a * np.sin(ph))
+        p.rotate(f"forearm.{side}", X, -_deg(elbow) * a)
+        p.rotate(f"thigh.{side}", X, -_deg(swing) * a * np.sin(ph))
+        p.rotate(f"shin.{side}", X, _deg(knee) * a * np.clip(np.sin(ph - np.pi / 2), 0, None) + _deg(5))
+        p.rotate(f"foot.{side}", X, -_deg(10) * a * np.sin(ph))
+    p.rotate(rig.bone_names[0], X, -_deg(lean) * a)
+    p.rotate("spine", Z, _deg(6) * a * np.sin(w))
+    p.root_delta[:, 1] = -stride * a * v.speed * cycles * _t(frames)
+    p.root_delta[:, 2] = -0.03 * a * np.abs(np.cos(w))
+    return p.clip(v.facing)
+
+
+def biped_walk(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip:
+    return _biped_gait(rig, frames, fps, v, cycles=1.5, swing=28, knee=40, elbow=15, stride=1.0, lean=2)
+
+
+def biped_run(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip:
+    clip = _biped_gait(rig, frames, fps, v, cycles=2.5, swing=45, knee=85, elbow=85, stride=1.8, lean=14)
+    return clip
+
+
+def biped_jump(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip:
+    p = _Pose(rig, frames, fps)
+    a = v.amplitude
+    ph = (v.speed * _t(frames) + v.phase * 0.25) % 1.0
+    crouch = np.exp(-(((ph - 0.15) / 0.09) ** 2)) + np.exp(-(((ph - 0.92) / 0.07) ** 2))
+    air = np.where((ph > 0.25) & (ph < 0.82), np.sin(np.pi * (ph - 0.25) / 0.57), 0.0)
+    _biped_arms_down(p, 75 - 150 * air)
+    for side in "LR":
+        p.rotate(f"thigh.{side}", X, -_deg(55) * a * crouch - _deg(15) * air)
+        p.rotate(f"shin.{side}", X, _deg(95) * a * crouch + _deg(30) * air)
+        p.rotate(f"foot.{side}", X, -_deg(35) * a * crouch + _deg(20) * air)
+    p.rotate(rig.bone_names[0], X, -_deg(20) * a * crouch)
+    p.root_delta[:, 2] = 0.45 * a * air - 0.25 * a * crouch
+    return p.clip(v.facing)
+
+
+def biped_wave(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip:
+    p = _Pose(rig, frames, fps)
+    a = v.amplitude
+    w = 2 * np.pi * (2.0 * v.speed * _t(frames) + v.phase)
+    rise = _smoothstep(_t(frames) / 0.2)
+    p.rotate("upper_arm.L", Y, _deg(75))
+    p.rotate("upper_arm.R", Y, -_deg(75) + rise * _deg(135))
+    p.rotate("forearm.R", Y, rise * (_deg(30) + _deg(35) * a * v.direction * np.sin(w)))
+    p.rotate("hand.R", Y, rise * _deg(20) * a * np.sin(w))
+    p.rotate("head", Z, -_deg(15) * rise)
+    return p.clip(v.facing)
+
+
+def biped_raise_arms(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip:
+    p = _Pose(rig, frames, fps)
+    a = v.amplitude
+    start = 0.15 + 0.2 * v.phase
+    up = _smoothstep((_t(frames) - start) / (0.45 / v.speed))
+    angle = -_deg(75) + up * _deg(75 + 80 * a)
+    p.rotate("upper_arm.R", Y, angle)
+    p.rotate("upper_arm.L", Y, -angle)
+    p.rotate("head", X, _deg(12) * up)
+    return p.clip(v.facing)
+
+
+def biped_turn(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip:
+    p = _Pose(rig, frames, fps)
+    a = v.amplitude
+    t = _t(frames)
+    yaw = v.direction * _deg(150) * a * _smoothstep((t - 0.05) / (0.85 / v.speed))
+    steps = 2 * np.pi * (2.0 * v.speed * t + v.phase)
+    _biped_arms_down(p)
+    for side, off in (("L", 0.0), ("R", np.pi)):
+        lift = np.clip(np.sin(steps + off), 0, None)
+        p.rotate(f"thigh.{side}", X, -_deg(30) * lift)
+        p.rotate(f"shin.{side}", X, _deg(50) * lift)
+    return p.clip(v.facing, yaw)
+
+
+# --------------------------------------------------------------------------- quadruped
+
+_QUAD_LEGS = ("front", "back")
+
+
+def _quad_gait(
+    rig, frames, fps, v: Variation, cycles: float, swing: float, knee: float, stride: float, offsets: dict, spine: float
+):
+    p = _Pose(rig, frames, fps)
+    a = v.amplitude
+    w = 2 * np.pi * (cycles * v.speed * _t(frames) + v.phase)
+    for leg in _QUAD_LEGS:
+        for side in "LR":
+            ph = w + 2 * np.pi * offsets[(leg, side)]
+            p.rotate(f"{leg}_upper.{side}", X, -_deg(swing) * a * np.sin(ph))
+            bend = np.clip(np.sin(ph + np.pi / 2), 0, None)
+            p.rotate(f"{leg}_lower.{side}", X, (_deg(knee) if leg == "back" else -_deg(knee)) * a * bend)
+    p.rotate("spine", X, _deg(spine) * a * np.sin(2 * w))
+    p.rotate("neck", X, _deg(6) * a * np.sin(2 * w))
+    p.rotate("tail.1", Z, _deg(12) * a * np.sin(w))
+    p.root_delta[:, 1] = -stride * a * v.speed * cycles * _t(frames)
+    p.root_delta[:, 2] = -0.03 * a * np.abs(np.sin(2 * w))
+    return p.clip(v.facing)
+
+
+def quad_walk(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip:
+    offsets = {("back", "L"): 0.0, ("front", "L"): 0.25, ("back", "R"): 0.5, ("front", "R"): 0.75}
+    return _quad_gait(rig, frames, fps, v, cycles=1.5, swing=25, knee=35, stride=0.9, offsets=offsets, spine=2)
+
+
+def quad_run(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip:
+    offsets = {("back", "L"): 0.0, ("back", "R"): 0.08, ("front", "L"): 0.5, ("front", "R"): 0.58}
+    return _quad_gait(rig, frames, fps, v, cycles=2.5, swing=45, knee=60, stride=1.7, offsets=offsets, spine=8)
+
+
+def quad_jump(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip:
+    p = _Pose(rig, frames, fps)
+    a = v.amplitude
+    ph = (v.speed * _t(frames) + v.phase * 0.25) % 1.0
+    crouch = np.exp(-(((ph - 0.15) / 0.09) ** 2)) + np.exp(-(((ph - 0.92) / 0.07) ** 2))
+    air = np.where((ph > 0.25) & (ph < 0.82), np.sin(np.pi * (ph - 0.25) / 0.57), 0.0)
+    for side in "LR":
+        p.rotate(f"front_upper.{side}", X, -_deg(50) * air + _deg(25) * a * crouch)
+        p.rotate(f"front_lower.{side}", X, _deg(70) * air - _deg(40) * a * crouch)
+        p.rotate(f"back_upper.{side}", X, _deg(45) * air - _deg(35) * a * crouch)
+        p.rotate(f"back_lower.{side}", X, _deg(40) * air + _deg(60) * a * crouch)
+    p.rotate("pelvis", X, _deg(15) * a * (air * np.cos(np.pi * (ph - 0.25) / 0.57)))
+    p.rotate("tail.1", X, _deg(30) * air)
+    p.root_delta[:, 2] = 0.45 * a * air - 0.2 * a * crouch
+    p.root_delta[:, 1] = -0.5 * a * air
+    return p.clip(v.facing)
+
+
+def quad_wag_tail(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip:
+    p = _Pose(rig, frames, fps)
+    a = v.amplitude
+    w = 2 * np.pi * (2.5 * v.speed * _t(frames) + v.phase)
+    p.rotate("tail.1", X, -_deg(35))
+    for k, bone in enumerate(("tail.1", "tail.2", "tail.3")):
+        p.rotate(bone, Z, v.direction * _deg(35 + 10 * k) * a * np.sin(w - 0.6 * k))
+    p.rotate("pelvis", Z, _deg(5) * a * np.sin(w + np.pi))
+    p.rotate("head", X, _deg(5) * np.sin(w))
+    return p.clip(v.facing)
+
+
+def quad_sit(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip:
+    p = _Pose(rig, frames, fps)
+    a = v.amplitude
+    s = _smoothstep((_t(frames) - 0.1 - 0.2 * v.phase) / (0.5 / v.speed)) * a
+    tilt = _deg(32) * s
+    p.rotate("pelvis", X, -tilt)  # rear goes down, chest up
+    for side in "LR":
+        p.rotate(f"front_upper.{side}", X, tilt * 1.0)
+        p.rotate(f"back_upper.{side}", X, tilt - _deg(60) * s)
+        p.rotate(f"back_lower.{side}", X, _deg(110) * s)
+        p.rotate(f"back_foot.{side}", X, -_deg(50) * s)
+    p.rotate("neck", X, _deg(10) * s)
+    p.rotate("tail.1", X, _deg(25) * s)
+    p.root_delta[:, 2] = -0.38 * s
+    return p.clip(v.facing)
+
+
+def quad_turn(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip:
+    p = _Pose(rig, frames, fps)
+    a = v.amplitude
+    t = _t(frames)
+    yaw = v.direction * _deg(150) * a * _smoothstep((t - 0.05) / (0.85 / v.speed))
+    steps = 2 * np.pi * (2.0 * v.speed * t + v.phase)
+    for k, (leg, side) in enumerate((("front", "L"), ("back", "R"), ("front", "R"), ("back", "L"))):
+        lift = np.clip(np.sin(steps + np.pi * (k % 2)), 0, None)
+        p.rotate(f"{leg}_upper.{side}", X, -_deg(20) * lift)
+        p.rotate(f"{leg}_lower.{side}", X, (_deg(40) if leg == "back" else -_deg(40)) * lift)
+    p.rotate("neck", Z, v.direction * _deg(15) * _smoothstep(t / 0.3))
+    return p.clip(v.facing, yaw)
+
+
+# --------------------------------------------------------------------------- the library
+
+_B, _Q = "biped", "quadruped"
+
+
+def _spec(label, character, fn, phrasings, heldout, symmetric=False) -> MotionSpec:
+    extra = EXTRA_WORDINGS.get((character, label), ())
+    return MotionSpec(label, character, fn, tuple(phrasings), tuple(heldout), symmetric, extra)
+
+
+MOTIONS: dict[str, list[MotionSpec]] = {
+    _B: [
+        _spec(
+            "walk",
+            _B,
+            biped_walk,
+            ["a person walks forward", "a man is walking", "someone walking ahead", "the character walks", "a humanoid walking"],
+            ["a figure strolls forward at a calm pace", "a woman takes a walk"],
+        ),
+        _spec(
+            "run",
+            _B,
+            biped_run,
+            [
+                "a person runs forward",
+                "a man is running fast",
+                "someone sprinting",
+                "the character runs",
+                "a humanoid jogging quickly",
+            ],
+            ["a figure dashes ahead at full speed", "a woman running"],
+        ),
+        _spec(
+            "jump",
+            _B,
+            biped_jump,
+            ["a person jumps up", "a man is jumping", "someone hops in place", "the character jumps", "a humanoid leaps upward"],
+            ["a figure springs into the air", "a woman jumping up and down"],
+            symmetric=True,
+        ),
+        _spec(
+            "wave",
+            _B,
+            biped_wave,
+            [
+                "a person waves their right arm",
+                "a man is waving hello",
+                "someone waves with the right hand",
+                "the character waves",
+                "a humanoid waving its arm",
+            ],
+            ["a figure greets by waving a hand", "a woman waving goodbye"],
+            symmetric=True,
+        ),
+        _spec(
+            "raise_arms",
+            _B,
+            biped_raise_arms,
+            [
+                "a person raises both arms",
+                "a man lifts his arms up",
+                "someone puts both hands in the air",
+                "the character raises its arms",
+                "a humanoid lifting both arms overhead",
+            ],
+            ["a figure stretches both arms up to the sky", "a woman raising her hands"],
+        ),
+        _spec(
+            "turn",
+            _B,
+            biped_turn,
+            [
+                "a person turns around in place",
+                "a man is turning around",
+                "someone spins on the spot",
+                "the character turns in place",
+                "a humanoid rotating to face the other way",
+            ],
+            ["a figure pivots around where it stands", "a woman turning around"],
+            symmetric=True,
+        ),
+    ],
+    _Q: [
+        _spec(
+            "walk",
+            _Q,
+            quad_walk,
+            [
+                "a dog walks forward",
+                "a four-legged animal is walking",
+                "a fox walking ahead",
+                "the quadruped walks",
+                "a dog strolling",
+            ],
+            ["a hound ambles forward slowly", "a wolf walking"],
+        ),
+        _spec(
+            "run",
+            _Q,
+            quad_run,
+            [
+                "a dog runs forward",
+                "a four-legged animal is running fast",
+                "a fox sprinting",
+                "the quadruped gallops",
+                "a dog galloping",
+            ],
+            ["a hound dashes ahead at full speed", "a wolf running"],
+        ),
+        _spec(
+            "jump",
+            _Q,
+            quad_jump,
+            ["a dog jumps", "a four-legged animal is jumping", "a fox leaps forward", "the quadruped jumps up", "a dog leaping"],
+            ["a hound springs into the air", "a wolf jumping"],
+            symmetric=True,
+        ),
+        _spec(
+            "wag_tail",
+            _Q,
+            quad_wag_tail,
+            [
+                "a dog wags its tail",
+                "a four-legged animal is wagging its tail",
+                "a fox swishing its tail",
+                "the quadruped wags the tail",
+                "a happy dog wagging",
+            ],
+            ["a hound swings its tail from side to side", "a wolf wagging its tail"],
+            symmetric=True,
+        ),
+        _spec(
+            "sit",
+            _Q,
+            quad_sit,
+            [
+                "a dog sits down",
+                "a four-legged animal is sitting down",
+                "a fox sits",
+                "the quadruped sits down",
+                "a dog taking a seat",
+            ],
+            ["a hound lowers itself onto its haunches", "a wolf sitting down"],
+        ),
+        _spec(
+            "turn",
+            _Q,
+            quad_turn,
+            [
+                "a dog turns around",
+                "a four-legged animal is turning around",
+                "a fox spins in place",
+                "the quadruped turns in place",
+                "a dog turning to face the other way",
+            ],
+            ["a hound pivots around where it stands", "a wolf turning around"],
+            symmetric=True,
+        ),
+    ],
+}
+
+LABELS: tuple[str, ...] = tuple(dict.fromkeys(s.label for specs in MOTIONS.values() for s in specs)) + (NONE_LABEL,)
+"""All judge labels: every motion label once, then ``"none"`` (no recognisable motion)."""
+
+
+def motion_spec(character: str, label: str) -> MotionSpec:
+    """The MotionSpec of ``label`` for ``character``; KeyError naming both when absent."""
+    for spec in MOTIONS.get(character, []):
+        if spec.label == label:
+            return spec
+    raise KeyError(f"no motion {label!r} for character {character!r}")
+
+
+def make_clip(
+    rig: RigAsset, character: str, label: str, variation: Variation | None = None, frames: int = 16, fps: float = 8.0
+) -> MotionClip:
+    """The clip [frames] of motion ``label`` for the ``character`` rig (biped / quadruped)."""
+    return motion_spec(character, label).generate(rig, frames, fps, variation or Variation())
+
+
+def rest_clip(rig: RigAsset, frames: int = 16, fps: float = 8.0, facing: float = 0.0) -> MotionClip:
+    """The rest pose held for ``frames`` frames, turned by ``facing`` (radians about Z)."""
+    return _Pose(rig, frames, fps).clip(facing)
+
+
+def neutral_clip(rig: RigAsset, frames: int = 1, fps: float = 8.0) -> MotionClip:
+    """The library's standing pose held for ``frames`` frames: every motion starts from it (the
+    biped's arms down at its sides instead of its T-pose rest; the quadruped's rest pose)."""
+    p = _Pose(rig, frames, fps)
+    if "upper_arm.L" in rig.bone_names:
+        _biped_arms_down(p)
+    return p.clip(0.0)
+
+
+def sample_variations(n: int, seed: int = 0, split: str = "train") -> list[Variation]:
+    """``n`` random variations. ``split`` "train" and "heldout" use disjoint seed streams."""
+    if split not in ("train", "heldout"):
+        raise ValueError(f"split must be 'train' or 'heldout', not {split!r}")
+    rng = np.random.default_rng([seed, 0 if split == "train" else 7919])
+    out = []
+    for _ in range(n):
+        out.append(
+            Variation(
+                speed=float(rng.uniform(0.8, 1.25)),
+                amplitude=float(rng.uniform(0.8, 1.2)),
+                phase=float(rng.uniform(0, 1)),
+                facing=float(rng.uniform(-np.pi / 3, np.pi / 3)),
+                direction=int(rng.choice([-1, 1])),
+            )
+        )
+    return out
+
+
+def all_phrasings(split: str = "train") -> list[str]:
+    """Every phrasing of every motion (``"train"``, ``"heldout"``, ``"extra"`` or ``"all"`` of them),
+    in library order."""
+    if split not in ("train", "heldout", "extra", "all"):
+        raise ValueError(f"split must be 'train', 'heldout', 'extra' or 'all', not {split!r}")
+    out = []
+    for specs in MOTIONS.values():
+        for s in specs:
+            if split in ("train", "all"):
+                out += list(s.phrasings)
+            if split in ("heldout", "all"):
+                out += list(s.heldout_phrasings)
+            if split in ("extra", "all"):
+                out += list(s.extra_phrasings)
+    return out
+
+
+def prompt_vocabulary() -> list[tuple[str, str, bool]]:
+    """What the embedded teacher's prompt matcher knows: (wording, ``"character/label"``, trained)
+    for every training phrasing (trained True) and extra wording (False) of every motion."""
+    return [
+        (p, f"{s.character}/{s.label}", trained)
+        for specs in MOTIONS.values()
+        for s in specs
+        for trained, wordings in ((True, s.phrasings), (False, s.extra_phrasings))
+        for p in wordings
+    ]

@@ -1,9 +1,0 @@
-"""Video priors: the VideoPrior protocol, diffusers adapters (CogVideoX, Wan), the embedded teacher.
-
-``load_prior(spec, device, dtype)`` is the entry point; see :mod:`.registry`.
-"""
-
-from .base import MemoryOptions, SDSPrior, SDSSettings, TextEmbedding, VideoPrior
-from .registry import ALIASES, load_prior
-
-__all__ = ["ALIASES", "MemoryOptions", "SDSPrior", "SDSSettings", "TextEmbedding", "VideoPrior", "load_prior"]

@@ -1,0 +1,285 @@
+"""A prompt read as a plan: library motions in order, each with its variation, side, repetitions and
+duration.
+
+:func:`plan_prompt` cuts the prompt into parts (:func:`~.sequence.split_parts`), takes each part's
+modifier words out (:func:`~.words.read_modifiers`) and reads what is left as one motion of the
+character's kind with an ``understand`` callable (:func:`motion_reader`: the same reading as
+:class:`~akd_blender.core.prompt.understanding.PromptVocabulary` over
+:func:`~akd_blender.core.prompt.understanding.library_vocabulary`, the offline sentence encoder). A part
+that reads as no motion (below :data:`~akd_blender.core.prompt.understanding.UNDERSTOOD_THRESHOLD`) is
+refused with :class:`PartNotUnderstood`, naming that part. :meth:`Plan.describe` is the "understood
+as" line, e.g. ``walk (slow) → sit``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from ...assets import ASSETS_DIR
+from ...errors import InputError
+from ...motion.library.labelled import Variation
+from ..understanding import MOTIONS_COMMAND, PromptNotUnderstood, PromptVocabulary, Understanding, library_vocabulary
+from .sequence import normalise, split_parts
+from .words import Modifiers, is_empty, is_hold, read_modifiers, words
+
+__all__ = ["HOLD", "Part", "Plan", "PartNotUnderstood", "plan_prompt", "motion_reader", "shared_encoder"]
+
+Understand = Callable[[str], Understanding]
+
+HOLD = "hold"
+"""The label of a part that keeps the body as it is ("stops", "waits", "stays there": ``words.json``
+``hold_phrases``), for its duration or ``hold_seconds``."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """One motion of a plan.
+
+    Attributes:
+        label: the library motion (e.g. ``"walk"``); motion: ``"<kind>/<label>"``.
+        text: the part as written; core: what was read as the motion (modifier words taken out).
+        similarity: the reading's score (:class:`~akd_blender.core.prompt.understanding.Understanding`).
+        speed: factor on the motion's tempo (1 = the library's). amplitude: factor on its angles,
+            travel and height. direction: +1 or -1, :class:`Variation`'s (a turn to the left / right).
+        side: "left" or "right": the limb of a one-limb motion (wave, kick, punch); None: the library's.
+        repetitions: times the motion is played (a cyclic motion gets that many units, a one-shot
+            motion is played again). duration: seconds, None: the motion's natural length.
+        heading: degrees the body turns before a travelling part (+ left), e.g. "walks to the left".
+        backwards: a travelling part played backwards (walking backwards).
+        words: the modifier phrases that set these fields.
+    """
+
+    label: str
+    motion: str
+    text: str
+    core: str
+    similarity: float
+    speed: float = 1.0
+    amplitude: float = 1.0
+    direction: int = 1
+    side: str | None = None
+    repetitions: int = 1
+    duration: float | None = None
+    heading: float = 0.0
+    backwards: bool = False
+    words: tuple[str, ...] = ()
+
+    def variation(self, facing: float = 0.0, speed: float | None = None) -> Variation:
+        """The library :class:`Variation` of this part facing ``facing`` (radians), at ``speed``
+        (default: the part's own)."""
+        return Variation(
+            speed=self.speed if speed is None else speed, amplitude=self.amplitude, direction=self.direction, facing=facing
+        )
+
+    def describe(self) -> str:
+        """E.g. ``walk (slow, to the left, 4 s)``, ``jump ×2 (big)``, ``wave (left)``."""
+        notes = []
+        if self.speed != 1.0:
+            notes.append("slow" if self.speed < 1 else "fast")
+        if self.amplitude != 1.0:
+            notes.append("small" if self.amplitude < 1 else "big")
+        if self.label in _classes()["turning"] and self.direction != 1:
+            notes.append("right")
+        elif self.label in _classes()["turning"]:
+            notes.append("left")
+        if self.heading:
+            notes.append("to the left" if self.heading > 0 else "to the right")
+        if self.backwards:
+            notes.append("backwards")
+        if self.side:
+            notes.append(self.side)
+        if self.duration is not None:
+            notes.append(f"{self.duration:g} s")
+        count = f" ×{self.repetitions}" if self.repetitions != 1 else ""
+        return f"{self.label}{count}" + (f" ({', '.join(notes)})" if notes else "")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A prompt as motions in order: ``prompt`` as given, the character's ``kind`` and its ``parts``."""
+
+    prompt: str
+    kind: str
+    parts: tuple[Part, ...]
+
+    def describe(self) -> str:
+        """The "understood as" line: each part's :meth:`Part.describe` joined by arrows, e.g.
+        ``walk (slow) → sit``."""
+        return " → ".join(p.describe() for p in self.parts)
+
+    def facts(self) -> dict:
+        """The report's fields: ``understood_as`` (:meth:`describe`) and ``parts`` (one dict each)."""
+        return {
+            "understood_as": self.describe(),
+            "parts": [
+                {
+                    k: getattr(p, k)
+                    for k in ("label", "text", "speed", "amplitude", "direction", "side", "repetitions", "duration")
+                }
+                | {"similarity": round(p.similarity, 4)}
+                for p in self.parts
+            ],
+        }
+
+
+class PartNotUnderstood(PromptNotUnderstood):
+    """One part of a composed prompt matches no known motion (exit 2). ``part``: its text; ``index``:
+    its place (0-based); ``understanding``: the refused reading. The message is one line naming the part."""
+
+    def __init__(self, prompt: str, part: str, index: int, count: int, understanding: Understanding, kind: str) -> None:
+        near = "; ".join(f'{m.motion} ("{m.phrasing}", {m.similarity:.2f})' for m in understanding.nearest[:3])
+        where = f"part {index + 1} of {count}" if count > 1 else "the prompt"
+        InputError.__init__(
+            self,
+            f'{where}, "{part}", matches no known motion of a {kind} well enough (best similarity '
+            f"{understanding.similarity:.2f}, needs {understanding.threshold:.2f}); nearest: {near}; "
+            f'the known motions: `{MOTIONS_COMMAND} --kind {kind}` (prompt: "{" ".join(prompt.split())}")',
+        )
+        self.understanding, self.part, self.index = understanding, part, index
+
+
+@lru_cache(maxsize=1)
+def _classes() -> dict[str, frozenset[str]]:
+    m = words()["motions"]
+    return {k: frozenset(m[k]) for k in ("travelling", "turning", "sided", "cyclic")}
+
+
+def shared_encoder():
+    """The offline sentence encoder with the shipped image teacher's phrase table (one per process)."""
+    return _encoder()
+
+
+@lru_cache(maxsize=1)
+def _encoder():
+
+    from ..sentence_encoder import PhraseTable, TextEncoder
+
+    table = ASSETS_DIR / "teacher_image" / "phrases.npz"
+    return TextEncoder(PhraseTable.load(table) if table.is_file() else None)
+
+
+@lru_cache(maxsize=16)
+def _vocabulary(kind: str, encoder) -> PromptVocabulary:
+    return PromptVocabulary(library_vocabulary(kind), encoder, listing=f"{MOTIONS_COMMAND} --kind {kind}")
+
+
+def motion_reader(kind: str, encoder=None) -> Understand:
+    """``understand(text) -> Understanding``: ``text`` read among the library motions of ``kind``
+    (:func:`~akd_blender.core.prompt.understanding.library_vocabulary`, held-out and extra wordings
+    included) with ``encoder`` (default :func:`shared_encoder`); the wordings are encoded once per
+    kind and encoder. InputError for a kind the library has no motions for."""
+    return _vocabulary(kind, encoder if encoder is not None else shared_encoder()).understand
+
+
+def _part(kind: str, text: str, core: str, reading: Understanding, mods: Modifiers) -> Part:
+    label = reading.motion.rsplit("/", 1)[-1]
+    classes = _classes()
+    direction, heading, backwards, side = 1, 0.0, False, mods.side
+    turn = float(words()["travel_turn_degrees"])
+    if mods.direction in ("left", "right"):
+        if label in classes["turning"]:
+            direction = 1 if mods.direction == "left" else -1
+        elif label in classes["travelling"]:
+            heading = turn if mods.direction == "left" else -turn
+        elif label in classes["sided"] and side is None:
+            side = mods.direction
+    if mods.direction == "backward" and label in classes["travelling"]:
+        backwards = True
+    return Part(
+        label=label,
+        motion=reading.motion,
+        text=text,
+        core=core,
+        similarity=float(reading.similarity),
+        speed=float(mods.speed or 1.0),
+        amplitude=_amplitude(label, mods),
+        direction=direction,
+        side=side if label in classes["sided"] else None,
+        repetitions=int(mods.repetitions or 1),
+        duration=mods.duration,
+        heading=heading,
+        backwards=backwards,
+        words=mods.words,
+    )
+
+
+def _amplitude(label: str, mods: Modifiers) -> float:
+    """The part's amplitude: the modifiers', with the words ``words.json`` reads otherwise for this
+    motion (``amplitude_by_motion``: "a low crouch" is a deep one) given their meaning for it."""
+    amplitude = float(mods.amplitude or 1.0)
+    overrides = words()["amplitude_by_motion"].get(label, {})
+    base = words()["amplitude_words"]
+    for phrase in mods.words:
+        word = phrase.split()[-1]
+        if word in overrides and word in base:
+            amplitude *= float(overrides[word]) / float(base[word])
+    return amplitude
+
+
+def plan_prompt(prompt: str, kind: str, understand: Understand | None = None) -> Plan:
+    """``prompt`` as a :class:`Plan` for a character of ``kind``.
+
+    ``understand``: reads a part's text as a motion of ``kind`` (default :func:`motion_reader`). A
+    fragment with modifiers and no motion ("…, twice", "…, slowly") modifies the part before it (the
+    first such one, the part after it); "again" alone repeats the part before it; "stops", "waits",
+    "stays there" … make a :data:`HOLD` part. InputError for an
+    empty prompt or one with modifiers only; :class:`PartNotUnderstood` naming the first part that
+    matches no motion well enough."""
+    understand = understand or motion_reader(kind)
+    fragments = split_parts(prompt)
+    read = [(f, *read_modifiers(f)) for f in fragments]
+    count = sum(not is_empty(core) for _, core, _ in read)
+    parts: list[Part] = []
+    pending = Modifiers()
+    for text, core, mods in read:
+        if is_empty(core):
+            if mods.repeat_previous and parts:
+                again = _part(kind, text, parts[-1].core, _reading_of(parts[-1]), Modifiers().merged(mods))
+                parts.append(replace(parts[-1], text=text) if len(mods.words) == 1 else again)
+            elif parts:
+                last = parts[-1]
+                merged = _modifiers_of(last).merged(mods)
+                parts[-1] = _part(kind, last.text + ", " + text, last.core, _reading_of(last), merged)
+            else:
+                pending = pending.merged(mods)
+            continue
+        if is_hold(core):
+            mods = pending.merged(mods)
+            parts.append(Part(HOLD, HOLD, text, core, 1.0, duration=mods.duration, words=mods.words))
+            pending = Modifiers()
+            continue
+        reading = understand(core)
+        if not reading.understood:
+            raise PartNotUnderstood(prompt, text, len(parts), count, reading, kind)
+        parts.append(_part(kind, text, core, reading, pending.merged(mods)))
+        pending = Modifiers()
+    if not parts:
+        raise InputError(f'the prompt "{normalise(prompt)}" names no motion')
+    return Plan(prompt, kind, tuple(parts))
+
+
+def _reading_of(part: Part) -> Understanding:
+    """A stand-in reading that names ``part``'s motion (to rebuild the part with other modifiers)."""
+    return Understanding(part.core, part.motion, part.core, part.similarity, (), 0.0, -1)
+
+
+def _modifiers_of(part: Part) -> Modifiers:
+    """The modifiers that made ``part`` (speed, amplitude, side, repetitions, duration, direction)."""
+    direction = None
+    if part.label in _classes()["turning"] and part.direction == -1:
+        direction = "right"
+    elif part.heading:
+        direction = "left" if part.heading > 0 else "right"
+    elif part.backwards:
+        direction = "backward"
+    return Modifiers(
+        speed=part.speed if part.speed != 1.0 else None,
+        amplitude=part.amplitude if part.amplitude != 1.0 else None,
+        direction=direction,
+        side=part.side,
+        repetitions=part.repetitions if part.repetitions != 1 else None,
+        duration=part.duration,
+        words=part.words,
+    )
