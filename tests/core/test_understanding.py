@@ -14,7 +14,7 @@ import pytest
 from akd_blender.core.errors import InputError
 from akd_blender.core.job.request import job_warnings
 from akd_blender.core.motion.library import KINDS, motions_for
-from akd_blender.core.motion.library.wordings import EXTRA_WORDINGS
+from akd_blender.core.motion.library.english import EXTRA_WORDINGS
 from akd_blender.core.prompt.sentence_encoder import TextEncoder
 from akd_blender.core.prompt.understanding import (
     MOTIONS_COMMAND,

@@ -27,7 +27,7 @@ def embed_library(argv: list[str]) -> int:
     """Encode every phrasing of the role motion library (train and held-out) and every extra wording
     (``--out`` .npz): the image teacher's phrase table."""
     from akd_blender.core.motion.library import library_phrasings
-    from akd_blender.core.motion.library.wordings import EXTRA_WORDINGS
+    from akd_blender.core.motion.library.english import EXTRA_WORDINGS
     from akd_blender.core.prompt.sentence_encoder import PhraseTable, TextEncoder
 
     ap = argparse.ArgumentParser(prog="python -m tools.teacher embed-library")

@@ -304,7 +304,7 @@ def library_vocabulary(kind: str, heldout: bool = True, extra: bool = True) -> l
     Only that kind's motions: another kind's motion ("wags its tail" for a biped) is not in it.
     InputError for a kind the library has no motions for."""
     from ..motion.library import motions_for
-    from ..motion.library.wordings import EXTRA_WORDINGS
+    from ..motion.library.english import EXTRA_WORDINGS
 
     rows: list[VocabularyRow] = []
     for spec in motions_for(kind):

@@ -25,7 +25,7 @@ import torch
 from ...character.rig import RigAsset
 from ...character.rotations import quat_multiply, rotvec_to_quat
 from ..clip import MotionClip
-from .wordings import EXTRA_WORDINGS
+from .english import EXTRA_WORDINGS, TEACHER_PHRASINGS
 
 __all__ = [
     "Variation",
@@ -339,159 +339,28 @@ def quad_turn(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionCli
 _B, _Q = "biped", "quadruped"
 
 
-def _spec(label, character, fn, phrasings, heldout, symmetric=False) -> MotionSpec:
-    extra = EXTRA_WORDINGS.get((character, label), ())
-    return MotionSpec(label, character, fn, tuple(phrasings), tuple(heldout), symmetric, extra)
+def _spec(label: str, character: str, fn, symmetric: bool = False) -> MotionSpec:
+    """The motion ``label`` of ``character`` played by ``fn``, its phrasings and wordings from the data files."""
+    phrasings, heldout = TEACHER_PHRASINGS[(character, label)]
+    return MotionSpec(label, character, fn, phrasings, heldout, symmetric, EXTRA_WORDINGS.get((character, label), ()))
 
 
 MOTIONS: dict[str, list[MotionSpec]] = {
     _B: [
-        _spec(
-            "walk",
-            _B,
-            biped_walk,
-            ["a person walks forward", "a man is walking", "someone walking ahead", "the character walks", "a humanoid walking"],
-            ["a figure strolls forward at a calm pace", "a woman takes a walk"],
-        ),
-        _spec(
-            "run",
-            _B,
-            biped_run,
-            [
-                "a person runs forward",
-                "a man is running fast",
-                "someone sprinting",
-                "the character runs",
-                "a humanoid jogging quickly",
-            ],
-            ["a figure dashes ahead at full speed", "a woman running"],
-        ),
-        _spec(
-            "jump",
-            _B,
-            biped_jump,
-            ["a person jumps up", "a man is jumping", "someone hops in place", "the character jumps", "a humanoid leaps upward"],
-            ["a figure springs into the air", "a woman jumping up and down"],
-            symmetric=True,
-        ),
-        _spec(
-            "wave",
-            _B,
-            biped_wave,
-            [
-                "a person waves their right arm",
-                "a man is waving hello",
-                "someone waves with the right hand",
-                "the character waves",
-                "a humanoid waving its arm",
-            ],
-            ["a figure greets by waving a hand", "a woman waving goodbye"],
-            symmetric=True,
-        ),
-        _spec(
-            "raise_arms",
-            _B,
-            biped_raise_arms,
-            [
-                "a person raises both arms",
-                "a man lifts his arms up",
-                "someone puts both hands in the air",
-                "the character raises its arms",
-                "a humanoid lifting both arms overhead",
-            ],
-            ["a figure stretches both arms up to the sky", "a woman raising her hands"],
-        ),
-        _spec(
-            "turn",
-            _B,
-            biped_turn,
-            [
-                "a person turns around in place",
-                "a man is turning around",
-                "someone spins on the spot",
-                "the character turns in place",
-                "a humanoid rotating to face the other way",
-            ],
-            ["a figure pivots around where it stands", "a woman turning around"],
-            symmetric=True,
-        ),
+        _spec("walk", _B, biped_walk),
+        _spec("run", _B, biped_run),
+        _spec("jump", _B, biped_jump, symmetric=True),
+        _spec("wave", _B, biped_wave, symmetric=True),
+        _spec("raise_arms", _B, biped_raise_arms),
+        _spec("turn", _B, biped_turn, symmetric=True),
     ],
     _Q: [
-        _spec(
-            "walk",
-            _Q,
-            quad_walk,
-            [
-                "a dog walks forward",
-                "a four-legged animal is walking",
-                "a fox walking ahead",
-                "the quadruped walks",
-                "a dog strolling",
-            ],
-            ["a hound ambles forward slowly", "a wolf walking"],
-        ),
-        _spec(
-            "run",
-            _Q,
-            quad_run,
-            [
-                "a dog runs forward",
-                "a four-legged animal is running fast",
-                "a fox sprinting",
-                "the quadruped gallops",
-                "a dog galloping",
-            ],
-            ["a hound dashes ahead at full speed", "a wolf running"],
-        ),
-        _spec(
-            "jump",
-            _Q,
-            quad_jump,
-            ["a dog jumps", "a four-legged animal is jumping", "a fox leaps forward", "the quadruped jumps up", "a dog leaping"],
-            ["a hound springs into the air", "a wolf jumping"],
-            symmetric=True,
-        ),
-        _spec(
-            "wag_tail",
-            _Q,
-            quad_wag_tail,
-            [
-                "a dog wags its tail",
-                "a four-legged animal is wagging its tail",
-                "a fox swishing its tail",
-                "the quadruped wags the tail",
-                "a happy dog wagging",
-            ],
-            ["a hound swings its tail from side to side", "a wolf wagging its tail"],
-            symmetric=True,
-        ),
-        _spec(
-            "sit",
-            _Q,
-            quad_sit,
-            [
-                "a dog sits down",
-                "a four-legged animal is sitting down",
-                "a fox sits",
-                "the quadruped sits down",
-                "a dog taking a seat",
-            ],
-            ["a hound lowers itself onto its haunches", "a wolf sitting down"],
-        ),
-        _spec(
-            "turn",
-            _Q,
-            quad_turn,
-            [
-                "a dog turns around",
-                "a four-legged animal is turning around",
-                "a fox spins in place",
-                "the quadruped turns in place",
-                "a dog turning to face the other way",
-            ],
-            ["a hound pivots around where it stands", "a wolf turning around"],
-            symmetric=True,
-        ),
+        _spec("walk", _Q, quad_walk),
+        _spec("run", _Q, quad_run),
+        _spec("jump", _Q, quad_jump, symmetric=True),
+        _spec("wag_tail", _Q, quad_wag_tail, symmetric=True),
+        _spec("sit", _Q, quad_sit),
+        _spec("turn", _Q, quad_turn, symmetric=True),
     ],
 }
 

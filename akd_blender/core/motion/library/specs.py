@@ -19,8 +19,8 @@ from ...character.rig import RigAsset
 from ...errors import InputError
 from ..clip import MotionClip
 from . import biped, bird, head, hexapod, quadruped
+from .english import PHRASINGS
 from .labelled import Variation
-from .phrasings import PHRASINGS
 
 if TYPE_CHECKING:
     from ...character.roles import BoneRoles
