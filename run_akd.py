@@ -27,7 +27,7 @@ def main() -> int:
         sys.path.insert(0, here)
     args = _args(sys.argv)
     if "-h" in args or "--help" in args:
-        from akd_blender.blender.cli import build_parser
+        from akd_blender.blender.cli_parser import build_parser
 
         build_parser().print_help()
         return 0

@@ -3,11 +3,11 @@
 :func:`apply_result` (a :class:`~akd_blender.core.job.request.JobResult`) and :func:`apply_clips` (clips and
 their action names, e.g. ``--ground-action``'s grounded clip) do, on Blender's main thread:
 
-1. key each clip as a new action (:func:`.keyframes.write_action`, which keys a control rig's
+1. key each clip as a new action (:func:`.actions.write_action`, which keys a control rig's
    controls when the clip's bones are driven); the last one written is the armature's active action,
    the previous active action is kept with a fake user;
 2. set the scene's frame range to the last clip's only when asked, then show the new pose;
-3. measure the keys of the active action against its clip (:func:`.keyframes.key_figures`,
+3. measure the keys of the active action against its clip (:func:`.key_figures.key_figures`,
    :func:`.keyframes.key_summary`), the clip's motion metrics and the job's warnings
    (:func:`~akd_blender.core.job.request.job_warnings`);
 
@@ -84,7 +84,7 @@ def apply_clips(
             context's).
         on_step: called with "actions" once the actions are written, "keys" once they are measured.
     Raises:
-        InputError (an AkdError) from :func:`.keyframes.write_action` or :func:`.keyframes.sparse_keys_for`
+        InputError (an AkdError) from :func:`.actions.write_action` or :func:`.keyframes.sparse_keys_for`
         (a bone of a clip missing on ``arm``, a bad ``keys``).
     """
     from ..core.motion.metrics import motion_metrics

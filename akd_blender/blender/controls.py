@@ -283,7 +283,7 @@ def write_to_controls(
 
     Returns the new action, assigned to the armature, with :class:`ControlResult` as JSON in its
     ``"akd_controls"`` custom property (read it back with :func:`result_of`). ``sparse`` /
-    ``interpolation`` as in :func:`~.keyframes.write_action`. Raises InputError when the armature is
+    ``interpolation`` as in :func:`~.actions.write_action`. Raises InputError when the armature is
     in Edit Mode or the rig has no control that moves any of the clip's bones.
     """
     from . import keyframes

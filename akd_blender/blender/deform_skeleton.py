@@ -317,7 +317,7 @@ def evaluated_clip(
 
 def start_pose(armature_obj: bpy.types.Object, rig: RigAsset) -> MotionClip:
     """The pose a job on ``rig`` starts from: the pose Blender shows now, over ``rig.bone_names``. A plain
-    rig's pose bones' own channels (:func:`~akd_blender.blender.keyframes.current_pose`); a control rig's
+    rig's pose bones' own channels (:func:`~akd_blender.blender.pose_channels.current_pose`); a control rig's
     deform bones as Blender evaluates them (:func:`evaluated_pose`), since their channels carry no pose."""
     if not rig.deform_skeleton:
         from .pose_channels import current_pose

@@ -5,7 +5,7 @@ Distill Motion (``akd.distill``), DESIGN §5:
 1. main thread: :func:`snapshot` copies the armature and the panel's settings into a bpy-free
    :class:`~akd_blender.core.job.request.JobRequest` and remembers the pose (:class:`RunContext`); the
    settings become the request through the command line's own mapping (:func:`panel_request`:
-   ``properties.panel_job`` then ``cli.job_request``), so the panel and the CLI run the same job;
+   ``properties.panel_job`` then ``cli_job.job_request``), so the panel and the CLI run the same job;
 2. with a window: a :class:`~akd_blender.core.job.worker.Worker` thread runs the job and a modal timer
    drains its queue; in background mode (``blender -b``, the bpy module) the same job runs on this
    thread and its queue is drained once at the end;
@@ -33,7 +33,7 @@ from ..core.errors import AkdError
 from ..core.job import worker as wk
 from ..core.job.request import JobRequest, JobResult, action_name
 from ..core.prompt.understanding import understood_line
-from .cli import job_request, on_floor
+from .cli_job import job_request, on_floor
 from .properties import frame_range, panel_floor, panel_job
 
 __all__ = [

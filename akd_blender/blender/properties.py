@@ -11,7 +11,7 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
 from ..core.settings import CAMERA_MODES, DEVICES, KEY_MODES, KEYS_DEFAULT, MODEL_CHOICES, START_MODES, TUNABLES, DistillConfig
-from .cli import CliJob
+from .cli_job import CliJob
 
 __all__ = [
     "AKD_Settings",
@@ -117,7 +117,7 @@ def panel_job(settings: AKD_Settings, scene: bpy.types.Scene) -> CliJob:
     """The panel's settings as the command line's :class:`~akd_blender.blender.cli.CliJob` (what the
     equivalent flags give): the frame count of :func:`frame_range`, ``fps`` None with Scene FPS,
     ``steps`` None with Auto Steps, ``height`` / ``width`` None with Auto Resolution (the model's own
-    size), every Advanced tunable. ``cli.job_request`` turns it into the job, as it does the CLI's."""
+    size), every Advanced tunable. ``cli_job.job_request`` turns it into the job, as it does the CLI's."""
     first, last = frame_range(scene, settings)
     size = None if settings.auto_resolution else int(settings.resolution)
     return CliJob(

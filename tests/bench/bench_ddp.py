@@ -28,7 +28,8 @@ import torch.multiprocessing as mp
 
 from akd_blender.core.character.procedural import biped
 from akd_blender.core.distillation import parallel
-from akd_blender.core.distillation.sds_loop import DistillCallbacks, distill
+from akd_blender.core.distillation.sds_loop import distill
+from akd_blender.core.progress import Callbacks
 from akd_blender.core.settings import DistillConfig, RedrawSettings
 
 PROMPT = "a person waves"
@@ -69,7 +70,7 @@ def queries_per_second(args: argparse.Namespace, device: str) -> dict:
                 torch.cuda.synchronize()
             stamps.append(time.perf_counter())
 
-    result = distill(biped(), PROMPT, config, prior=prior, callbacks=DistillCallbacks(progress=progress))
+    result = distill(biped(), PROMPT, config, prior=prior, callbacks=Callbacks(progress=progress))
     steps_per_s = (len(stamps) - 1) / (stamps[-1] - stamps[0])
     draws = int(result.config.draws)
     return {"queries_per_s": steps_per_s * draws, "steps_per_s": steps_per_s, "draws": draws, "processes": size}

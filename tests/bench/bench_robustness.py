@@ -137,7 +137,7 @@ def swap_texture(frame: torch.Tensor, alpha: torch.Tensor) -> torch.Tensor:
 
 def first_frame_alpha(rig, prior, frame: torch.Tensor, supersample: int) -> torch.Tensor:
     """Coverage [H,W] of the rig in its rest pose from the distillation's first-frame camera, at the
-    size of ``frame`` [3,H,W] (how :func:`akd_blender.core.distillation.starts.first_frame` renders it)."""
+    size of ``frame`` [3,H,W] (how :func:`akd_blender.core.distillation.context.first_frame` renders it)."""
     from akd_blender.core.character.kinematics import Skeleton
     from akd_blender.core.render import Renderer, make_cameras, root_path
 

@@ -321,7 +321,7 @@ def refused_case(
     """A case whose prompt the product refuses: the standing pose at the default job's frames and rate
     for ``prior``, its row with ``refused`` True (``facts``: the refused reading's; ``t0``: the case's
     start, ``time.time()``)."""
-    from akd_blender.core.distillation.starts import resolve_sizes
+    from akd_blender.core.distillation.plan import resolve_sizes
 
     sizes = resolve_sizes(DistillConfig(), prior)
     clip = MotionClip.rest(rig, sizes.frames, sizes.fps)
@@ -357,7 +357,7 @@ def baseline_case(
     ``prior``. A prompt the product refuses (:func:`product_refuses`; never with ``allow_nearest``)
     gives :func:`refused_case`'s row on both routes."""
     from akd_blender.core.distillation.library_start import LibraryChoice, choose_library_motion, library_clip
-    from akd_blender.core.distillation.starts import resolve_sizes
+    from akd_blender.core.distillation.plan import resolve_sizes
     from akd_blender.core.motion.library.labelled import Variation
 
     rig, roles = load_case_rig(case, artists)

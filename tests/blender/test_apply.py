@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import akd_blender
-from akd_blender.blender import cli, operators
+from akd_blender.blender import cli, cli_job, operators
 from akd_blender.blender.apply import Applied, apply_clips, apply_result
 from akd_blender.blender.build import armature_from_rig
 from akd_blender.blender.extract import rig_from_armature
@@ -178,7 +178,7 @@ def test_the_cli_door_writes_the_keys_the_function_writes(tmp_path):
     bpy.ops.wm.save_as_mainfile(filepath=str(blend))
     load_scene(str(blend))  # the grounded clip of the file as the CLI opens it
     clip = cli._ground_existing(bpy.data.objects["Biped"], rig_from_armature(bpy.data.objects["Biped"]), "OldAction", 24.0)[0]
-    job = cli.CliJob(input=str(blend), ground_action="OldAction", report=str(report_path), keys="sparse")
+    job = cli_job.CliJob(input=str(blend), ground_action="OldAction", report=str(report_path), keys="sparse")
     report = cli.run_one(job, progress=False)  # opens the file again
     assert json.loads(report_path.read_text())["action_names"] == report["action_names"] == ["OldAction grounded"]
     arm = bpy.data.objects["Biped"]

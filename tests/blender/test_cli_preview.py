@@ -1,4 +1,4 @@
-"""``cli.write_preview``: the MP4 shows the clip as ``render_clip(..., contain=True)`` frames it (the whole
+"""``outputs.write_preview``: the MP4 shows the clip as ``render_clip(..., contain=True)`` frames it (the whole
 character in every frame), not the framing the teacher learnt, which loses the top of a jump."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import imageio_ffmpeg
 import numpy as np
 import torch
 
-from akd_blender.blender.cli import write_preview
+from akd_blender.blender.outputs import write_preview
 from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.character.procedural import CHARACTERS
 from akd_blender.core.motion.library.labelled import make_clip

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from akd_blender.blender import cli, demo
+from akd_blender.blender import cli_parser, demo
 
 FOX = os.path.join(os.environ.get("AKD_SHARED", ""), "assets", "Fox", "Fox.gltf")
 
@@ -20,7 +20,7 @@ def _record(monkeypatch) -> list:
     jobs = []
 
     def fake_main(flags):
-        (job,), _ = cli.parse_jobs(flags)
+        (job,), _ = cli_parser.parse_jobs(flags)
         jobs.append(job)
         report = {"prompt": job.prompt, "model": job.model, "device": "cpu", "loss_history": [], "action_names": [job.prompt]}
         report |= {"frames": 48, "steps": 0, "seconds": 1.0, "distill": {"search_error_start": 2e-3, "search_error": 1e-3}}
@@ -47,7 +47,7 @@ def test_demo_runs_the_default_model_on_the_biped_and_the_fox(tmp_path, monkeypa
     jobs = _record(monkeypatch)
     assert demo.main(["--out", str(tmp_path)]) == 0
     biped, fox = jobs
-    default_model = cli.build_parser().get_default("model")
+    default_model = cli_parser.build_parser().get_default("model")
     for job, name in ((biped, "biped"), (fox, "fox")):
         assert job.model == default_model == "tiny"
         assert job.tunables == {} and job.start is None  # every default: the library start
@@ -79,7 +79,7 @@ def test_demo_prompts_read_as_motions_of_each_characters_kind():
     from akd_blender.blender.extract import rig_from_armature
     from akd_blender.blender.io import find_armature, load_scene
     from akd_blender.core.character.procedural import CHARACTERS
-    from akd_blender.core.distillation.starts import character_kind
+    from akd_blender.core.distillation.plan import character_kind
     from akd_blender.core.prompt.sentence_encoder import TextEncoder
     from akd_blender.core.prompt.understanding import PromptVocabulary, library_vocabulary
 

@@ -7,7 +7,7 @@ import bpy
 import numpy as np
 import pytest
 
-from akd_blender.blender.cli import on_floor
+from akd_blender.blender.cli_job import on_floor
 from akd_blender.blender.extract import FLOOR_SNAP, rest_floor, rig_from_armature
 from akd_blender.blender.io import find_armature, load_scene
 

@@ -1,8 +1,8 @@
 """The panel and the command line build the same job for the same settings.
 
 Real bpy: the panel's scene properties are set as a user sets them, the Distill Motion operator's
-request is built (``operators.snapshot``); the equivalent flags are parsed (``cli.parse_jobs``) and
-the command line's request is built for the same armature (``cli.armature_request``, what ``run_one``
+request is built (``operators.snapshot``); the equivalent flags are parsed (``cli_parser.parse_jobs``) and
+the command line's request is built for the same armature (``cli_job.armature_request``, what ``run_one``
 runs). The two ``JobRequest`` are compared field by field, the rig and the starting pose by content.
 Also: the panel refuses a number out of range by its label.
 """
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import akd_blender
-from akd_blender.blender import cli, operators
+from akd_blender.blender import cli_job, cli_parser, operators
 from akd_blender.core.character.procedural import biped
 from akd_blender.core.errors import InputError
 from akd_blender.core.settings import TUNABLES
@@ -56,10 +56,10 @@ def _same(a, b, where: str = "request") -> None:
 
 
 def _cli_request(arm, *flags: str):
-    (job,), _ = cli.parse_jobs(["--input", "scene.blend", "--prompt", PROMPT, "--out", "result.blend", *flags])
+    (job,), _ = cli_parser.parse_jobs(["--input", "scene.blend", "--prompt", PROMPT, "--out", "result.blend", *flags])
     from akd_blender.blender.extract import rig_from_armature
 
-    return cli.armature_request(job, arm, rig_from_armature(arm))
+    return cli_job.armature_request(job, arm, rig_from_armature(arm))
 
 
 def test_default_panel_settings_are_the_command_lines_defaults(character):

@@ -9,7 +9,8 @@ import torch
 from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.character.procedural import biped
 from akd_blender.core.character.rotations import quat_multiply, rotvec_to_quat
-from akd_blender.core.fitting.pose_search import SearchConfig, search_poses
+from akd_blender.core.fitting.pose_search import search_poses
+from akd_blender.core.fitting.search_config import SearchConfig
 from akd_blender.core.motion.clip import MotionClip
 from akd_blender.core.motion.library.labelled import neutral_clip
 from akd_blender.core.render import Renderer, make_cameras, root_path

@@ -8,9 +8,10 @@ import torch
 
 from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.character.procedural import biped
-from akd_blender.core.distillation.sds_loop import DistillCallbacks, DistillConfig, NumericalError, SDSSettings, distill
+from akd_blender.core.distillation.sds_loop import DistillConfig, NumericalError, SDSSettings, distill
 from akd_blender.core.errors import Cancelled, InputError
 from akd_blender.core.motion.clip import MotionClip, MotionParams
+from akd_blender.core.progress import Callbacks
 from akd_blender.core.render import Renderer, make_cameras, root_path
 from akd_blender.core.settings import RedrawSettings
 from akd_blender.core.video_models.cogvideox import CogVideoXPrior
@@ -53,7 +54,7 @@ def test_distill_changes_motion_and_reports(rig, prior):
         PROMPT,
         DistillConfig(**CONFIG),
         prior=prior,
-        callbacks=DistillCallbacks(progress=progress.append, preview=lambda clip, step: previews.append(step)),
+        callbacks=Callbacks(progress=progress.append, preview=lambda clip, step: previews.append(step)),
     )
     clip = result.clip
     assert isinstance(clip, MotionClip) and clip.rotations.shape == (5, rig.num_bones, 4) and clip.matches(rig)
@@ -103,7 +104,7 @@ def test_deterministic_for_a_seed(rig, prior):
 
 def test_cancel_stops_within_one_step(rig, prior):
     done = []
-    callbacks = DistillCallbacks(progress=lambda p: done.append(p.step), should_cancel=lambda: len(done) >= 1)
+    callbacks = Callbacks(progress=lambda p: done.append(p.step), should_cancel=lambda: len(done) >= 1)
     with pytest.raises(Cancelled, match="step 1 of 50") as err:
         distill(rig, PROMPT, DistillConfig(**{**CONFIG, "steps": 50}), prior=prior, callbacks=callbacks)
     assert done == [1] and err.value.exit_code == 4

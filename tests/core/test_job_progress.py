@@ -8,7 +8,8 @@ import pytest
 from akd_blender.core.character.procedural import biped
 from akd_blender.core.errors import Cancelled
 from akd_blender.core.job import worker as wk
-from akd_blender.core.job.request import JobCallbacks, JobRequest, run_request
+from akd_blender.core.job.request import JobRequest, run_request
+from akd_blender.core.progress import Callbacks
 from akd_blender.core.settings import DistillConfig, SearchSettings
 from akd_blender.core.video_models import load_prior
 
@@ -37,7 +38,7 @@ def _phases(events) -> list[str]:
 
 def test_progress_reaches_the_job_callback_through_every_phase_in_order(teacher):
     events = []
-    run_request(_request(steps=2), JobCallbacks(progress=events.append), prior=teacher)
+    run_request(_request(steps=2), Callbacks(progress=events.append), prior=teacher)
     assert _phases(events) == ["load", "draw", "search", "steps"]
     draw = [(e.step, e.total) for e in events if e.phase == "draw"]
     assert draw == [(k, DRAW_STEPS) for k in range(1, DRAW_STEPS + 1)]
@@ -65,7 +66,7 @@ def test_the_worker_posts_every_phase_to_the_panel_and_the_cli():
 )
 def test_cancel_stops_the_job_in_the_phase_it_is_in(teacher, phase, message):
     events = []
-    callbacks = JobCallbacks(progress=events.append, should_cancel=lambda: any(e.phase == phase for e in events))
+    callbacks = Callbacks(progress=events.append, should_cancel=lambda: any(e.phase == phase for e in events))
     with pytest.raises(Cancelled, match=message):
         run_request(_request(), callbacks, prior=teacher)
     assert _phases(events)[-1] == phase  # nothing after the phase it was cancelled in

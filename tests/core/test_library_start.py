@@ -21,8 +21,8 @@ from akd_blender.core.distillation.library_start import (
     choose_library_motion,
     prompt_variation,
 )
+from akd_blender.core.distillation.plan import resolve_start
 from akd_blender.core.distillation.sds_loop import distill
-from akd_blender.core.distillation.starts import resolve_start
 from akd_blender.core.errors import InputError
 from akd_blender.core.motion.clip import MotionClip
 from akd_blender.core.motion.library import make_role_clip

@@ -14,7 +14,8 @@ from akd_blender.core.character.procedural import biped
 from akd_blender.core.character.rig import RigAsset
 from akd_blender.core.character.rotations import quat_to_rotvec, rotvec_to_quat
 from akd_blender.core.fitting.motion_starts import prior_starts, prompt_start_weights, starts_as_channels
-from akd_blender.core.fitting.pose_search import SearchConfig, search_poses
+from akd_blender.core.fitting.pose_search import search_poses
+from akd_blender.core.fitting.search_config import SearchConfig
 from akd_blender.core.motion.clip import MotionClip
 from akd_blender.core.motion.library import motions_for
 from akd_blender.core.render import Renderer, make_cameras, root_path

@@ -16,6 +16,7 @@ from akd_blender.core.motion.clip import MotionClip
 from akd_blender.core.motion.physics import PhysicsConfig, build_model, ground_clip
 from akd_blender.core.motion.physics.convert import bodies_to_clip, clip_to_qpos
 from akd_blender.core.motion.physics.perturb import inject_artifacts
+from akd_blender.core.progress import Callbacks
 
 from .test_metrics import scaled
 from .test_physics_motions import biped_walk, quadruped_trot
@@ -127,17 +128,11 @@ def test_ten_seconds_stay_stable_and_runs_are_deterministic():
 def test_progress_and_cancel():
     rig, clip = biped_walk(seconds=0.5)
     seen = []
-
-    class Callbacks:
-        def progress(self, step, total, **info):
-            seen.append((step, total))
-
-        def should_cancel(self):
-            return len(seen) >= 3
-
+    callbacks = Callbacks(progress=seen.append, should_cancel=lambda: len(seen) >= 3)
     with pytest.raises(Cancelled):
-        ground_clip(rig, clip, callbacks=Callbacks())
-    assert [s for s, _ in seen] == [1, 2, 3] and seen[0][1] == clip.num_frames - 1
+        ground_clip(rig, clip, callbacks=callbacks)
+    assert [p.step for p in seen] == [1, 2, 3] and seen[0].total == clip.num_frames - 1
+    assert all(p.phase == "physics" and p.detail == "pass 1" and p.eta_seconds is not None for p in seen)
 
 
 def test_bad_input_is_one_clear_error():

@@ -14,18 +14,19 @@ from akd_blender.core.character.procedural import biped
 from akd_blender.core.character.rotations import quat_multiply, rotvec_to_quat
 from akd_blender.core.distillation.sds_loop import DistillConfig, SearchSettings, distill, resolve_start
 from akd_blender.core.errors import InputError
-from akd_blender.core.fitting.pose_search import (
-    SearchConfig,
+from akd_blender.core.fitting.frame_paths import (
     _best_path,
     candidate_rotations,
     continuous_rotvecs,
     keys_from_frames,
-    search_poses,
     searched_bones,
     smooth_frames,
 )
+from akd_blender.core.fitting.pose_search import search_poses
+from akd_blender.core.fitting.search_config import SearchConfig
 from akd_blender.core.motion.clip import MotionClip
 from akd_blender.core.motion.library.labelled import neutral_clip
+from akd_blender.core.progress import Callbacks
 from akd_blender.core.render import Renderer, make_cameras, root_path
 from akd_blender.core.render.image_losses import multiscale_mse
 from akd_blender.core.settings import RedrawSettings
@@ -369,12 +370,12 @@ def test_rendering_on_threads_and_remembering_candidates_change_nothing(rig):
         renderer,
         lambda path: make_cameras(rig, path, SIZE, SIZE),
         config=SearchConfig(scales=(1.0, 0.3), workers=2),
-        progress=seen.append,
+        callbacks=Callbacks(progress=seen.append),
     )
     assert torch.get_num_threads() == threads  # restored
     assert torch.equal(one.rotvec, two.rotvec) and torch.equal(one.lift, two.lift)
     assert torch.allclose(one.errors, two.errors, rtol=1e-5)  # torch's own threads round sums differently
-    assert one.renders == two.renders and seen[-1].done == seen[-1].total
+    assert one.renders == two.renders and seen[-1].step == seen[-1].total
     assert two.renders < seen[-1].total * FRAMES  # some candidates were known already
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -12,8 +13,10 @@ from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.character.procedural import biped
 from akd_blender.core.character.rotations import quat_multiply, rotvec_to_quat
 from akd_blender.core.errors import Cancelled
-from akd_blender.core.fitting.pose_search import SearchConfig, SearchProgress, search_config_for, search_poses
+from akd_blender.core.fitting.pose_search import search_poses
+from akd_blender.core.fitting.search_config import SearchConfig, search_config_for
 from akd_blender.core.motion.library.labelled import make_clip, neutral_clip
+from akd_blender.core.progress import Callbacks, Progress
 from akd_blender.core.render import Renderer, make_cameras, root_path
 
 SIZE = 32
@@ -67,26 +70,35 @@ def test_a_jump_still_leaves_the_ground(rig):
     assert float(result.lift[0].norm()) == 0.0
 
 
+def _where(p: Progress) -> tuple[int, int, str]:
+    """(sweep, sweeps, stage) read from a search progress detail "sweep 2/3 · hips"."""
+    match = re.fullmatch(r"sweep (\d+)/(\d+) · (.+)", p.detail)
+    assert match, p.detail
+    return int(match[1]) - 1, int(match[2]), match[3]
+
+
 def test_progress_counts_to_the_total_and_changes_nothing(rig):
     target = _render(rig, make_clip(rig, "biped", "raise_arms", frames=4, fps=8.0))
     start = neutral_clip(rig, 4)
-    seen: list[SearchProgress] = []
+    seen: list[Progress] = []
     quiet = _search(rig, target, start)
-    told = _search(rig, target, start, progress=seen.append, should_cancel=lambda: False)
+    told = _search(rig, target, start, callbacks=Callbacks(progress=seen.append, should_cancel=lambda: False))
     assert (
         torch.equal(quiet.rotvec, told.rotvec) and torch.equal(quiet.lift, told.lift) and torch.equal(quiet.errors, told.errors)
     )
-    assert len(seen) > 20 and seen[-1].done == seen[-1].total and seen[-1].renders == told.renders
-    assert all(a.done <= b.done for a, b in zip(seen, seen[1:])) and {p.sweep for p in seen} == set(range(len(SCALES)))
-    assert {"travel", "height", "hips"} <= {p.stage for p in seen} and all(p.sweeps == len(SCALES) for p in seen)
+    assert len(seen) > 20 and seen[-1].step == seen[-1].total and all(p.phase == "search" for p in seen)
+    assert all(a.step <= b.step for a, b in zip(seen, seen[1:])) and {_where(p)[0] for p in seen} == set(range(len(SCALES)))
+    assert {"travel", "height", "hips"} <= {_where(p)[2] for p in seen} and all(_where(p)[1] == len(SCALES) for p in seen)
+    assert seen[-1].eta_seconds == 0
 
 
 def test_cancel_stops_the_search_in_the_sweep_it_is_in(rig):
     target = _render(rig, neutral_clip(rig, 4))
-    seen: list[SearchProgress] = []
+    seen: list[Progress] = []
+    cancel = Callbacks(progress=seen.append, should_cancel=lambda: bool(seen) and _where(seen[-1])[0] == 1)
     with pytest.raises(Cancelled, match=r"sweep 2 of 3"):
-        _search(rig, target, neutral_clip(rig, 4), progress=seen.append, should_cancel=lambda: bool(seen) and seen[-1].sweep == 1)
-    assert seen[-1].done < seen[-1].total
+        _search(rig, target, neutral_clip(rig, 4), callbacks=cancel)
+    assert seen[-1].step < seen[-1].total
 
 
 def test_travel_is_searched_only_for_motions_that_travel():

@@ -10,8 +10,8 @@ import torch
 
 from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.character.procedural import biped
+from akd_blender.core.distillation.plan import resolve_start
 from akd_blender.core.distillation.sds_loop import distill
-from akd_blender.core.distillation.starts import resolve_start
 from akd_blender.core.errors import InputError
 from akd_blender.core.motion.clip import MotionParams
 from akd_blender.core.render import Renderer, make_cameras, root_path
@@ -225,8 +225,8 @@ def test_model_choices_are_the_registry_aliases():
 
 
 def test_the_search_fits_a_large_drawing_at_most_max_side(monkeypatch):
-    from akd_blender.core.distillation.starts import search_size
-    from akd_blender.core.fitting import pose_search
+    from akd_blender.core.distillation import drawn_start
+    from akd_blender.core.distillation.drawn_start import search_size
     from akd_blender.core.settings import SettingError
 
     assert search_size(480, 720, 256) == (171, 256) and search_size(32, 32, 256) == (32, 32)
@@ -237,7 +237,7 @@ def test_the_search_fits_a_large_drawing_at_most_max_side(monkeypatch):
         seen.append((tuple(target.shape[-2:]), (args[2].height, args[2].width)))
         raise RuntimeError("seen")
 
-    monkeypatch.setattr(pose_search, "search_poses", stop)
+    monkeypatch.setattr(drawn_start, "search_poses", stop)
     prior = build("cogvideox-i2v")
     config = DistillConfig(
         frames=9,

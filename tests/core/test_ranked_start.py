@@ -16,10 +16,11 @@ import torch
 
 from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.character.procedural import biped
+from akd_blender.core.distillation.context import RunContext, first_frame
 from akd_blender.core.distillation.ranked_start import HELD, candidates_for, render_params, score_candidates, start_from_ranking
 from akd_blender.core.distillation.sds_loop import distill
-from akd_blender.core.distillation.starts import first_frame
 from akd_blender.core.motion.clip import MotionParams
+from akd_blender.core.progress import Callbacks
 from akd_blender.core.prompt.sentence_encoder import TextEncoder
 from akd_blender.core.render import Renderer
 from akd_blender.core.settings import DistillConfig, RedrawSettings, SettingError, config_from_dict
@@ -63,11 +64,16 @@ def scene(prior):
     return rig, params, skeleton, renderer, text, candidates_for(rig, params, CONFIG)
 
 
+def _context(prior, scene, text=None) -> RunContext:
+    """The scene as a distillation's :class:`RunContext` (``text`` instead of the scene's when given)."""
+    rig, params, skeleton, renderer, scene_text, _ = scene
+    return RunContext(rig, prior, text or scene_text, CONFIG, params, skeleton, renderer, prior.camera_options, None, Callbacks())
+
+
 @pytest.fixture(scope="module")
 def scores(prior, scene) -> torch.Tensor:
     """Every candidate's score [S+1] (:func:`score_candidates`, once for the module)."""
-    rig, _, skeleton, renderer, text, candidates = scene
-    return score_candidates(candidates, rig, prior, text, CONFIG, skeleton, renderer, prior.camera_options)
+    return score_candidates(scene[-1], _context(prior, scene))
 
 
 def _videos(seed: int = 0) -> torch.Tensor:
@@ -141,15 +147,15 @@ def test_the_candidates_are_the_held_pose_and_the_library_starts_and_score_one_e
     assert float(params.rotvec.detach().abs().max()) == 0 and float(params.root_offset.detach().abs().max()) == 0  # held pose
     # a start's keys play its motion: its render differs from the held pose's
     candidates.apply(1)
-    moved = render_params(rig, params, skeleton, renderer, CONFIG, prior.camera_options)
+    moved = render_params(_context(prior, scene))
     candidates.apply(0)
-    held = render_params(rig, params, skeleton, renderer, CONFIG, prior.camera_options)
+    held = render_params(_context(prior, scene))
     assert float((moved - held).abs().max()) > 0.05
 
 
 def test_the_prompt_chooses_the_start_and_the_keys_are_its(prior, scene, scores):
     rig, params, skeleton, renderer, text, candidates = scene
-    facts = start_from_ranking(rig, prior, text, CONFIG, params, skeleton, renderer, prior.camera_options)
+    facts = start_from_ranking(_context(prior, scene))
     best = int(scores.argmax())
     assert facts["search_start"] == candidates.names[best] and facts["ranked_starts"] == len(candidates.names)
     assert facts["ranked_score"] == pytest.approx(float(scores[best]), abs=1e-6)
@@ -160,7 +166,7 @@ def test_the_prompt_chooses_the_start_and_the_keys_are_its(prior, scene, scores)
     # the other branch's reading flips the ranking: the worst start wins
     candidates.apply(0)  # from the held pose again
     swapped = replace(text, cond=text.uncond, uncond=text.cond)
-    flipped = start_from_ranking(rig, prior, swapped, CONFIG, params, skeleton, renderer, prior.camera_options)
+    flipped = start_from_ranking(_context(prior, scene, swapped))
     assert flipped["search_start"] == candidates.names[int(scores.argmin())] != facts["search_start"]
     candidates.apply(0)
 

@@ -39,7 +39,7 @@ import diffusers, sentence_transformers, torch, transformers  # noqa: E401, F401
 
 before = dict(os.environ)
 
-from akd_blender.core import worker as wk
+from akd_blender.core.job import worker as wk
 from akd_blender.core.settings import DistillConfig, SearchSettings
 from akd_blender.core.job.request import JobRequest
 from akd_blender.core.prompt.sentence_encoder import TextEncoder

@@ -11,7 +11,8 @@ import pytest
 import torch
 
 from akd_blender.core.character.kinematics import Skeleton
-from akd_blender.core.distillation.starts import character_kind, first_frame
+from akd_blender.core.distillation.context import first_frame
+from akd_blender.core.distillation.plan import character_kind
 from akd_blender.core.errors import InputError
 from akd_blender.core.motion.clip import MotionParams
 from akd_blender.core.prompt.sentence_encoder import TextEncoder

@@ -14,6 +14,7 @@ import imageio_ffmpeg
 import pytest
 
 from akd_blender import __version__
+from akd_blender.blender import cli_job, cli_parser
 from akd_blender.blender.cli import REPORT_FIELDS
 from akd_blender.core.errors import InputError
 from tests.conftest import ASSET_FILES
@@ -168,32 +169,31 @@ def test_cli_flags_are_derived_from_the_core_settings():
     """Each distillation flag's choices are the core's lists and a left-out flag keeps DistillConfig's default."""
     from dataclasses import fields
 
-    from akd_blender.blender import cli
     from akd_blender.core import settings as core
     from akd_blender.core.render import CAMERA_MODES
 
-    actions = {a.dest: a for a in cli.build_parser()._actions}
+    actions = {a.dest: a for a in cli_parser.build_parser()._actions}
     for model in core.MODEL_CHOICES:  # --model names the published models, image-to-video ones included
         assert f"{model.alias} ({model.task})" in actions["model"].help
     assert "cogvideox-5b-i2v (image-to-video)" in actions["model"].help
     assert actions["camera"].choices == core.CAMERA_MODES == CAMERA_MODES
     assert actions["start"].choices == core.START_MODES and actions["device"].choices == core.DEVICES
     assert actions["keys"].choices == core.KEY_MODES and actions["keys"].default == core.KEYS_DEFAULT == "sparse"
-    assert cli.CliJob().keys == core.KEYS_DEFAULT and actions["set_scene_range"].default is False
+    assert cli_job.CliJob().keys == core.KEYS_DEFAULT and actions["set_scene_range"].default is False
     with pytest.raises(InputError, match="--keys must be one of sparse, dense"):  # a --jobs file's "keys"
-        cli.check_usage(cli.CliJob(input="x.blend", prompt="p", report="r.json", keys="every"))
+        cli_job.check_usage(cli_job.CliJob(input="x.blend", prompt="p", report="r.json", keys="every"))
     with pytest.raises(InputError, match="--keys"):
-        cli.parse_jobs(["--input", "x.blend", "--keys", "every"])
-    config = cli.distill_config(cli.CliJob(input="x.blend", prompt="p"), frame_start=1, fps=24.0)
+        cli_parser.parse_jobs(["--input", "x.blend", "--keys", "every"])
+    config = cli_job.distill_config(cli_job.CliJob(input="x.blend", prompt="p"), frame_start=1, fps=24.0)
     assert config == core.DistillConfig(preview_every=0)  # every other field at the core's default
     names = {f.name for f in fields(core.DistillConfig)}
     for flag in ("frames", "steps", "seed", "device", "height", "width", "camera", "start", "loop", "negative_prompt", "fps"):
         assert flag in names and flag in actions, flag
     assert actions["allow_nearest"].default is core.DistillConfig.allow_nearest is False and "allow_nearest" in names
-    jobs, _ = cli.parse_jobs(["--input", "x.blend", "--prompt", "p", "--allow-nearest"])
-    assert cli.distill_config(jobs[0], frame_start=1, fps=24.0).allow_nearest is True
-    job = cli.CliJob(input="x.blend", prompt="p", frames=7, steps=3, height=40, width=48, camera="orbit", start="pose")
-    got = cli.distill_config(job, frame_start=5, fps=30.0)
+    jobs, _ = cli_parser.parse_jobs(["--input", "x.blend", "--prompt", "p", "--allow-nearest"])
+    assert cli_job.distill_config(jobs[0], frame_start=1, fps=24.0).allow_nearest is True
+    job = cli_job.CliJob(input="x.blend", prompt="p", frames=7, steps=3, height=40, width=48, camera="orbit", start="pose")
+    got = cli_job.distill_config(job, frame_start=5, fps=30.0)
     assert (got.frames, got.steps, got.height, got.width, got.camera, got.start, got.frame_start, got.fps) == (
         7,
         3,
@@ -209,29 +209,28 @@ def test_cli_flags_are_derived_from_the_core_settings():
 def test_every_tunable_is_a_flag_and_a_jobs_key_that_reaches_the_config(tmp_path):
     """``--cfg-scale`` … are core.config.TUNABLES: typed flags defaulting to the core, jobs-file keys, and a
     bad value is named by its flag."""
-    from akd_blender.blender import cli
     from akd_blender.core.settings import TUNABLES, DistillConfig, with_tunables
 
-    actions = {a.dest: a for a in cli.build_parser()._actions}
+    actions = {a.dest: a for a in cli_parser.build_parser()._actions}
     for t in TUNABLES:
         assert actions[t.name].type is t.kind and actions[t.name].default is None, t.name
         assert f"--{t.name.replace('_', '-')}" in actions[t.name].option_strings
     argv = ["--input", "x.blend", "--prompt", "p", "--cfg-scale", "5", "--t-max", "0.7", "--draw-steps", "9"]
-    jobs, _ = cli.parse_jobs(argv)
-    got = cli.distill_config(jobs[0], frame_start=1, fps=24.0)
+    jobs, _ = cli_parser.parse_jobs(argv)
+    got = cli_job.distill_config(jobs[0], frame_start=1, fps=24.0)
     assert got == with_tunables(DistillConfig(preview_every=0), {"cfg_scale": 5.0, "t_max": 0.7, "draw_steps": 9})
     listing = tmp_path / "jobs.json"
     listing.write_text(json.dumps([{"prompt": "a", "lr": 0.005}, {"prompt": "b", "draw-guidance": 6}]))
-    jobs, _ = cli.parse_jobs([*argv, "--jobs", str(listing)])
-    first, second = (cli.distill_config(j, frame_start=1, fps=24.0) for j in jobs)
+    jobs, _ = cli_parser.parse_jobs([*argv, "--jobs", str(listing)])
+    first, second = (cli_job.distill_config(j, frame_start=1, fps=24.0) for j in jobs)
     assert (first.lr, first.sds.cfg_scale, second.search.guidance, second.lr) == (0.005, 5.0, 6.0, DistillConfig().lr)
     with pytest.raises(InputError, match=r"^--t-min must be between 0 and 1 \(got 3\)"):
-        cli.check_usage(cli.CliJob(input="x.blend", prompt="p", report=str(tmp_path / "r.json"), tunables={"t_min": 3}))
+        cli_job.check_usage(cli_job.CliJob(input="x.blend", prompt="p", report=str(tmp_path / "r.json"), tunables={"t_min": 3}))
     with pytest.raises(InputError, match="--draw-steps"):
-        cli.parse_jobs(["--input", "x.blend", "--draw-steps", "many"])
+        cli_parser.parse_jobs(["--input", "x.blend", "--draw-steps", "many"])
     listing.write_text(json.dumps([{"prompt": "a", "tunables": {}}]))
     with pytest.raises(InputError, match="unknown key 'tunables'"):
-        cli.parse_jobs([*argv, "--jobs", str(listing)])
+        cli_parser.parse_jobs([*argv, "--jobs", str(listing)])
 
 
 def test_the_progress_bar_follows_every_phase(batch):

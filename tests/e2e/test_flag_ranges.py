@@ -14,7 +14,7 @@ from dataclasses import fields
 
 import pytest
 
-from akd_blender.blender import cli
+from akd_blender.blender import cli, cli_job, cli_parser
 from akd_blender.core.errors import InputError
 from akd_blender.core.settings import TUNABLES
 
@@ -60,11 +60,11 @@ NON_FINITE = ("nan", "inf", "-inf")
 # a text flag holding numbers: the redraw rounds' noise levels, in (0, 1] ("0" is "none": no rounds)
 TEXT_NUMBERS = {"--redraw": ("-1", "1.5", "0.5,0", "nan", "inf")}
 
-ACTIONS = {a.option_strings[0]: a for a in cli.build_parser()._actions if a.option_strings}
+ACTIONS = {a.option_strings[0]: a for a in cli_parser.build_parser()._actions if a.option_strings}
 NUMERIC = sorted(flag for flag, a in ACTIONS.items() if a.type in (int, float))
 CASES = [(flag, value) for flag in NUMERIC for value in (*BAD.get(flag, ()), *NON_FINITE)]
 CASES += [(flag, value) for flag, values in TEXT_NUMBERS.items() for value in values]
-JOB_KEYS = {f.name for f in fields(cli.CliJob)} | {t.name for t in TUNABLES}
+JOB_KEYS = {f.name for f in fields(cli_job.CliJob)} | {t.name for t in TUNABLES}
 
 
 def test_the_table_lists_every_numeric_flag():
@@ -73,7 +73,7 @@ def test_the_table_lists_every_numeric_flag():
 
 @pytest.mark.parametrize("flag", NUMERIC)
 def test_a_value_in_range_is_accepted(flag):
-    jobs, _ = cli.parse_jobs(["--input", "x.blend", "--prompt", "p", f"{flag}={GOOD[flag]}"])
+    jobs, _ = cli_parser.parse_jobs(["--input", "x.blend", "--prompt", "p", f"{flag}={GOOD[flag]}"])
     assert len(jobs) == 1
 
 
@@ -129,9 +129,9 @@ def test_jobs_file_value_out_of_range(flag, value, tmp_path, capsys):
 
 def test_not_given_is_none_and_zero_is_not_a_default():
     """A flag left out is None in the job (the defaults are decided later); a 0 given stays 0 and is refused."""
-    (job,), _ = cli.parse_jobs(["--input", "x.blend", "--prompt", "p"])
+    (job,), _ = cli_parser.parse_jobs(["--input", "x.blend", "--prompt", "p"])
     assert (job.fps, job.frames, job.steps, job.height, job.width, job.draws) == (None,) * 6
-    (job,), _ = cli.parse_jobs(["--input", "x.blend", "--prompt", "p", "--steps", "0"])
-    assert job.steps == 0 and cli.distill_config(job, 1, 24.0).steps == 0
+    (job,), _ = cli_parser.parse_jobs(["--input", "x.blend", "--prompt", "p", "--steps", "0"])
+    assert job.steps == 0 and cli_job.distill_config(job, 1, 24.0).steps == 0
     with pytest.raises(InputError, match="^--fps must be positive"):
-        cli.check_settings(cli.CliJob(input="x.blend", prompt="p", fps=0.0))
+        cli_job.check_settings(cli_job.CliJob(input="x.blend", prompt="p", fps=0.0))

@@ -333,8 +333,8 @@ def write_library_start(rig: RigAsset, roles: BoneRoles, choice: LibraryChoice, 
     free bones and the root's path fitted to the keys (least squares; exact when there is a key per
     frame). The library's travel, carried by its carrier bone, is carried by the parameters' root
     bones (the same body motion; :func:`library_motion` keeps it on the carrier). Returns the report's facts (:meth:`LibraryChoice.facts`)."""
+    from ..fitting.frame_paths import keys_from_frames
     from ..fitting.motion_starts import PriorStart, starts_as_channels
-    from ..fitting.pose_search import keys_from_frames
     from .ranked_start import offsets_of
 
     clip = library_clip(rig, roles, choice, params.num_frames, params.fps)

@@ -16,18 +16,17 @@ consulted.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
 
 from ..character.rig import RigAsset
 from ..character.rotations import quat_multiply, quat_to_rotvec
-from ..errors import Cancelled
-from ..fitting.pose_search import continuous_rotvecs, keys_from_frames
+from ..fitting.frame_paths import continuous_rotvecs, keys_from_frames
 from ..motion.clip import MotionParams
+from ..progress import eta_seconds
 from ..settings import DistillConfig
-from .starts import StartProgress, eta_seconds, render_as_distilled
+from .context import RunContext
 
 __all__ = [
     "RANK_DRAWS",
@@ -53,13 +52,11 @@ HELD = "standing pose"
 
 
 @torch.no_grad()
-def render_params(
-    rig: RigAsset, params: MotionParams, skeleton, renderer, config: DistillConfig, camera_options: dict
-) -> torch.Tensor:
-    """``params`` as the loop renders them: video [F·views,3,H,W] in [0,1] at ``config``'s size
-    (``renderer`` renders at the supersampled size; the loop's camera rule and views)."""
-    vertices = skeleton(params.pose_channels())  # [F,V,3] world
-    return render_as_distilled(rig, vertices, renderer, config, camera_options, config.views)[:, :3]
+def render_params(ctx: RunContext) -> torch.Tensor:
+    """``ctx.params`` as the loop renders them: video [F·views,3,H,W] in [0,1] at the config's size
+    (the renderer renders at the supersampled size; the loop's camera rule and views)."""
+    vertices = ctx.skeleton(ctx.params.pose_channels())  # [F,V,3] world
+    return ctx.render(vertices, ctx.config.views)[:, :3]
 
 
 def offsets_of(params: MotionParams, rotations: torch.Tensor) -> torch.Tensor:
@@ -117,41 +114,27 @@ def candidates_for(rig: RigAsset, params: MotionParams, config: DistillConfig) -
 
 
 @torch.no_grad()
-def score_candidates(
-    candidates: Candidates,
-    rig: RigAsset,
-    prior,
-    text,
-    config: DistillConfig,
-    skeleton,
-    renderer,
-    camera_options: dict,
-    progress: StartProgress | None = None,
-    should_cancel: Callable[[], bool] | None = None,
-) -> torch.Tensor:
-    """Each candidate written into the parameters in turn, rendered (:func:`render_params`) and scored
-    by ``prior.prompt_scores(videos, text)`` in batches of :data:`RANK_BATCH`, each batch with a CPU
-    generator seeded with ``config.seed`` (the same noise for all; the loop's own generator is not
+def score_candidates(candidates: Candidates, ctx: RunContext) -> torch.Tensor:
+    """Each candidate written into the parameters (``ctx.params``) in turn, rendered
+    (:func:`render_params`) and scored by ``ctx.prior.prompt_scores(videos, ctx.text)`` in batches of :data:`RANK_BATCH`, each batch with a CPU
+    generator seeded with ``ctx.config.seed`` (the same noise for all; the loop's own generator is not
     drawn from, so the SDS steps draw what they would without the ranking). Returns and stores
-    :attr:`Candidates.scores` [S+1]; the parameters are left at the held pose. ``progress``
-    ("search", candidates scored, total, eta, detail) after each batch; ``should_cancel`` before each
-    (True raises Cancelled)."""
+    :attr:`Candidates.scores` [S+1]; the parameters are left at the held pose. Progress "search"
+    (candidates scored) after each batch; a cancel is seen before each (Cancelled)."""
     began = time.perf_counter()
     total = len(candidates.names)
     scores = []
     try:
         for lo in range(0, total, RANK_BATCH):
-            if should_cancel is not None and should_cancel():
-                raise Cancelled(f"ranked start cancelled after {lo} of {total} candidates")
+            ctx.callbacks.stop_if_cancelled(f"ranked start cancelled after {lo} of {total} candidates")
             videos = []
             for s in range(lo, min(lo + RANK_BATCH, total)):
                 candidates.apply(s)
-                videos.append(render_params(rig, candidates.params, skeleton, renderer, config, camera_options))
-            generator = torch.Generator("cpu").manual_seed(int(config.seed))
-            scores.append(prior.prompt_scores(torch.stack(videos), text, generator=generator, draws=RANK_DRAWS))
-            if progress is not None:
-                done, seconds = min(lo + RANK_BATCH, total), time.perf_counter() - began
-                progress("search", done, total, eta_seconds(seconds, done, total), "ranking starts by the prompt")
+                videos.append(render_params(ctx))
+            generator = torch.Generator("cpu").manual_seed(int(ctx.config.seed))
+            scores.append(ctx.prior.prompt_scores(torch.stack(videos), ctx.text, generator=generator, draws=RANK_DRAWS))
+            done, seconds = min(lo + RANK_BATCH, total), time.perf_counter() - began
+            ctx.callbacks.report("search", done, total, eta_seconds(seconds, done, total), "ranking starts by the prompt")
     finally:
         candidates.apply(0)
     candidates.scores = torch.cat(scores).float()
@@ -159,19 +142,8 @@ def score_candidates(
 
 
 @torch.no_grad()
-def start_from_ranking(
-    rig: RigAsset,
-    prior,
-    text,
-    config: DistillConfig,
-    params: MotionParams,
-    skeleton,
-    renderer,
-    camera_options: dict,
-    progress: StartProgress | None = None,
-    should_cancel: Callable[[], bool] | None = None,
-) -> dict:
-    """Start "pose" with ``ranked_start``: :func:`candidates_for` the held pose in ``params``, scored by
+def start_from_ranking(ctx: RunContext) -> dict:
+    """Start "pose" with ``ranked_start``: :func:`candidates_for` the held pose in ``ctx.params``, scored by
     :func:`score_candidates`; ``params`` keeps the best (the first of equals; the held pose when no
     start beats it).
 
@@ -179,8 +151,8 @@ def start_from_ranking(
     ``ranked_starts`` (candidates scored, the held pose included), ``ranked_score`` (the winner's
     score), ``ranked_margin`` (its lead over the held pose), ``ranked_runner_up`` (the second best's name).
     """
-    candidates = candidates_for(rig, params, config)
-    score = score_candidates(candidates, rig, prior, text, config, skeleton, renderer, camera_options, progress, should_cancel)
+    candidates = candidates_for(ctx.rig, ctx.params, ctx.config)
+    score = score_candidates(candidates, ctx)
     order = torch.argsort(score, descending=True, stable=True)
     best = int(order[0])
     candidates.apply(best)

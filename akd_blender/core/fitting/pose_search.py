@@ -16,355 +16,35 @@ gradient steps refine it); see :func:`akd_blender.core.distillation.sds_loop.dis
 
 from __future__ import annotations
 
-import hashlib
-import math
 import time
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
 
 from ..character.kinematics import Skeleton
 from ..character.rig import RigAsset
-from ..character.rotations import quat_multiply, quat_to_matrix, quat_to_rotvec, rotvec_to_quat
-from ..errors import Cancelled
-from ..motion.clip import interpolation_basis
-from ..render import Cameras, Renderer, concat_cameras, root_path
-from ..render.image_losses import calibrate_to_first_frame, match_first_frame, multiscale_errors, standardise
+from ..character.rotations import quat_multiply, quat_to_rotvec, rotvec_to_quat
+from ..progress import Callbacks, eta_seconds
+from ..render import Cameras, Renderer
 from ..settings import SEARCH_APPEARANCES
+from .frame_paths import (
+    _angle,
+    _armature_direction,
+    _best_path,
+    _conjugate,
+    _facing,
+    _step_heights,
+    _step_turns,
+    _tilt,
+    candidate_rotations,
+    continuous_rotvecs,
+    searched_bones,
+)
+from .scorer import _render_pool, _Scorer
+from .search_config import PoseSearchResult, SearchConfig
 
-KNOWN_CLIPS = 4096  # scored candidates the search remembers (their figures, by their channels' digest)
-FOREIGN_COVER_WEIGHT = 0.25  # per pixel of character drawn over a ground the render does not have (squared units)
-
-__all__ = [
-    "continuous_rotvecs",
-    "SearchConfig",
-    "SearchProgress",
-    "search_config_for",
-    "PoseSearchResult",
-    "searched_bones",
-    "candidate_rotations",
-    "search_poses",
-    "keys_from_frames",
-    "smooth_frames",
-]
-
-
-@dataclass(frozen=True)
-class SearchConfig:
-    """Settings of :func:`search_poses`.
-
-    scales: the candidate ring's angle per sweep (radians), coarse to fine.
-    prior_scales: the sweeps' angles when the search begins from one of the ``starts`` of
-        :func:`search_poses` (a motion already near the drawing needs no coarse sweeps); None: ``scales``.
-    directions: swing directions in the ring (evenly spaced about the bone's axis).
-    min_influence: bones whose subtree carries less than this fraction of the skin weights are not
-        searched (fingers, eyes: they barely change the image).
-    root_lift: vertical root candidates per sweep, as a fraction of the character's height per
-        radian of the sweep's scale (0 disables); they are also tried with each of the root's turns
-        (up to 4 × the scale, the scale capped at 0.6). A lift of ``root_lift`` × height counts as
-        one radian for ``move_weight`` and ``time_weight``; lifts are chosen jointly over frames too.
-    root_travel: candidate changes of the root's speed along the character's facing per sweep, as a
-        fraction of its height per frame per radian of the sweep's scale (0 disables); such a speed
-        counts as one radian for ``move_weight``. One speed for the whole clip: a follow camera
-        hides where the character is, except that it lags behind a character that travels (the
-        camera's path is smoothed), so the lag at the clip's ends is the only trace of the travel,
-        and the judge of the embedded teacher does not recognise a run done on the spot.
-    tilt_weight, pose_weight, time_weight: penalties per radian² of the root's tilt, of another
-        bone's turn from the base pose and of a bone's turn between consecutive frames, in units of
-        the base pose's mean image error (see :func:`search_poses`).
-    move_weight: penalty per radian of a candidate's own turn (same units): a move must buy more
-        than image noise.
-    ground_weight: penalty per frame on the candidate's lowest skinned vertex floating above the
-        ground the rig stands on (``rig.ground_height``) by more than ``contact_tolerance`` × height,
-        per ``root_lift`` × height of gap (same units as ``move_weight``; 0 disables; not applied when
-        ``leaves_ground``). A character whose look differs from the drawn one (a white, textured glTF
-        figure against the teacher's coloured biped) otherwise matches the video best by leaving the
-        drawn silhouette, and lifts or slides out of it.
-    penetration_weight: penalty per frame on the lowest skinned vertex below that ground (from the
-        first depth on), per ``root_lift`` × height of depth (same units; 0 disables); applied to
-        every motion, airborne or not.
-    leaves_ground: the motion has frames in the air (a jump): floating is penalised only at the first
-        and the last frame (it takes off from and lands on the ground), sinking everywhere.
-    anchor_start: the first frame keeps the base pose's height (no lift): every motion starts where
-        the character stood.
-    contact_tolerance: a gap up to this fraction of the height counts as touching the ground.
-    batch: most renders per batch (bounds memory).
-    workers: batches rendered at once on a CPU, each on one thread of its own (None: as many as
-        torch's intra-op threads, ``torch.get_num_threads()``; 1: one batch at a time on all of them).
-        On a CPU the renders' many small tensor operations gain little from torch's own threads and
-        lose much when another process holds a core; whole batches side by side keep every core busy.
-        Ignored on other devices. The poses found do not depend on it (the error figures only to float
-        rounding: torch's intra-op threads split its sums differently).
-    appearance: how renders are compared with the target: "rgb" (the colours as they are),
-        "normalised" (each image's channels standardised first, :func:`~akd_blender.core.render.image_losses.standardise`:
-        a drawing whose colours or brightness drifted from the render still matches its pose) or
-        "matched" (the target recoloured into the render's colours through its first frame, which shows
-        the base pose, :func:`~akd_blender.core.render.image_losses.match_first_frame`; where the drawing shows
-        a ground or sky the render lacks, only the character's coverage there is penalised, at
-        ``FOREIGN_COVER_WEIGHT`` per pixel) or "calibrated" (the target's colours through the affine map,
-        per channel by default, that turns its first frame into the render of the base pose,
-        :func:`~akd_blender.core.render.image_losses.calibrate_to_first_frame`: a colour cast or a brightness
-        change of the whole drawing undone) or "auto" ("calibrated" where the calibration explains
-        the first frame, ``explained_only``; else "rgb": a drawing whose first frame already matches,
-        or whose ground was redrawn, is compared as it is).
-    """
-
-    scales: tuple[float, ...] = (2.4, 1.6, 1.0, 0.6, 0.3, 0.15)
-    prior_scales: tuple[float, ...] | None = None
-    directions: int = 8
-    min_influence: float = 0.01
-    root_lift: float = 0.15
-    root_travel: float = 0.1
-    tilt_weight: float = 0.1
-    pose_weight: float = 0.0
-    time_weight: float = 0.1
-    move_weight: float = 0.1
-    ground_weight: float = 0.25
-    penetration_weight: float = 2.0
-    leaves_ground: bool = False
-    anchor_start: bool = True
-    contact_tolerance: float = 0.01
-    batch: int = 512
-    appearance: str = "rgb"
-    workers: int | None = None
-
-
-@dataclass(frozen=True)
-class SearchProgress:
-    """Where :func:`search_poses` is: ``done`` of ``total`` candidate clips scored (a unit of work:
-    each renders every frame once per view), in ``sweep`` (0-based) of ``sweeps``, on ``stage``
-    (``"travel"``, ``"height"`` or the bone's name), ``renders`` so far and ``seconds`` since it began."""
-
-    done: int
-    total: int
-    sweep: int
-    sweeps: int
-    stage: str
-    renders: int
-    seconds: float
-
-
-def search_config_for(motion: str | None, **overrides) -> SearchConfig:
-    """The search's settings for a motion label (e.g. the teacher's ``"biped/walk"``; None: unknown):
-    the root's steady travel is searched only for motions that travel (walk, run …; and for an unknown
-    motion), so a wave, a sit or a jump stays where it stood; motions with frames in the air (jump,
-    run …, :func:`~akd_blender.core.motion.metrics.motion_leaves_ground`) may float, every other one is kept
-    on the ground. ``overrides`` are further SearchConfig fields."""
-    from ..motion.metrics import motion_leaves_ground, motion_travels
-
-    fields = {} if motion is None or motion_travels(motion) else {"root_travel": 0.0}
-    fields["leaves_ground"] = motion_leaves_ground(motion)
-    return SearchConfig(**{**fields, **overrides})
-
-
-@dataclass
-class PoseSearchResult:
-    """``rotvec``: [F,B,3] bone-local rotation offsets of the rig's free bones (radians, applied after
-    the base pose like :class:`~akd_blender.core.motion.clip.MotionParams`); ``lift``: [F,3] the root's
-    lift per frame and ``velocity``: [3] its steady travel per frame (both armature space, Blender
-    units); ``errors``: [F] multi-scale image error per frame after the search; ``start_errors``:
-    the same for the base pose; ``renders``: images rendered; ``start``: which of the ``starts``
-    given to :func:`search_poses` the search began from (-1: the base pose); ``drift``: [F,3] that
-    start's horizontal root path (armature space; zero without one), part of the root's translation
-    but not of ``lift``."""
-
-    rotvec: torch.Tensor
-    lift: torch.Tensor
-    velocity: torch.Tensor
-    errors: torch.Tensor
-    start_errors: torch.Tensor
-    renders: int
-    start: int
-    drift: torch.Tensor
-
-    @property
-    def travel(self) -> torch.Tensor:
-        """[F,3] the root's travel per frame: f · ``velocity``."""
-        frames = torch.arange(self.lift.shape[0], device=self.lift.device, dtype=self.lift.dtype)
-        return frames[:, None] * self.velocity
-
-    @property
-    def root(self) -> torch.Tensor:
-        """[F,3] the root's translation: the lift plus the start's drift plus the travel."""
-        return self.lift + self.travel + self.drift
-
-
-def searched_bones(rig: RigAsset, min_influence: float = 0.01) -> np.ndarray:
-    """Indices of the bones worth searching, parents first: rotatable (not all axes locked) and
-    moving at least ``min_influence`` of the skin weight (their own plus their descendants')."""
-    mass = rig.weights.sum(0).astype(np.float64)
-    for j in range(rig.num_bones - 1, -1, -1):  # parents precede children: accumulate upwards
-        if rig.parents[j] >= 0:
-            mass[rig.parents[j]] += mass[j]
-    share = mass / max(float(rig.weights.sum()), 1e-12)
-    free = ~rig.rotation_locks.all(axis=1)
-    return np.flatnonzero(free & (share >= min_influence)).astype(np.int64)
-
-
-def candidate_rotations(angle: float, directions: int = 8, lock: Sequence[bool] = (False, False, False)) -> torch.Tensor:
-    """Candidate local rotations [C,4] (wxyz) for one bone: identity first, then ``directions``
-    swings by ``angle`` about axes in the bone's local XZ plane, then twists of ±``angle`` about its
-    Y axis; components on locked axes are zeroed and duplicates dropped."""
-    phi = torch.arange(directions, dtype=torch.float64) * (2 * math.pi / directions)
-    swings = torch.stack([torch.cos(phi), torch.zeros_like(phi), torch.sin(phi)], -1)
-    twists = torch.tensor([[0.0, 1.0, 0.0], [0.0, -1.0, 0.0]], dtype=torch.float64)
-    rotvec = torch.cat([torch.zeros(1, 3, dtype=torch.float64), swings, twists]) * angle
-    rotvec = rotvec * (~torch.as_tensor(lock, dtype=torch.bool)).to(rotvec.dtype)
-    keep = [0] + [i for i in range(1, rotvec.shape[0]) if not any(torch.allclose(rotvec[i], rotvec[k]) for k in range(i))]
-    return rotvec_to_quat(rotvec[keep]).float()
-
-
-class _Scorer:
-    """Renders poses like the distillation loop (each candidate seen by the cameras its own motion
-    sets, as the follow camera would) and scores them against the target, per frame."""
-
-    def __init__(
-        self,
-        skeleton: Skeleton,
-        renderer: Renderer,
-        cameras_for: Callable,
-        target: torch.Tensor,
-        supersample: int,
-        batch: int,
-        appearance: str = "rgb",
-        pool: ThreadPoolExecutor | None = None,
-        workers: int = 1,
-    ):
-        self.skeleton, self.renderer, self.cameras_for = skeleton, renderer, cameras_for
-        self.pool, self.workers = pool, workers  # batches side by side (SearchConfig.workers); None: one at a time
-        self.normalised = appearance == "normalised"
-        target = standardise(target) if self.normalised else target
-        self.target, self.ss, self.batch, self.renders = target, supersample, batch, 0
-        self.foreign: torch.Tensor | None = None  # [F·views,1,H,W] where the drawing's ground is not the render's
-        self.kept: torch.Tensor | None = None  # [F·views,1,H,W] 1 − foreign: where colours are compared
-        self.lowest = torch.zeros(0)  # [C,F] world Z of the lowest vertex of the last call's candidates
-        self.report: Callable[[int, int], None] = lambda clips, renders: None  # told of each batch scored
-        self.known: dict[bytes, tuple[torch.Tensor, torch.Tensor]] = {}  # clip key → (errors [F], lowest [F])
-
-    def _render(self, rotations: torch.Tensor, locations: torch.Tensor, frames: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """Clips of poses [C·F,J,4], [C·F,J,3] → (vertices [C·F,V,3], RGBA [C·F·views,4,H,W] at the target's size)."""
-        copies = rotations.shape[0] // frames
-        verts = self.skeleton.deform(rotations, locations)
-        cams = concat_cameras([self.cameras_for(root_path(verts[i * frames : (i + 1) * frames])) for i in range(copies)])
-        rgba = self.renderer.render(verts, cams)
-        return verts, torch.nn.functional.avg_pool2d(rgba, self.ss) if self.ss > 1 else rgba
-
-    def match_to(self, rotations: torch.Tensor, locations: torch.Tensor) -> None:
-        """Recolour the target through its first frame, which shows the poses [F,J,4], [F,J,3]
-        (:func:`~akd_blender.core.render.image_losses.match_first_frame`); :attr:`foreign` then marks the
-        drawing's ground that the render does not have: there only a character render is penalised."""
-        frames = rotations.shape[0]
-        views = self.target.shape[0] // frames
-        _, rgba = self._render(rotations, locations, frames)
-        recoloured, self.foreign = match_first_frame(self.target, rgba[:views], first=views)
-        self.known.clear()
-        self.kept = 1 - self.foreign
-        self.target = self.kept * recoloured  # compared with the candidates' kept colours only
-
-    def calibrate_to(self, rotations: torch.Tensor, locations: torch.Tensor, explained_only: bool = False) -> None:
-        """Map the target's colours onto the render's through its first frame, which shows the poses
-        [F,J,4], [F,J,3] (:func:`~akd_blender.core.render.image_losses.calibrate_to_first_frame`, with
-        ``explained_only`` as there)."""
-        frames = rotations.shape[0]
-        views = self.target.shape[0] // frames
-        _, rgba = self._render(rotations, locations, frames)
-        mapped = calibrate_to_first_frame(self.target, rgba[:views], first=views, explained_only=explained_only)
-        if mapped is not self.target:
-            self.target = mapped
-            self.known.clear()
-
-    def errors(self, rotations: torch.Tensor, locations: torch.Tensor, frames: int) -> torch.Tensor:
-        """Candidate poses [C·F,J,4], [C·F,J,3] (candidate-major) → errors [C,F] against the target
-        [F·views,3,H,W]; :attr:`lowest` holds each candidate frame's lowest vertex (world Z) [C,F].
-
-        A candidate whose channels equal, bit for bit, another's in the call or one scored before (the
-        unchanged pose that every bone's ring starts with, a start's bone at rest taken back to rest)
-        is not rendered again: rendering is deterministic, so its figures are the same. The rest are
-        rendered in batches of whole candidates (at most ``batch`` renders), on :attr:`pool`'s threads
-        side by side when there is one, split so that every thread gets a share."""
-        copies = rotations.shape[0] // frames
-        views = self.target.shape[0] // frames
-        rot_clips = rotations.reshape(copies, frames, *rotations.shape[1:])
-        loc_clips = locations.reshape(copies, frames, *locations.shape[1:])
-        rot_host = rot_clips.detach().cpu().contiguous().numpy()  # one copy to the host for all the keys
-        loc_host = loc_clips.detach().cpu().contiguous().numpy()
-        keys = [_clip_key(rot_host[c], loc_host[c]) for c in range(copies)]
-        new: dict[bytes, int] = {}
-        for c, key in enumerate(keys):
-            if key not in self.known and key not in new:
-                new[key] = c
-        todo = list(new.values())
-        if todo:
-            pick = torch.as_tensor(todo, device=rotations.device)
-            rot_new, loc_new = rot_clips[pick].flatten(0, 1), loc_clips[pick].flatten(0, 1)
-            per = max(1, self.batch // (frames * views))
-            if self.pool is not None:
-                per = min(per, -(-len(todo) // self.workers))
-            spans = [(c0, min(len(todo), c0 + per)) for c0 in range(0, len(todo), per)]
-
-            def score(span: tuple[int, int]) -> tuple[torch.Tensor, torch.Tensor]:
-                c0, c1 = span
-                with torch.no_grad():  # grad mode is per thread
-                    return self._score(rot_new[c0 * frames : c1 * frames], loc_new[c0 * frames : c1 * frames], frames)
-
-            scored = self.pool.map(score, spans) if self.pool is not None and len(spans) > 1 else map(score, spans)
-            if len(self.known) > KNOWN_CLIPS:
-                self.known.clear()
-            for (c0, c1), (err, low) in zip(spans, scored):
-                for i in range(c0, c1):
-                    self.known[keys[todo[i]]] = (err[i - c0], low[i - c0])
-                self.renders += (c1 - c0) * frames * views
-                self.report(c1 - c0, self.renders)
-        if copies > len(todo):
-            self.report(copies - len(todo), self.renders)
-        self.lowest = torch.stack([self.known[key][1] for key in keys])
-        return torch.stack([self.known[key][0] for key in keys])
-
-    def _score(self, rotations: torch.Tensor, locations: torch.Tensor, frames: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """One batch of whole candidates [c·F,J,4], [c·F,J,3] → (errors [c,F], lowest vertex [c,F])."""
-        copies = rotations.shape[0] // frames
-        views = self.target.shape[0] // frames
-        verts, rgba = self._render(rotations, locations, frames)
-        video = standardise(rgba[:, :3]) if self.normalised else rgba[:, :3]
-        target = self.target.repeat(copies, 1, 1, 1)
-        if self.foreign is None:
-            err = multiscale_errors(video, target)
-        else:  # colours where the drawing shows the render's world; elsewhere only the silhouette counts
-            kept, foreign = self.kept.repeat(copies, 1, 1, 1), self.foreign.repeat(copies, 1, 1, 1)
-            cover = foreign * rgba[:, 3:]
-            err = multiscale_errors(kept * video, target) + FOREIGN_COVER_WEIGHT * multiscale_errors(
-                cover, torch.zeros_like(cover)
-            )
-        return err.view(copies, frames, views).sum(-1), verts[..., 2].amin(-1).view(copies, frames)
-
-
-def _clip_key(rotations: np.ndarray, locations: np.ndarray) -> bytes:
-    """A digest of one candidate's channels [F,J,4], [F,J,3]: equal exactly when their bits are."""
-    digest = hashlib.blake2b(rotations.tobytes(), digest_size=20)
-    digest.update(locations.tobytes())
-    return digest.digest()
-
-
-@contextmanager
-def _render_pool(device: torch.device, workers: int | None) -> Iterator[tuple[ThreadPoolExecutor | None, int]]:
-    """Threads that render the search's batches side by side on a CPU (``SearchConfig.workers``; None:
-    ``torch.get_num_threads()``), torch's intra-op threads set to one meanwhile (and restored after),
-    and their count; (None, 1) when there is nothing to share (one worker, or a device other than the CPU)."""
-    threads = torch.get_num_threads()
-    count = threads if workers is None else workers
-    if device.type != "cpu" or count <= 1:
-        yield None, 1
-        return
-    torch.set_num_threads(1)
-    try:
-        with ThreadPoolExecutor(count, thread_name_prefix="pose-search") as pool:
-            yield pool, count
-    finally:
-        torch.set_num_threads(threads)
+__all__ = ["search_poses"]
 
 
 @torch.no_grad()
@@ -377,12 +57,12 @@ def search_poses(
     cameras_for: Callable[[torch.Tensor], Cameras],
     supersample: int = 1,
     config: SearchConfig | None = None,
-    progress: Callable[[SearchProgress], None] | None = None,
-    should_cancel: Callable[[], bool] | None = None,
+    callbacks: Callbacks | None = None,
     starts: tuple[torch.Tensor, torch.Tensor] | None = None,
     start_weights: torch.Tensor | None = None,
+    label: str = "",
 ) -> PoseSearchResult:
-    """Coarse-to-fine per-frame search of the bone rotations that make the render match ``target``.
+    r"""Coarse-to-fine per-frame search of the bone rotations that make the render match ``target``.
 
     Each candidate is scored by its multi-scale image error plus penalties in units of the starting
     pose's mean error: ``pose_weight`` × the bone's squared turn away from the base pose (for the
@@ -405,10 +85,12 @@ def search_poses(
         cameras_for: root path [F,3] (world) → cameras for F frames at the renderer's size (the
             loop's own camera rule, e.g. ``make_cameras(rig, path, ...)``).
         supersample: the render is area-downsampled by this factor before scoring.
-        progress: called after every batch of renders with a :class:`SearchProgress` (its ``done`` /
-            ``total`` count candidate clips, so their ratio tracks the time spent); None: silent.
-        should_cancel: checked before every bone, travel and height pass; True raises
-            :class:`~akd_blender.core.errors.Cancelled` naming the sweep and the stage.
+        callbacks: ``progress`` gets a "search" :class:`~akd_blender.core.progress.Progress` after
+            every batch of renders (``step`` / ``total`` count candidate clips, so their ratio tracks
+            the time spent; ``detail`` "``label``\ sweep 2/6 · hips": the sweep and the stage, "travel",
+            "height" or the bone's name); ``should_cancel`` is checked before every bone, travel and
+            height pass (True raises :class:`~akd_blender.core.errors.Cancelled` naming the sweep and
+            the stage). None: silent.
         starts: candidate starting motions (a motion prior, :mod:`akd_blender.core.fitting.motion_starts`):
             rotations [S,F,J,4] and the root's offsets [S,F,3] from ``base_locations`` (armature
             space), e.g. :func:`~akd_blender.core.fitting.motion_starts.starts_as_channels`. Each is scored like
@@ -420,7 +102,8 @@ def search_poses(
         start_weights: [S] factors on each start's total error before they compete with each other
             and with the base pose (None: all 1): a factor below 1 favours a start the prompt names
             when the drawing shows its motion only faintly.
-    The result does not depend on ``progress`` or ``should_cancel``.
+        label: put before each progress detail (e.g. "round 2/3 · ").
+    The result does not depend on ``callbacks``.
     Returns:
         :class:`PoseSearchResult`; offsets are relative to the base pose (zero where nothing beat it).
     """
@@ -432,7 +115,8 @@ def search_poses(
     with _render_pool(device, config.workers) as (pool, workers):
         target = target.to(device, torch.float32)
         scorer = _Scorer(skeleton, renderer, cameras_for, target, supersample, config.batch, config.appearance, pool, workers)
-        return _search(rig, scorer, base_rotations, base_locations, config, progress, should_cancel, starts, start_weights)
+        callbacks = callbacks or Callbacks()
+        return _search(rig, scorer, base_rotations, base_locations, config, callbacks, starts, start_weights, label)
 
 
 def _search(
@@ -441,10 +125,10 @@ def _search(
     base_rotations: torch.Tensor,
     base_locations: torch.Tensor,
     config: SearchConfig,
-    progress: Callable[[SearchProgress], None] | None,
-    should_cancel: Callable[[], bool] | None,
+    callbacks: Callbacks,
     starts: tuple[torch.Tensor, torch.Tensor] | None,
     start_weights: torch.Tensor | None,
+    label: str,
 ) -> PoseSearchResult:
     """:func:`search_poses` with its scorer built."""
     device = scorer.renderer.device
@@ -505,13 +189,12 @@ def _search(
 
     bones = searched_bones(rig, config.min_influence)
     prior_count = 0 if starts is None else int(starts[0].shape[0])
-    tracker = _Tracker(rig, bones, config, progress, prior_count)
+    tracker = _Tracker(rig, bones, config, callbacks, prior_count, label)
     scorer.report = tracker.scored
 
     def check(sweep: int, stage: str) -> None:
         tracker.sweep, tracker.stage = sweep, stage
-        if should_cancel is not None and should_cancel():
-            raise Cancelled(f"pose search cancelled in sweep {sweep + 1} of {tracker.sweeps} ({stage})")
+        callbacks.stop_if_cancelled(f"pose search cancelled in sweep {sweep + 1} of {tracker.sweeps} ({stage})")
 
     ground = float(rig.ground_height) + config.contact_tolerance * float(rig.height)
 
@@ -628,10 +311,13 @@ def _search(
 
 
 class _Tracker:
-    """Counts the candidate clips :func:`search_poses` scores and reports them as :class:`SearchProgress`."""
+    """Counts the candidate clips :func:`search_poses` scores and reports them as "search" progress."""
 
-    def __init__(self, rig: RigAsset, bones: np.ndarray, config: SearchConfig, progress, starts: int = 0) -> None:
-        self.progress, self.rig, self.bones, self.config, self.starts = progress, rig, bones, config, starts
+    def __init__(
+        self, rig: RigAsset, bones: np.ndarray, config: SearchConfig, callbacks: Callbacks, starts: int = 0, label: str = ""
+    ) -> None:
+        self.callbacks, self.rig, self.bones, self.config, self.starts = callbacks, rig, bones, config, starts
+        self.label = label
         self.done, self.renders, self.sweep, self.stage = 0, 0, 0, "start"
         self.began = time.perf_counter()
         self.plan(config.scales)
@@ -654,119 +340,7 @@ class _Tracker:
 
     def scored(self, clips: int, renders: int) -> None:
         self.done, self.renders = self.done + clips, renders
-        if self.progress is not None:
-            seconds = time.perf_counter() - self.began
-            done = min(self.done, self.total)
-            self.progress(SearchProgress(done, self.total, self.sweep, self.sweeps, self.stage, renders, seconds))
-
-
-def _armature_direction(rig: RigAsset, world_direction: tuple[float, float, float]) -> torch.Tensor:
-    """A world direction in the armature's space [3] (unit)."""
-    direction = np.linalg.solve(rig.armature_world[:3, :3], np.asarray(world_direction))
-    return torch.as_tensor(direction / np.linalg.norm(direction), dtype=torch.float32)
-
-
-def _facing(
-    rotations: torch.Tensor, base: torch.Tensor, rest: torch.Tensor, forward: torch.Tensor, up: torch.Tensor
-) -> torch.Tensor:
-    """The character's mean horizontal facing [3] (armature space, unit): ``forward`` (its facing in
-    the base pose; characters face -Y) turned as the root's rotations [F,4] turn it from ``base``
-    [F,4] (both relative to the root's rest orientation ``rest`` [3,3])."""
-    turn = rest @ quat_to_matrix(rotations) @ quat_to_matrix(base).transpose(-1, -2) @ rest.T  # [F,3,3]
-    facing = (turn @ forward).mean(0)
-    facing = facing - (facing @ up) * up
-    return facing / facing.norm().clamp_min(1e-9)
-
-
-def _angle(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """Angle (radians) between rotations given as unit quaternions [...,4] (broadcast)."""
-    dot = (a * b).sum(-1).abs().clamp(max=1.0)
-    return 2 * torch.acos(dot)
-
-
-def _tilt(rotations: torch.Tensor, base: torch.Tensor, up: torch.Tensor) -> torch.Tensor:
-    """How far [C,F] root rotations tip the world's up axis relative to the base [F] (radians)."""
-    seen = quat_to_matrix(rotations).transpose(-1, -2) @ up  # up in the posed bone's frame
-    ref = (quat_to_matrix(base).transpose(-1, -2) @ up)[None]
-    return torch.acos((seen * ref).sum(-1).clamp(-1.0, 1.0))
-
-
-def _step_turns(rotations: torch.Tensor) -> torch.Tensor:
-    """Squared angles [F-1,C,C] between candidate c at frame f and candidate c' at frame f+1 of
-    candidate rotations [C,F,4]."""
-    dot = torch.einsum("cfq,dfq->fcd", rotations[:, :-1], rotations[:, 1:]).abs().clamp(max=1.0)
-    return (2 * torch.acos(dot)).pow(2)
-
-
-def _step_heights(heights: torch.Tensor) -> torch.Tensor:
-    """Squared changes [F-1,C,C] between candidate height c at frame f and c' at frame f+1 of heights [C,F]."""
-    return (heights[:, None, :-1] - heights[None, :, 1:]).permute(2, 0, 1).pow(2)
-
-
-def _best_path(unary: torch.Tensor, pairwise: torch.Tensor) -> torch.Tensor:
-    """Viterbi: the candidate per frame [F] minimising Σ_f unary[c_f, f] + Σ_f pairwise[f, c_f, c_f+1]
-    (unary [C,F], pairwise [F-1,C,C]); candidate 0 wins ties."""
-    cost = unary[:, 0]
-    back = []
-    for f in range(1, unary.shape[1]):
-        total = cost[:, None] + pairwise[f - 1]  # [C (previous), C (this)]
-        cost, arg = total.min(0)
-        cost = cost + unary[:, f]
-        back.append(arg)
-    path = [int(cost.argmin())]
-    for arg in reversed(back):
-        path.append(int(arg[path[-1]]))
-    return torch.tensor(path[::-1], device=unary.device)
-
-
-def continuous_rotvecs(rotvec: torch.Tensor) -> torch.Tensor:
-    """Rotation vectors [F,...,3] with each frame's turned to whichever of its two forms near π
-    (``r`` or ``r - 2π r/|r|``, the same rotation) lies closer to the previous frame's, so that
-    interpolating them between frames does not swing through the identity."""
-    out = rotvec.clone()
-    for f in range(1, out.shape[0]):
-        r = out[f]
-        norm = r.norm(dim=-1, keepdim=True)
-        alt = r - 2 * math.pi * r / norm.clamp_min(1e-12)
-        closer = (alt - out[f - 1]).norm(dim=-1, keepdim=True) < (r - out[f - 1]).norm(dim=-1, keepdim=True)
-        out[f] = torch.where(closer & (norm > 1e-6), alt, r)
-    return out
-
-
-def _conjugate(quat: torch.Tensor) -> torch.Tensor:
-    return quat * torch.tensor([1.0, -1.0, -1.0, -1.0], dtype=quat.dtype, device=quat.device)
-
-
-def smooth_frames(values: torch.Tensor, sigma: float, hold_first: bool = False) -> torch.Tensor:
-    """``values`` [F,...] smoothed over frames by a Gaussian of ``sigma`` frames (edges held; 0 = as
-    is). The search picks each frame's pose from a ring of candidates, so consecutive frames differ by
-    the ring's quantisation; unsmoothed, that jitter reads as a shuffled clip rather than a motion.
-    ``hold_first``: the first frame keeps its value exactly (the smoothing's change there is taken
-    back, fading as the same Gaussian over the next frames), so a root lift anchored at the first
-    frame (``SearchConfig.anchor_start``) still starts where the character stood."""
-    if sigma <= 0 or values.shape[0] < 2:
-        return values
-    radius = max(1, math.ceil(3 * sigma))
-    kernel = torch.exp(-0.5 * (torch.arange(-radius, radius + 1, dtype=torch.float64) / sigma) ** 2)
-    kernel = (kernel / kernel.sum()).to(values.device, values.dtype)
-    flat = values.reshape(values.shape[0], -1).T[:, None]  # [N,1,F]
-    padded = torch.nn.functional.pad(flat, (radius, radius), mode="replicate")
-    smoothed = torch.nn.functional.conv1d(padded, kernel.view(1, 1, -1))[:, 0].T.reshape(values.shape)
-    if hold_first:
-        frames = torch.arange(values.shape[0], device=values.device, dtype=values.dtype)
-        fade = torch.exp(-0.5 * (frames / sigma) ** 2).reshape(-1, *([1] * (values.dim() - 1)))
-        smoothed = smoothed - fade * (smoothed[:1] - values[:1])
-    return smoothed
-
-
-def keys_from_frames(values: torch.Tensor, keys: int, interpolation: str = "cubic", smooth: float = 1e-2) -> torch.Tensor:
-    """Keys [K,...] whose interpolation (:func:`interpolation_basis`) best reproduces per-frame
-    ``values`` [F,...] sampled evenly over the same span (first and last frame on the first and last
-    key); a small second-difference penalty ``smooth`` keeps keys between samples calm when K > F."""
-    frames = values.shape[0]
-    basis = torch.as_tensor(interpolation_basis(frames, keys, interpolation), dtype=torch.float64, device=values.device)
-    flat = values.reshape(frames, -1).to(torch.float64)
-    diff = torch.diff(torch.eye(keys, dtype=torch.float64, device=values.device), n=2, dim=0)
-    lhs = basis.T @ basis + smooth * diff.T @ diff + 1e-9 * torch.eye(keys, dtype=torch.float64, device=values.device)
-    solved = torch.linalg.solve(lhs, basis.T @ flat)
-    return solved.to(values.dtype).reshape(keys, *values.shape[1:])
+        done = min(self.done, self.total)
+        eta = eta_seconds(time.perf_counter() - self.began, done, self.total)
+        detail = f"{self.label}sweep {self.sweep + 1}/{self.sweeps} · {self.stage}"
+        self.callbacks.report("search", done, self.total, eta, detail)

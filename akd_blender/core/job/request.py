@@ -11,18 +11,16 @@ a Blender whose Python may have no torch).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..errors import Cancelled, InputError
+from ..errors import InputError
+from ..progress import Callbacks
 from ..settings import DistillConfig
 
 __all__ = [
     "JobRequest",
     "JobResult",
-    "JobCallbacks",
-    "PhysicsCallbacks",
     "run_request",
     "action_name",
     "plain_data",
@@ -108,59 +106,45 @@ class JobResult:
         }
 
 
-@dataclass
-class JobCallbacks:
-    """Hooks called on the thread running the job: ``progress(DistillProgress)`` through every phase
-    in order — "load" (0 of 1 before the prior is loaded, 1 of 1 after), "draw", "search", "steps"
-    (see :class:`~akd_blender.core.distillation.sds_loop.DistillProgress`), "physics" (each simulated frame) —,
-    ``preview(clip, step)`` every ``config.preview_every`` steps, ``should_cancel()`` before and after
-    loading, during every phase and before physics (True → :class:`~akd_blender.core.errors.Cancelled`)."""
-
-    progress: Callable[[Any], None] | None = None
-    preview: Callable[[Any, int], None] | None = None
-    should_cancel: Callable[[], bool] | None = None
-
-
 def _library_only(request: JobRequest, config) -> bool:
     """Whether ``request`` is the embedded teacher's library clip alone
     (:func:`~akd_blender.core.distillation.library_start.library_only`): then the teacher's weights are not loaded
     and :func:`~akd_blender.core.distillation.sds_loop.distill` reads the prompt as the teacher does without them."""
     from ..distillation.library_start import library_only
-    from ..distillation.starts import character_kind
+    from ..distillation.plan import character_kind
 
     return request.model == "tiny" and library_only(config, character_kind(request.rig))
 
 
-def run_request(request: JobRequest, callbacks: JobCallbacks | None = None, prior: Any = None) -> JobResult:
+def run_request(request: JobRequest, callbacks: Callbacks | None = None, prior: Any = None) -> JobResult:
     """Run ``request``: prior (``prior``, else the cached one for ``request.model``; none for a job that
-    is the embedded teacher's library clip alone), distil, ground.
+    is the embedded teacher's library clip alone), distil, ground. ``callbacks`` hear every phase in
+    order: "load" (0 of 1 before the prior is loaded, 1 of 1 after), "draw", "search", "steps",
+    "physics" (each simulated frame); previews are placed on the timeline (``config.frame_start``,
+    ``config.fps``); a cancel is seen before and after loading, during every phase and before physics.
 
     Raises InputError (bad request), ModelNotAvailable, Cancelled, NumericalError. Touches no Blender data.
     """
-    from ..distillation.sds_loop import DistillCallbacks, DistillProgress, distill
+    from ..distillation.sds_loop import distill
     from .model_cache import get_prior, resolve_device
 
-    callbacks = callbacks or JobCallbacks()
-    cancelled = callbacks.should_cancel or (lambda: False)
-    report = callbacks.progress or (lambda progress: None)
+    callbacks = callbacks or Callbacks()
     t0 = time.perf_counter()
     request.validate()
     device = resolve_device(request.config.device)
     config = replace(request.config, device=device)
-    if cancelled():
-        raise Cancelled("cancelled before the job started")
-    report(DistillProgress(0, 1, {}, None, "load", f"model {request.model}"))
+    callbacks.stop_if_cancelled("cancelled before the job started")
+    callbacks.report("load", 0, 1, None, f"model {request.model}")
     if prior is None and not _library_only(request, config):
         prior = get_prior(request.model, device)
-    report(DistillProgress(1, 1, {}, 0.0, "load", f"model {request.model}"))
-    if cancelled():
-        raise Cancelled("cancelled after loading the model")
+    callbacks.report("load", 1, 1, 0.0, f"model {request.model}")
+    callbacks.stop_if_cancelled("cancelled after loading the model")
     timings = {"load_prior": time.perf_counter() - t0}
 
     def on_preview(clip, step: int) -> None:
         callbacks.preview(_placed(clip, config), step)
 
-    loop_callbacks = DistillCallbacks(callbacks.progress, on_preview if callbacks.preview else None, cancelled)
+    loop_callbacks = replace(callbacks, preview=on_preview if callbacks.preview else None)
     t1 = time.perf_counter()
     result = distill(
         request.rig, request.prompt.strip(), config, prior=prior, callbacks=loop_callbacks, init_pose=request.init_pose
@@ -170,12 +154,11 @@ def run_request(request: JobRequest, callbacks: JobCallbacks | None = None, prio
     clip = distilled = _placed(result.clip, config)
     physics = None
     if request.physics:
-        if cancelled():
-            raise Cancelled("cancelled before physics")
+        callbacks.stop_if_cancelled("cancelled before physics")
         from ..motion.physics import ground_clip
 
         t2 = time.perf_counter()
-        grounded = ground_clip(request.rig, clip, callbacks=PhysicsCallbacks(cancelled, report))
+        grounded = ground_clip(request.rig, clip, callbacks=callbacks)
         timings["physics"] = time.perf_counter() - t2
         clip = _placed(grounded.clip, config)
         physics = {"before": plain_data(grounded.metrics_before), "after": plain_data(grounded.metrics_after)}
@@ -183,24 +166,6 @@ def run_request(request: JobRequest, callbacks: JobCallbacks | None = None, prio
     return JobResult(
         clip, distilled, history, time.perf_counter() - t0, timings, device, result.config, dict(result.extra), physics
     )
-
-
-class PhysicsCallbacks:
-    """What ``core.physics.ground_clip`` calls: ``progress`` (each simulated frame, passed on to
-    ``report`` as a "physics" :class:`~akd_blender.core.distillation.sds_loop.DistillProgress` with its ETA) and
-    ``should_cancel``."""
-
-    def __init__(self, should_cancel: Callable[[], bool], report: Callable[[Any], None]) -> None:
-        self.should_cancel, self.report = should_cancel, report
-        self.began = time.perf_counter()
-
-    def progress(self, step: int, total: int, **info) -> None:
-        from ..distillation.sds_loop import DistillProgress
-
-        seconds = time.perf_counter() - self.began
-        eta = seconds / step * (total - step) if step > 0 else None
-        detail = f"pass {int(info.get('pass_index', 0)) + 1}" if "pass_index" in info else ""
-        self.report(DistillProgress(step, total, {}, eta, "physics", detail))
 
 
 def _placed(clip: Any, config: DistillConfig) -> Any:

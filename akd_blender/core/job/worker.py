@@ -3,7 +3,7 @@
 1. main thread: the front end builds a :class:`~akd_blender.core.job.request.JobRequest`;
 2. worker thread (or the caller's thread in background mode): :func:`run_job` runs it
    (:func:`~akd_blender.core.job.request.run_request`) and posts messages on a :class:`queue.Queue`:
-   :class:`Progress`, :class:`Preview`, and exactly one terminal message, :class:`Done`,
+   :class:`~akd_blender.core.progress.Progress` (as the stages report it), :class:`Preview`, and exactly one terminal message, :class:`Done`,
    :class:`Failed` or :class:`Stopped`;
 3. main thread: :func:`drain` empties the queue (keeping only the newest progress/preview) and the
    front end applies the messages to Blender.
@@ -21,24 +21,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import AkdError, Cancelled
+from ..progress import Callbacks, Progress
 from .model_cache import free_gpu_memory
-from .request import JobCallbacks, JobRequest, JobResult, run_request
+from .request import JobRequest, JobResult, run_request
 
 __all__ = ["Progress", "Preview", "Done", "Failed", "Stopped", "Message", "Worker", "run_job", "drain"]
-
-
-@dataclass(frozen=True)
-class Progress:
-    """Step ``step`` of ``total`` of ``phase`` done ("load", "draw", "search", "steps", "physics": see
-    :class:`~akd_blender.core.job.request.JobCallbacks`); ``losses`` {name: float} (optimiser steps only);
-    ``eta_seconds`` of the phase (None: unknown); ``detail`` e.g. "sweep 2/6 · hips"."""
-
-    step: int
-    total: int
-    losses: dict[str, float]
-    eta_seconds: float | None = None
-    phase: str = "steps"
-    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -58,11 +45,14 @@ class Done:
 
 @dataclass(frozen=True)
 class Failed:
-    """The job failed: one line for the user and the CLI exit code (2 input, 3 model, 1 internal)."""
+    """The job failed: one line for the user and the CLI exit code (2 input, 3 model, 1 internal);
+    ``details``: the traceback of an internal error; ``error``: the user-facing error itself (an
+    :class:`~akd_blender.core.errors.AkdError`; None for an internal error)."""
 
     message: str
     exit_code: int = 1
     details: str = ""
+    error: AkdError | None = None
 
 
 @dataclass(frozen=True)
@@ -84,21 +74,17 @@ def run_job(request: JobRequest, post: Callable[[Message], None], should_cancel:
     Returns the terminal message it posted. Touches no Blender data.
     """
 
-    def on_progress(p) -> None:
-        losses = {k: float(v) for k, v in (p.losses or {}).items()}
-        post(Progress(int(p.step), int(p.total), losses, p.eta_seconds, str(p.phase), str(p.detail)))
-
     def on_preview(clip, step: int) -> None:
         post(Preview(clip, int(step)))
 
     preview = on_preview if request.config.preview_every else None
-    callbacks = JobCallbacks(on_progress, preview, should_cancel or (lambda: False))
+    callbacks = Callbacks(post, preview, should_cancel)
     try:
         message: Message = Done(run_request(request, callbacks))
     except Cancelled as exc:
         message = Stopped(step=getattr(exc, "step", 0))
     except AkdError as exc:
-        message = Failed(one_line(exc), exc.exit_code)
+        message = Failed(one_line(exc), exc.exit_code, error=exc)
     except Exception as exc:  # an internal error: one line for the user, the traceback for logs
         message = Failed(f"internal error: {one_line(exc)}", 1, traceback.format_exc())
     post(message)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 import mujoco
 import numpy as np
@@ -29,7 +28,8 @@ import torch
 
 from ...character.kinematics import Skeleton
 from ...character.rig import RigAsset
-from ...errors import AkdError, Cancelled, InputError
+from ...errors import AkdError, InputError
+from ...progress import Callbacks, eta_seconds
 from ..clip import MotionClip
 from ..metrics import motion_metrics, tracking_error
 from .config import PhysicsConfig
@@ -76,10 +76,6 @@ class SimulationTrace:
     contact: np.ndarray  # bool [F], the body touched the ground at that frame
 
 
-def _callback(callbacks: Any, name: str):
-    return getattr(callbacks, name, None) if callbacks is not None else None
-
-
 def _lowest_geom_point(model: mujoco.MjModel, data: mujoco.MjData) -> float:
     """Lowest z of every colliding body geom (not the ground) in the current kinematic state."""
     low = np.inf
@@ -108,11 +104,15 @@ def simulate(
     vref: np.ndarray,
     fps: float,
     feedforward: np.ndarray | None = None,
-    callbacks: Any = None,
+    callbacks: Callbacks | None = None,
     pass_index: int = 0,
     passes: int = 1,
+    began: float | None = None,
 ) -> SimulationTrace:
     """Track ``qref`` [F,nq] / ``vref`` [F,nv] at ``fps`` once; see the module docstring.
+
+    ``callbacks`` hear "physics" progress after each frame (counted over all ``passes``, this is pass
+    ``pass_index``; the ETA from ``began``, a ``time.perf_counter()``) and a cancel before each.
 
     ``feedforward`` [S,nv] torques per step (S = (F-1) · substeps). Raises AkdError if the
     simulation goes unstable (NaN or a body faster than 100 body heights per second).
@@ -151,11 +151,11 @@ def simulate(
     target = np.zeros(m.nq)
     joint_err = []
     limit = 100.0 * pm.rig.height * pm.scale
-    progress, should_cancel = _callback(callbacks, "progress"), _callback(callbacks, "should_cancel")
+    callbacks = callbacks or Callbacks()
+    began = time.perf_counter() if began is None else began
     step = 0
     for f in range(frames - 1):
-        if should_cancel is not None and should_cancel():
-            raise Cancelled("physics grounding cancelled")
+        callbacks.stop_if_cancelled("physics grounding cancelled")
         for k in range(substeps):
             target[:] = qref[f]
             mujoco.mj_integratePos(m, target, vref[f], k * dt)
@@ -170,8 +170,9 @@ def simulate(
         body_rot[f + 1], body_pos[f + 1] = d.xmat[1:].reshape(-1, 3, 3), d.xpos[1:]
         contact[f + 1] = d.ncon > 0
         joint_err.append(np.abs(err[6:]).mean())
-        if progress is not None:
-            progress(pass_index * (frames - 1) + f + 1, passes * (frames - 1), phase="physics", pass_index=pass_index)
+        done, total = pass_index * (frames - 1) + f + 1, passes * (frames - 1)
+        eta = eta_seconds(time.perf_counter() - began, done, total)
+        callbacks.report("physics", done, total, eta, f"pass {pass_index + 1}")
     speed = np.linalg.norm(np.diff(body_pos, axis=0), axis=-1).max() * fps if frames > 1 else 0.0
     mean_err = float(np.degrees(np.mean(joint_err))) if joint_err else 0.0
     return SimulationTrace(body_rot, body_pos, feedback, mean_err, float(speed), contact)
@@ -193,7 +194,7 @@ def ground_clip(
     rig: RigAsset,
     clip: MotionClip,
     config: PhysicsConfig | None = None,
-    callbacks: Any = None,
+    callbacks: Callbacks | None = None,
     model: PhysicsModel | None = None,
 ) -> GroundingResult:
     """Track ``clip`` with a simulated body and return the grounded motion.
@@ -201,8 +202,8 @@ def ground_clip(
     Args:
         rig: the character; clip: its motion (bones in the rig's order, ≥ 2 frames).
         config: PhysicsConfig (defaults documented there).
-        callbacks: optional object with ``progress(step, total, **info)`` and ``should_cancel() ->
-            bool`` (like distill's); cancelling raises :class:`~akd_blender.core.errors.Cancelled`.
+        callbacks: "physics" progress for each simulated frame, a cancel checked before each
+            (:class:`~akd_blender.core.errors.Cancelled`).
         model: a PhysicsModel from :func:`build_model` to reuse (built from ``rig`` otherwise).
     Deterministic: the same inputs give the same output, bit for bit, on one machine.
     """
@@ -222,7 +223,7 @@ def ground_clip(
     total = max(1, config.iterations)
     trace = None
     for i in range(total):
-        trace = simulate(pm, qref, vref, clip.fps, feedforward, callbacks, i, total)
+        trace = simulate(pm, qref, vref, clip.fps, feedforward, callbacks, i, total, start)
         passes.append({"joint_error_deg": trace.joint_error_deg, "max_speed": trace.max_speed})
         if i + 1 < total:
             learnt = config.learning_rate * trace.feedback
