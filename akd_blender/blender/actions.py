@@ -8,7 +8,7 @@ from ..core.errors import InputError
 from ..core.motion.clip import MotionClip
 from .keyframes import _INTERPOLATION, SparseKeys, _fcurve_factory, finish_action, key_clip, new_action
 
-__all__ = ['write_action']
+__all__ = ["write_action"]
 
 
 def write_action(

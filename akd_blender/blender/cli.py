@@ -19,7 +19,7 @@ and ``blender --command akd …`` (registered by the extension). One job:
 ``{"input": "a.glb", "prompt": "…", "out": "a.blend"}``; flags given on the command line are the
 defaults; each value is read by the flag's own parser); a failing job is reported and the others
 still run; a summary ends the run. Every number, of the flags and of each job of the file, is checked
-before any file is opened (:func:`check_settings`): a value out of its range (zero where it means
+before any file is opened (:func:`~.cli_job.check_settings`): a value out of its range (zero where it means
 nothing, negative, NaN, infinite) stops the run with exit 2 and one line naming the flag (and the job).
 A flag left out is None in :class:`CliJob` and its default is decided where it is used.
 The SDS and drawing settings (``--cfg-scale``, ``--t-min``, ``--t-max``, ``--lr``, ``--root-lr``,
@@ -99,36 +99,6 @@ REPORT_FIELDS = (
     "warnings",
     "scene_changes",
 )
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 _PHASE_UNITS = {"load": "model", "draw": "step", "search": "clip", "steps": "step", "physics": "frame"}
@@ -300,12 +270,6 @@ def _ground_existing(arm, rig, name: str, fps: float, bar=None):
     return result.clip, physics, {"physics": time.perf_counter() - t}
 
 
-
-
-
-
-
-
 def _say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
@@ -434,5 +398,3 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
     failed = [o for o in outcomes if o.code]
     return failed[0].code if failed else 0
-
-

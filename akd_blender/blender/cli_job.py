@@ -9,7 +9,17 @@ from dataclasses import asdict, dataclass, field, replace
 from ..core.errors import InputError
 from ..core.settings import KEY_MODES, KEYS_DEFAULT, DistillConfig, SettingError, parse_redraw, setting_name, with_tunables
 
-__all__ = ['CliJob', 'EXPORT_FORMATS', 'armature_request', 'check_settings', 'check_usage', 'distill_config', 'job_dict', 'job_request', 'on_floor']
+__all__ = [
+    "CliJob",
+    "EXPORT_FORMATS",
+    "armature_request",
+    "check_settings",
+    "check_usage",
+    "distill_config",
+    "job_dict",
+    "job_request",
+    "on_floor",
+]
 
 
 EXPORT_FORMATS = (".fbx", ".bvh", ".glb", ".gltf")
@@ -139,7 +149,7 @@ def distill_config(job: CliJob, frame_start: int, fps: float, preview_every: int
 
 def job_request(job: CliJob, rig, init_pose, frame_start: int, scene_fps: float, preview_every: int = 0):
     """The :class:`~akd_blender.core.job.request.JobRequest` of ``job``'s settings: the one mapping from settings
-    to a job, used by the command line (:func:`run_one`) and the panel (``operators.snapshot``, whose
+    to a job, used by the command line (:func:`~.cli.run_one`) and the panel (``panel_run.snapshot``, whose
     properties become a CliJob through ``properties.panel_job``).
 
     Args:
@@ -162,7 +172,7 @@ def job_request(job: CliJob, rig, init_pose, frame_start: int, scene_fps: float,
 
 
 def armature_request(job: CliJob, arm, rig):
-    """The job :func:`run_one` runs on armature ``arm`` of the open scene (``rig``: its RigAsset):
+    """The job :func:`~.cli.run_one` runs on armature ``arm`` of the open scene (``rig``: its RigAsset):
     :func:`job_request` with the pose the file shows as the start, the clip from the scene's first
     frame, at the scene's fps unless ``--fps``."""
     import bpy

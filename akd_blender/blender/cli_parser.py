@@ -12,7 +12,7 @@ from ..core.errors import InputError
 from ..core.settings import CAMERA_MODES, DEVICES, KEY_MODES, KEYS_DEFAULT, MODEL_CHOICES, START_MODES, TUNABLES, DistillConfig
 from .cli_job import CliJob, check_settings
 
-__all__ = ['build_parser', 'parse_jobs']
+__all__ = ["build_parser", "parse_jobs"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -139,7 +139,7 @@ _TUNABLE_NAMES = {t.name for t in TUNABLES}
 
 def parse_jobs(argv: Sequence[str]) -> tuple[list[CliJob], argparse.Namespace]:
     """Parse the command line into jobs (one, or the ``--jobs`` file's list) and check every job's
-    numbers (:func:`check_settings`) before any file is opened. A jobs file's values go through the same
+    numbers (:func:`~.cli_job.check_settings`) before any file is opened. A jobs file's values go through the same
     parser as the flags (``{"frames": 6}`` is ``--frames=6``; ``true`` / ``false`` for the switches;
     ``null`` keeps the command line's value). Raises InputError naming the flag (and the job)."""
     parser = build_parser()

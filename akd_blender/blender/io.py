@@ -66,7 +66,9 @@ def find_armature(name: str | None = None) -> bpy.types.Object:
         if len(moving) == 1:
             return moving[0]
         names = ", ".join(sorted(o.name for o in (moving or armatures)))
-        raise InputError(f"the file has {len(moving or armatures)} armatures that move meshes ({names}); choose one with --armature")
+        raise InputError(
+            f"the file has {len(moving or armatures)} armatures that move meshes ({names}); choose one with --armature"
+        )
     return armatures[0]
 
 

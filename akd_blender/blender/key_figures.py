@@ -11,7 +11,7 @@ from ..core.motion.clip import MotionClip
 from .keyframes import _errors, channel_values
 from .pose_channels import action_fcurves, character_height
 
-__all__ = ['key_figures', 'key_summary']
+__all__ = ["key_figures", "key_summary"]
 
 
 def key_summary(figures: dict, mode: str) -> dict:

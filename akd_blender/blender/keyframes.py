@@ -80,8 +80,6 @@ def sparse_keys_for(mode: str, height: float | None = None) -> SparseKeys | None
     return SparseKeys(height=height) if mode == "sparse" else None
 
 
-
-
 def channel_values(clip: MotionClip, bone: int, rotation_mode: str) -> dict[str, np.ndarray]:
     """Per-frame values of one bone's channels in its rotation mode.
 
@@ -101,8 +99,6 @@ def channel_values(clip: MotionClip, bone: int, rotation_mode: str) -> dict[str,
     else:
         rot = {"rotation_euler": np.unwrap(quat_to_euler(quat, rotation_mode).numpy(), axis=0)}
     return {**rot, "location": np.asarray(clip.locations[:, bone], dtype=np.float64)}
-
-
 
 
 def new_action(name: str) -> bpy.types.Action:
@@ -155,8 +151,6 @@ def _location_bound(armature_obj, sparse: SparseKeys) -> float:
     height = float(sparse.height or character_height(armature_obj))
     scale = max(max(abs(v) for v in armature_obj.matrix_world.to_scale()), 1e-12)
     return sparse.location_units(height) / scale
-
-
 
 
 _DEFAULTS = {
@@ -285,16 +279,6 @@ def _key_within(fcurve, frames: np.ndarray, values: np.ndarray, tolerance: float
             keep[run[np.argmax(error[run])]] = True
 
 
-
-
-
-
-
-
-
-
-
-
 def _fcurve_factory(action, obj):
     """A function (data_path, index, group) → new F-curve in ``action`` for ``obj``, any version."""
     if not hasattr(action, "slots"):  # 4.2 / 4.3: legacy actions
@@ -412,5 +396,3 @@ def read_clip(
     names = tuple(rig.bone_names) if evaluated else tuple(b.name for b in armature_obj.data.bones)
     clip = MotionClip(names, float(fps or scene.render.fps / scene.render.fps_base), int(frame_start), rotations, locations)
     return clip.continuous()
-
-

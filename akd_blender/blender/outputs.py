@@ -6,7 +6,7 @@ import os
 
 from ..core.errors import AkdError
 
-__all__ = ['export', 'write_preview']
+__all__ = ["export", "write_preview"]
 
 
 def write_preview(rig, clip, path: str, size: int = 256, camera: str | None = None) -> None:

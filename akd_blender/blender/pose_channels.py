@@ -7,7 +7,7 @@ import numpy as np
 
 from ..core.motion.clip import MotionClip
 
-__all__ = ['character_height', 'current_pose']
+__all__ = ["character_height", "current_pose"]
 
 
 def character_height(armature_obj: bpy.types.Object) -> float:

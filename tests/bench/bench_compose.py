@@ -13,6 +13,7 @@ named, and the feet: the composed clip's mean foot skate (:func:`~akd_blender.co
 at most the largest of its parts' own (each part played alone at its variation) + 0.05 h/s.
 
     python tests/bench/bench_compose.py [--bar 0.9] [--artists bench_out/artists] [--only biped] [--job]
+                                        [--baseline single|standing]
 
 ``--job`` runs every prompt (and every comparison prompt) through the product's job instead,
 :func:`akd_blender.core.distillation.sds_loop.distill` with ``DistillConfig(device="cpu")`` (the embedded teacher
@@ -22,6 +23,12 @@ parts), a part's frames are the direct plan's (:func:`plan_prompt`) at the clip'
 the job's parts and length (else the per-part checks fail), a refusal is the job's
 :class:`~akd_blender.core.prompt.understanding.PromptNotUnderstood`, and the feet are compared with the direct
 parts' own skate.
+
+``--baseline`` plays two baselines that use no composition instead, through the same checks:
+``single`` reads the whole prompt as one library motion of the rig's kind (the product's reading
+without its composition layer; a prompt below the understanding threshold is refused) and plays that
+motion's library clip at its default variation for 2 seconds; ``standing`` holds the rig's rest pose
+for 2 seconds.
 
 Prints one row per prompt (checks passed ✓ or not ✗) and the totals; exits 1 when the share of checks
 passed is below ``--bar``.
@@ -204,6 +211,30 @@ class JobPlayer:
         return str(facts.get("understood_as", "")), labels, result.clip
 
 
+class BaselinePlayer:
+    """A baseline without composition (``--baseline``): ``play(rig, roles, prompt)`` → (line, labels,
+    clip) like :class:`JobPlayer`. ``"single"``: the whole prompt read as one library motion of the
+    rig's kind (:func:`~akd_blender.core.distillation.library_start.library_understanding`, refused
+    below the threshold), its library clip at the default variation; ``"standing"``: the rest pose.
+    Both 2 seconds at :data:`FPS`."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+
+    def play(self, rig, roles, prompt: str) -> tuple[str, list[str], MotionClip]:
+        from akd_blender.core.distillation.library_start import library_understanding
+        from akd_blender.core.motion.library import make_role_clip
+        from akd_blender.core.prompt.understanding import require_understood
+
+        frames = int(2 * FPS)
+        if self.mode == "standing":
+            return "standing pose", [], MotionClip.rest(rig, frames, FPS)
+        reading = library_understanding(prompt, roles.kind)
+        require_understood(reading)
+        label = reading.motion.rsplit("/", 1)[-1]
+        return reading.motion, [label], make_role_clip(rig, roles, label, None, frames, FPS)
+
+
 def _job_plan(roles, prompt: str, labels: list[str], clip: MotionClip) -> tuple[object, list[tuple[int, int]]]:
     """(the direct plan of ``prompt`` when it has the job's parts ``labels``, else None; each part's
     frames [start, end) in ``clip``: the whole clip for one part, the plan's schedule at the clip's rate
@@ -234,7 +265,7 @@ def _way(rig, roles, clip: MotionClip) -> str:
     return "left" if side > 0 else "right"
 
 
-def run_case(case: Case, rig, roles, job: JobPlayer | None = None) -> tuple[str, dict[str, bool], float]:
+def run_case(case: Case, rig, roles, job: JobPlayer | BaselinePlayer | None = None) -> tuple[str, dict[str, bool], float]:
     """(understood-as line, check name → passed, seconds taken); ``job``: play the prompts through the
     product's job instead of the composition layer."""
     from akd_blender.core.prompt.understanding import PromptNotUnderstood
@@ -313,17 +344,19 @@ def run_case(case: Case, rig, roles, job: JobPlayer | None = None) -> tuple[str,
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--bar", type=float, default=0.9, help="least share of checks passed (exit 1 below)")
+    ap.add_argument("--bar", type=float, help="least share of checks passed (exit 1 below; default 0.9, a baseline 0)")
     ap.add_argument("--artists", default=str(ROOT / "bench_out" / "artists"), help="folder of artist_fixtures.py's .npz files")
     ap.add_argument("--only", help="only the cases of this rig")
     ap.add_argument("--job", action="store_true", help="play each prompt through the product's job (distill) instead")
+    ap.add_argument("--baseline", choices=("single", "standing"), help="play a baseline without composition instead")
     args = ap.parse_args(argv)
-    job = JobPlayer() if args.job else None
+    job = JobPlayer() if args.job else BaselinePlayer(args.baseline) if args.baseline else None
+    bar = args.bar if args.bar is not None else (0.0 if args.baseline else 0.9)
     torch.set_num_threads(max(1, torch.get_num_threads()))
     rigs = load_rigs(Path(args.artists))
     cases = [c for c in CASES if c.rig in rigs and (args.only is None or c.rig == args.only)]
     print(
-        f"{'through the job: ' if job else ''}{len(cases)} prompts on {len({c.rig for c in cases})} rigs ({', '.join(dict.fromkeys(c.rig for c in cases))}), {FPS:g} fps\n"
+        f"{'through the job: ' if args.job else f'baseline {args.baseline}: ' if args.baseline else ''}{len(cases)} prompts on {len({c.rig for c in cases})} rigs ({', '.join(dict.fromkeys(c.rig for c in cases))}), {FPS:g} fps\n"
     )
     print("| rig | prompt | understood as | checks | s |")
     print("|---|---|---|---|---|")
@@ -338,8 +371,8 @@ def main(argv: list[str] | None = None) -> int:
         whole += all(checks.values())
     share = passed / max(total, 1)
     print(f"\nchecks passed: {passed} of {total} ({100 * share:.1f} %); prompts with every check passed: {whole} of {len(cases)}")
-    if share < args.bar:
-        print(f"below the bar {args.bar:.2f}", file=sys.stderr)
+    if share < bar:
+        print(f"below the bar {bar:.2f}", file=sys.stderr)
         return 1
     return 0
 

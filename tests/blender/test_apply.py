@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import akd_blender
-from akd_blender.blender import cli, cli_job, operators
+from akd_blender.blender import cli, cli_job, panel_run
 from akd_blender.blender.apply import Applied, apply_clips, apply_result
 from akd_blender.blender.build import armature_from_rig
 from akd_blender.blender.extract import rig_from_armature
@@ -160,10 +160,10 @@ def test_the_panel_door_writes_the_keys_the_function_writes(addon):
     settings = bpy.context.scene.akd
     settings.prompt, settings.model, settings.use_scene_range, settings.device = PROMPT, "FOLDER", False, "cpu"
     settings.auto_steps, settings.steps = False, 2
-    run = operators.snapshot(bpy.context, panel_arm)
+    run = panel_run.snapshot(bpy.context, panel_arm)
     run.report = lambda level, text: None
     result = _result(_clip(panel_arm))
-    assert operators.handle_messages(bpy.context, run, [wk.Done(result)]) == "FINISHED"
+    assert panel_run.handle_messages(bpy.context, run, [wk.Done(result)]) == "FINISHED"
     other = _biped("Function")
     applied = apply_result(
         other, run.request.rig, result, name=PROMPT, keys=run.keys, set_scene_range=False, keep_distilled=False

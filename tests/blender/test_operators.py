@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import akd_blender
-from akd_blender.blender import operators, registration
+from akd_blender.blender import operators, panel_run, registration
 from akd_blender.core.character.procedural import biped
 from akd_blender.core.errors import InputError
 from akd_blender.core.job import worker as wk
@@ -150,7 +150,7 @@ def test_snapshot_carries_the_panel_settings(addon):
     arm = _character()
     settings = _settings()
     settings.camera, settings.start = "orbit", "sample"
-    request = operators.snapshot(bpy.context, arm).request
+    request = panel_run.snapshot(bpy.context, arm).request
     config = request.config
     assert (config.camera, config.start, config.steps, config.height, config.frames) == ("orbit", "sample", 2, 16, 4)
     assert request.prompt == "a person walks forward" and request.rig.num_bones == len(arm.data.bones)
@@ -164,11 +164,11 @@ def _finish_with(clip, facts=None, **settings_values):
     settings = _settings(prompt="a person drifts")
     for key, value in settings_values.items():
         setattr(settings, key, value)
-    run = operators.snapshot(bpy.context, arm)
+    run = panel_run.snapshot(bpy.context, arm)
     reports = []
     run.report = lambda level, text: reports.append((level, text))
     result = JobResult(clip, clip, [], 1.0, {}, "cpu", DistillConfig(), facts=dict(facts or {}))
-    assert operators.handle_messages(bpy.context, run, [wk.Done(result)]) == "FINISHED"
+    assert panel_run.handle_messages(bpy.context, run, [wk.Done(result)]) == "FINISHED"
     return run, reports
 
 
@@ -237,7 +237,7 @@ def test_drain_keeps_newest_progress_and_preview():
 def test_the_panel_bar_names_each_phase(addon):
     arm = _character()
     _settings()
-    run = operators.snapshot(bpy.context, arm)
+    run = panel_run.snapshot(bpy.context, arm)
     state = bpy.context.window_manager.akd_run
     for message, text, factor in (
         (wk.Progress(0, 1, {}, None, "load", "model tiny"), "Loading model 0/1 · model tiny", 0.0),
@@ -249,31 +249,31 @@ def test_the_panel_bar_names_each_phase(addon):
         ),
         (wk.Progress(47, 94, {}, 1.0, "physics", "pass 1"), "Physics 47/94 · pass 1 · ETA 0:01", 0.5),
     ):
-        assert operators.handle_messages(bpy.context, run, [message]) is None
+        assert panel_run.handle_messages(bpy.context, run, [message]) is None
         assert state.status == text and state.progress == pytest.approx(factor), state.status
 
 
 def test_handle_messages_progress_preview_result(addon):
     arm = _character()
     _settings(prompt="a  person\twaves")
-    run = operators.snapshot(bpy.context, arm)
+    run = panel_run.snapshot(bpy.context, arm)
     reports = []
     run.report = lambda level, text: reports.append((level, text))
     rest = _basis(arm)
 
-    assert operators.handle_messages(bpy.context, run, [wk.Progress(1, 4, {"total": 0.5, "sds": 0.4}, 12.0)]) is None
+    assert panel_run.handle_messages(bpy.context, run, [wk.Progress(1, 4, {"total": 0.5, "sds": 0.4}, 12.0)]) is None
     state = bpy.context.window_manager.akd_run
     assert (state.step, state.total) == (1, 4) and state.progress == pytest.approx(0.25)
     assert "ETA 0:12" in state.status and "0.5" in state.status
 
     bpy.context.scene.frame_set(4)
     clip = _clip(arm)
-    assert operators.handle_messages(bpy.context, run, [wk.Preview(clip, 2)]) is None
+    assert panel_run.handle_messages(bpy.context, run, [wk.Preview(clip, 2)]) is None
     assert not np.allclose(_basis(arm)[2], rest[2])  # the pose shows the preview
     assert arm.animation_data.action.name == "OldAction"  # nothing keyed yet
 
     result = JobResult(clip=clip, distilled=clip, history=[], seconds=1.0, timings={}, device="cpu", config=DistillConfig())
-    assert operators.handle_messages(bpy.context, run, [wk.Done(result)]) == "FINISHED"
+    assert panel_run.handle_messages(bpy.context, run, [wk.Done(result)]) == "FINISHED"
     action = arm.animation_data.action
     assert action.name == "a person waves"
     assert bpy.data.actions["OldAction"].use_fake_user  # the previous action is kept
@@ -285,14 +285,14 @@ def test_handle_messages_progress_preview_result(addon):
 def test_handle_messages_error_and_cancel_restore_the_scene(addon, terminal):
     arm = _character()
     _settings()
-    run = operators.snapshot(bpy.context, arm)
+    run = panel_run.snapshot(bpy.context, arm)
     reports = []
     run.report = lambda level, text: reports.append((level, text))
     before, actions = _basis(arm), {a.name for a in bpy.data.actions}
     bpy.context.scene.frame_set(3)
-    assert operators.handle_messages(bpy.context, run, [wk.Preview(_clip(arm), 1)]) is None
+    assert panel_run.handle_messages(bpy.context, run, [wk.Preview(_clip(arm), 1)]) is None
     assert not np.allclose(_basis(arm), before)
-    assert operators.handle_messages(bpy.context, run, [terminal]) == "CANCELLED"
+    assert panel_run.handle_messages(bpy.context, run, [terminal]) == "CANCELLED"
     assert np.allclose(_basis(arm), before, atol=1e-6)  # pose restored
     assert {a.name for a in bpy.data.actions} == actions and arm.animation_data.action.name == "OldAction"
     level, text = reports[-1]
@@ -305,12 +305,12 @@ def test_handle_messages_error_and_cancel_restore_the_scene(addon, terminal):
 def test_main_thread_guard(addon):
     arm = _character()
     _settings()
-    run = operators.snapshot(bpy.context, arm)
+    run = panel_run.snapshot(bpy.context, arm)
     errors = []
 
     def off_main():
         try:
-            operators.handle_messages(bpy.context, run, [])
+            panel_run.handle_messages(bpy.context, run, [])
         except RuntimeError as exc:
             errors.append(str(exc))
 
@@ -400,7 +400,7 @@ def test_cancel_while_the_embedded_model_draws_or_the_pose_search_runs_changes_n
     settings = _settings(prompt="a person waves", model="TINY")
     settings.start, settings.auto_steps = "sample", True
     actions, rest = sorted(bpy.data.actions.keys()), _basis(arm)
-    run = operators.snapshot(bpy.context, arm)
+    run = panel_run.snapshot(bpy.context, arm)
     reports = []
     run.report = lambda level, text: reports.append((level, text))
     run.worker = wk.Worker(run.request)
@@ -414,7 +414,7 @@ def test_cancel_while_the_embedded_model_draws_or_the_pose_search_runs_changes_n
     assert isinstance(seen[-1], wk.Stopped), seen[-1]
     phases = [m.phase for m in seen if isinstance(m, wk.Progress)]
     assert phase in phases and phases[phases.index(phase) :] == [phase] * (len(phases) - phases.index(phase))
-    assert operators.handle_messages(bpy.context, run, [seen[-1]]) == "CANCELLED"
+    assert panel_run.handle_messages(bpy.context, run, [seen[-1]]) == "CANCELLED"
     assert sorted(bpy.data.actions.keys()) == actions and arm.animation_data.action.name == "OldAction"
     assert np.allclose(_basis(arm), rest) and "cancelled" in reports[-1][1]
 
@@ -455,13 +455,13 @@ def test_the_advanced_tunables_default_to_the_core_and_reach_the_request(addon):
         )
     arm = _character()
     settings = _settings()
-    assert operators.snapshot(bpy.context, arm).request.config.sds.cfg_scale == TUNABLES[0].default()
+    assert panel_run.snapshot(bpy.context, arm).request.config.sds.cfg_scale == TUNABLES[0].default()
     settings.cfg_scale, settings.t_max, settings.draw_steps = 4.5, 0.7, 11
-    config = operators.snapshot(bpy.context, arm).request.config
+    config = panel_run.snapshot(bpy.context, arm).request.config
     assert (config.sds.cfg_scale, config.sds.t_max, config.search.steps) == (4.5, 0.7, 11)
     settings.t_min = 0.9  # above Noise Max: the job names the setting by its label
     with pytest.raises(InputError, match="^Noise Min timestep range"):
-        operators.snapshot(bpy.context, arm)
+        panel_run.snapshot(bpy.context, arm)
     for t in TUNABLES:
         setattr(settings, t.name, t.default())
 
@@ -474,9 +474,9 @@ def test_allow_nearest_tick_through_rna_reaches_the_request(addon):
     assert rna.default is core.DistillConfig.allow_nearest is False
     arm = _character()
     settings = _settings()
-    assert operators.snapshot(bpy.context, arm).request.config.allow_nearest is False
+    assert panel_run.snapshot(bpy.context, arm).request.config.allow_nearest is False
     settings.allow_nearest = True
-    assert operators.snapshot(bpy.context, arm).request.config.allow_nearest is True
+    assert panel_run.snapshot(bpy.context, arm).request.config.allow_nearest is True
     settings.allow_nearest = False
 
 

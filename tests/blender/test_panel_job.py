@@ -1,7 +1,7 @@
 """The panel and the command line build the same job for the same settings.
 
 Real bpy: the panel's scene properties are set as a user sets them, the Distill Motion operator's
-request is built (``operators.snapshot``); the equivalent flags are parsed (``cli_parser.parse_jobs``) and
+request is built (``panel_run.snapshot``); the equivalent flags are parsed (``cli_parser.parse_jobs``) and
 the command line's request is built for the same armature (``cli_job.armature_request``, what ``run_one``
 runs). The two ``JobRequest`` are compared field by field, the rig and the starting pose by content.
 Also: the panel refuses a number out of range by its label.
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import akd_blender
-from akd_blender.blender import cli_job, cli_parser, operators
+from akd_blender.blender import cli_job, cli_parser, panel_run
 from akd_blender.core.character.procedural import biped
 from akd_blender.core.errors import InputError
 from akd_blender.core.settings import TUNABLES
@@ -68,7 +68,7 @@ def test_default_panel_settings_are_the_command_lines_defaults(character):
     settings = scene.akd
     settings.prompt = PROMPT
     settings.preview_every = 0  # the panel's live pose updates; the command line has none
-    panel = operators.snapshot(bpy.context, character).request
+    panel = panel_run.snapshot(bpy.context, character).request
     line = _cli_request(character, "--frames", "48")
     _same(panel, line)
     assert panel.config.height is None and panel.config.width is None  # the model's own size, as the CLI's
@@ -88,7 +88,7 @@ def test_every_panel_setting_reaches_the_job_as_its_flag_does(character):
     s.seed, s.camera, s.start, s.redraw = 5, "orbit", "pose", "0.8,0.4"
     s.loop, s.physics, s.device, s.preview_every = True, True, "cpu", 0
     s.cfg_scale, s.t_max, s.draw_steps, s.lr, s.prompt_prior = 4.5, 0.7, 11, 0.005, 0.25
-    panel = operators.snapshot(bpy.context, character).request
+    panel = panel_run.snapshot(bpy.context, character).request
     line = _cli_request(
         character,
         *("--negative-prompt", "blurry", "--allow-nearest", "--frames", "10", "--fps", "25", "--steps", "7"),
@@ -113,7 +113,7 @@ def test_the_panel_refuses_a_number_that_is_not_one(character, tunable):
     settings.prompt = PROMPT
     setattr(settings, tunable.name, math.nan)
     with pytest.raises(InputError, match=f"^{tunable.label} must be a number"):
-        operators.snapshot(bpy.context, character)
+        panel_run.snapshot(bpy.context, character)
 
 
 def test_every_numeric_panel_setting_is_held_to_the_cores_range(character):
@@ -133,9 +133,9 @@ def test_every_numeric_panel_setting_is_held_to_the_cores_range(character):
         setattr(settings, name, rna[name].hard_min)
         if name == "frame_end":
             with pytest.raises(InputError, match="^Frames must be at least 2"):
-                operators.snapshot(bpy.context, character)
+                panel_run.snapshot(bpy.context, character)
         else:
-            operators.snapshot(bpy.context, character)
+            panel_run.snapshot(bpy.context, character)
         setattr(settings, name, -1 if rna[name].hard_min >= 0 else rna[name].hard_min - 1)
         assert getattr(settings, name) == pytest.approx(rna[name].hard_min)  # Blender clamps to it
         setattr(settings, name, default)

@@ -192,4 +192,6 @@ def test_the_command_line_sets_the_rounds():
     jobs, _ = cli_parser.parse_jobs(["--input", "x.blend", "--prompt", "p"])
     assert cli_job.distill_config(jobs[0], frame_start=1, fps=24.0).redraw.noise is None
     with pytest.raises(InputError, match="^--redraw levels must be in"):
-        cli_job.check_usage(cli_parser.parse_jobs(["--input", "x.blend", "--prompt", "p", "--redraw", "2", "--out", "/tmp/o.blend"])[0][0])
+        cli_job.check_usage(
+            cli_parser.parse_jobs(["--input", "x.blend", "--prompt", "p", "--redraw", "2", "--out", "/tmp/o.blend"])[0][0]
+        )

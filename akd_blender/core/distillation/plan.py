@@ -95,23 +95,3 @@ def character_kind(rig: RigAsset) -> str | None:
         return find_roles(rig).kind
     except (InputError, ValueError):  # RigError is an InputError
         return None
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-

@@ -59,8 +59,6 @@ __all__ = [
 ]
 
 
-
-
 @dataclass
 class DistillResult:
     """``clip``: the distilled motion; ``history``: per-step losses; ``seconds``: wall time;
@@ -81,14 +79,6 @@ class DistillResult:
     config: DistillConfig
     prior_name: str = ""
     extra: dict = field(default_factory=dict)
-
-
-
-
-
-
-
-
 
 
 def distill(
@@ -340,13 +330,3 @@ def _distill(
         prior_name=str(getattr(prior, "name", "")),
         extra=extra | started | facts,
     )
-
-
-
-
-
-
-
-
-
-

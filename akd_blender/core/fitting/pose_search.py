@@ -130,184 +130,238 @@ def _search(
     start_weights: torch.Tensor | None,
     label: str,
 ) -> PoseSearchResult:
-    """:func:`search_poses` with its scorer built."""
-    device = scorer.renderer.device
-    frames = base_rotations.shape[0]
-    rows = torch.arange(frames, device=device)
-    rot = base_rotations.to(device, torch.float32).clone()
-    loc = base_locations.to(device, torch.float32).clone()
-    base_rot, base_loc = rot.clone(), loc.clone()
-    if config.appearance == "matched":
-        scorer.match_to(rot, loc)
-    elif config.appearance in ("calibrated", "auto"):
-        scorer.calibrate_to(rot, loc, explained_only=config.appearance == "auto")
-    free = np.flatnonzero(~rig.rotation_locks.all(axis=1))
-    root = int(rig.root_indices[0])
-    root_axes = torch.as_tensor(
-        rig.rest_matrices[root, :3, :3] if rig.use_local_location[root] else np.eye(3), dtype=torch.float32, device=device
-    )
-    rest_root = torch.as_tensor(rig.rest_matrices[root, :3, :3], dtype=torch.float32, device=device)
-    up_arm, forward_arm = (_armature_direction(rig, axis).to(device) for axis in ((0.0, 0.0, 1.0), (0.0, -1.0, 0.0)))
-    up = rest_root.T @ up_arm  # the world's up axis in the root bone's rest frame
-    ramp = torch.arange(frames, device=device, dtype=torch.float32)[:, None]  # frame index [F,1]
-    lift = torch.zeros(frames, 3, device=device)  # the root's lift along up_arm [F,3] (armature space)
-    drift = torch.zeros(frames, 3, device=device)  # a chosen start's horizontal root path, kept under the lifts
-    speed, velocity = 0.0, torch.zeros(3, device=device)  # travel along the facing per frame (armature space)
+    """:func:`search_poses` with its scorer built: the start, then per sweep the travel, each bone
+    (the root with its lift), the travel again and the height."""
+    search = _Sweeps(rig, scorer, base_rotations, base_locations, config, callbacks, starts, label)
+    start = search.begin(starts, start_weights)
+    scales = config.scales if search.chosen < 0 or config.prior_scales is None else config.prior_scales
+    search.tracker.plan(scales)
+    for sweep, scale in enumerate(scales):
+        search.check(sweep, "travel")
+        search.search_travel(scale)
+        for b in search.bones:
+            search.check(sweep, rig.bone_names[b])
+            search.sweep_bone(int(b), scale)
+        search.check(sweep, "travel")
+        search.search_travel(scale)
+        if config.root_lift > 0:
+            search.check(sweep, "height")
+            search.sweep_height(scale)
+    search.check(len(scales) - 1, "end")
+    return search.result(start)
 
-    def place(lifts: torch.Tensor, velocities: torch.Tensor) -> torch.Tensor:
+
+class _Sweeps:
+    """The state of one :func:`search_poses` run: the pose channels as chosen so far (``rot`` [F,J,4],
+    ``loc`` [F,J,3]), the root's lift [F,3] and steady travel (``speed``, ``velocity`` [3], armature
+    space), a chosen start's horizontal path (``drift`` [F,3]) and the measures every candidate is
+    scored with (``unit``: the start's mean image error, which the penalties are in units of)."""
+
+    def __init__(
+        self,
+        rig: RigAsset,
+        scorer: _Scorer,
+        base_rotations: torch.Tensor,
+        base_locations: torch.Tensor,
+        config: SearchConfig,
+        callbacks: Callbacks,
+        starts: tuple[torch.Tensor, torch.Tensor] | None,
+        label: str,
+    ) -> None:
+        self.rig, self.scorer, self.config, self.callbacks = rig, scorer, config, callbacks
+        device = self.device = scorer.renderer.device
+        frames = self.frames = base_rotations.shape[0]
+        self.rows = torch.arange(frames, device=device)
+        self.rot = base_rotations.to(device, torch.float32).clone()
+        self.loc = base_locations.to(device, torch.float32).clone()
+        self.base_rot, self.base_loc = self.rot.clone(), self.loc.clone()
+        if config.appearance == "matched":
+            scorer.match_to(self.rot, self.loc)
+        elif config.appearance in ("calibrated", "auto"):
+            scorer.calibrate_to(self.rot, self.loc, explained_only=config.appearance == "auto")
+        self.free = np.flatnonzero(~rig.rotation_locks.all(axis=1))
+        root = self.root = int(rig.root_indices[0])
+        self.root_axes = torch.as_tensor(
+            rig.rest_matrices[root, :3, :3] if rig.use_local_location[root] else np.eye(3), dtype=torch.float32, device=device
+        )
+        self.rest_root = torch.as_tensor(rig.rest_matrices[root, :3, :3], dtype=torch.float32, device=device)
+        self.up_arm, self.forward_arm = (
+            _armature_direction(rig, axis).to(device) for axis in ((0.0, 0.0, 1.0), (0.0, -1.0, 0.0))
+        )
+        self.up = self.rest_root.T @ self.up_arm  # the world's up axis in the root bone's rest frame
+        self.ramp = torch.arange(frames, device=device, dtype=torch.float32)[:, None]  # frame index [F,1]
+        self.lift = torch.zeros(frames, 3, device=device)  # the root's lift along up_arm [F,3] (armature space)
+        self.drift = torch.zeros(frames, 3, device=device)  # a chosen start's horizontal root path, kept under the lifts
+        self.speed, self.velocity = 0.0, torch.zeros(3, device=device)  # travel along the facing per frame
+        # Heights in "radians": a lift of root_lift × height counts like a turn of one radian, so the move
+        # and time penalties weigh a lift as they weigh the bones' turns.
+        self.lift_per_radian = max(config.root_lift, 1e-12) * float(rig.height)
+        self.bones = searched_bones(rig, config.min_influence)
+        self.prior_count = 0 if starts is None else int(starts[0].shape[0])
+        self.tracker = _Tracker(rig, self.bones, config, callbacks, self.prior_count, label)
+        scorer.report = self.tracker.scored
+        self.ground = float(rig.ground_height) + config.contact_tolerance * float(rig.height)
+        self.floor = float(rig.ground_height)
+        self.floating_weight = torch.full((frames,), config.ground_weight, device=device)
+        if config.leaves_ground:  # in the air in between, on the ground where it takes off and lands
+            self.floating_weight[1:-1] = 0.0
+        self.unit = 1.0
+        self.chosen = -1
+
+    def check(self, sweep: int, stage: str) -> None:
+        """Tell the tracker where the search is; stop if the user cancelled."""
+        self.tracker.sweep, self.tracker.stage = sweep, stage
+        self.callbacks.stop_if_cancelled(f"pose search cancelled in sweep {sweep + 1} of {self.tracker.sweeps} ({stage})")
+
+    def place(self, lifts: torch.Tensor, velocities: torch.Tensor) -> torch.Tensor:
         """Root lifts [C,F,3] and velocities [C,3] → location channels [C·F,J,3]."""
-        trial = loc.repeat(lifts.shape[0], 1, 1)
-        offsets = lifts + ramp[None] * velocities[:, None]
-        trial[:, root] = base_loc[:, root].repeat(lifts.shape[0], 1) + offsets.reshape(-1, 3) @ root_axes
+        trial = self.loc.repeat(lifts.shape[0], 1, 1)
+        offsets = lifts + self.ramp[None] * velocities[:, None]
+        trial[:, self.root] = self.base_loc[:, self.root].repeat(lifts.shape[0], 1) + offsets.reshape(-1, 3) @ self.root_axes
         return trial
 
-    def search_travel(scale: float) -> None:
-        """The clip's speed along the facing: the same, faster or slower by ``scale`` "radians"."""
-        nonlocal speed, velocity, loc
-        if config.root_travel <= 0:
-            return
-        per_radian = config.root_travel * float(rig.height)  # units per frame that count as a radian
-        facing = _facing(rot[:, root], base_rot[:, root], rest_root, forward_arm, up_arm)
-        moves = torch.tensor([0.0, scale, -scale], device=device)
-        speeds = speed + moves * per_radian
-        score = scorer.errors(rot.repeat(3, 1, 1), place(lift[None].expand(3, -1, -1), speeds[:, None] * facing), frames)
-        pick = int((score.sum(1) + config.move_weight * unit * moves.abs()).argmin())
-        speed, velocity = float(speeds[pick]), speeds[pick] * facing
-        loc = place(lift[None], velocity[None])
-
-    # Heights in "radians": a lift of root_lift × height counts like a turn of one radian, so the move
-    # and time penalties weigh a lift as they weigh the bones' turns.
-    lift_per_radian = max(config.root_lift, 1e-12) * float(rig.height)
-
-    def lift_moves(scale: float) -> torch.Tensor:
-        """The lift moves [L] tried with each of the root's turns ("radians"): none when lifts are off,
-        else up to four times the sweep's scale, at most 0.6 (a sitting dog's rear drops by a third
-        of its height as it tips back, and neither move alone matches the video better)."""
-        if config.root_lift <= 0:
-            return torch.zeros(1, device=device)
-        return torch.tensor([0.0, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0], device=device) * min(scale, 0.6)
-
-    bones = searched_bones(rig, config.min_influence)
-    prior_count = 0 if starts is None else int(starts[0].shape[0])
-    tracker = _Tracker(rig, bones, config, callbacks, prior_count, label)
-    scorer.report = tracker.scored
-
-    def check(sweep: int, stage: str) -> None:
-        tracker.sweep, tracker.stage = sweep, stage
-        callbacks.stop_if_cancelled(f"pose search cancelled in sweep {sweep + 1} of {tracker.sweeps} ({stage})")
-
-    ground = float(rig.ground_height) + config.contact_tolerance * float(rig.height)
-
-    floor = float(rig.ground_height)
-    floating_weight = torch.full((frames,), config.ground_weight, device=device)
-    if config.leaves_ground:  # in the air in between, on the ground where it takes off and lands
-        floating_weight[1:-1] = 0.0
-
-    def off_ground(lowest: torch.Tensor) -> torch.Tensor:
+    def off_ground(self, lowest: torch.Tensor) -> torch.Tensor:
         """Penalty [C,F] on lowest vertices [C,F] floating above the ground beyond the tolerance
         (``ground_weight``) or below it (``penetration_weight``), per lift "radian"."""
-        floating = floating_weight * (lowest - ground).clamp_min(0.0)
-        sinking = config.penetration_weight * (floor - lowest).clamp_min(0.0)
-        return unit * (floating + sinking) / lift_per_radian
+        floating = self.floating_weight * (lowest - self.ground).clamp_min(0.0)
+        sinking = self.config.penetration_weight * (self.floor - lowest).clamp_min(0.0)
+        return self.unit * (floating + sinking) / self.lift_per_radian
 
-    def anchored(score: torch.Tensor, heights: torch.Tensor) -> torch.Tensor:
+    def anchored(self, score: torch.Tensor, heights: torch.Tensor) -> torch.Tensor:
         """``score`` [C,F] with the first frame's candidates that change its height [C] ruled out."""
-        if not config.anchor_start:
+        if not self.config.anchor_start:
             return score
         score = score.clone()
         score[heights.abs() > 1e-6, 0] = torch.inf
         return score
 
-    check(0, "start")
-    start = scorer.errors(rot, loc, frames)[0]
-    unit = float(start.mean().clamp_min(1e-12))
-    chosen = -1
-    if prior_count:
-        check(0, "motion prior")
-        base_total = float((start + off_ground(scorer.lowest)[0]).sum())
-        locked = torch.as_tensor(rig.rotation_locks.all(axis=1), device=device)
-        prior_rot = torch.where(locked[None, None, :, None], rot[None], starts[0].to(device, torch.float32))
+    def lift_moves(self, scale: float) -> torch.Tensor:
+        """The lift moves [L] tried with each of the root's turns ("radians"): none when lifts are off,
+        else up to four times the sweep's scale, at most 0.6 (a sitting dog's rear drops by a third
+        of its height as it tips back, and neither move alone matches the video better)."""
+        if self.config.root_lift <= 0:
+            return torch.zeros(1, device=self.device)
+        return torch.tensor([0.0, 1.0, -1.0, 2.0, -2.0, 4.0, -4.0], device=self.device) * min(scale, 0.6)
+
+    def begin(self, starts: tuple[torch.Tensor, torch.Tensor] | None, start_weights: torch.Tensor | None) -> torch.Tensor:
+        """Score the base pose (its errors [F] set :attr:`unit`) and the starts; the best start that
+        beats the base pose becomes the current motion (:attr:`chosen`). Returns the base pose's errors."""
+        scorer, frames, device = self.scorer, self.frames, self.device
+        self.check(0, "start")
+        start = scorer.errors(self.rot, self.loc, frames)[0]
+        self.unit = float(start.mean().clamp_min(1e-12))
+        if not self.prior_count:
+            return start
+        self.check(0, "motion prior")
+        base_total = float((start + self.off_ground(scorer.lowest)[0]).sum())
+        locked = torch.as_tensor(self.rig.rotation_locks.all(axis=1), device=device)
+        prior_rot = torch.where(locked[None, None, :, None], self.rot[None], starts[0].to(device, torch.float32))
         prior_lift = starts[1].to(device, torch.float32)
-        prior_loc = place(prior_lift, velocity[None].expand(prior_count, -1))
-        totals = (scorer.errors(prior_rot.reshape(-1, *rot.shape[1:]), prior_loc, frames) + off_ground(scorer.lowest)).sum(1)
+        prior_loc = self.place(prior_lift, self.velocity[None].expand(self.prior_count, -1))
+        totals = (
+            scorer.errors(prior_rot.reshape(-1, *self.rot.shape[1:]), prior_loc, frames) + self.off_ground(scorer.lowest)
+        ).sum(1)
         if start_weights is not None:
             totals = totals * start_weights.to(device, totals.dtype)
         pick = int(totals.argmin())
         if float(totals[pick]) < base_total:
-            chosen, rot, lift = pick, prior_rot[pick].clone(), prior_lift[pick].clone()
-            drift = lift - (lift @ up_arm)[:, None] * up_arm
-            loc = place(lift[None], velocity[None])
-    scales = config.scales if chosen < 0 or config.prior_scales is None else config.prior_scales
-    tracker.plan(scales)
-    for sweep, scale in enumerate(scales):
-        check(sweep, "travel")
-        search_travel(scale)
-        for b in bones:
-            check(sweep, rig.bone_names[b])
-            post = candidate_rotations(scale, config.directions, tuple(rig.rotation_locks[b])).to(device)
-            pre = torch.zeros_like(post)
-            pre[:, 0] = 1.0
-            if b == root:  # facing: turns about the world's up axis, applied after the pose
-                yaw = rotvec_to_quat(torch.stack([up * scale, -up * scale]).double()).float()
-                pre = torch.cat([pre, yaw])
-                post = torch.cat([post, torch.tensor([[1.0, 0, 0, 0], [1.0, 0, 0, 0]], device=device)])
-            turned = quat_multiply(
-                quat_multiply(pre[:, None].expand(-1, frames, -1), rot[None, :, b]), post[:, None].expand(-1, frames, -1)
-            )  # [C,F,4]
-            undo = chosen >= 0 and b != root  # the start's own turn of this bone may be taken back whole
-            if undo:
-                turned = torch.cat([turned, base_rot[None, :, b]])
-            rise = lift_moves(scale) if b == root else torch.zeros(1, device=device)  # the root's lift, jointly ("radians")
-            count, rises = turned.shape[0], rise.shape[0]
-            turned = turned.repeat_interleave(rises, 0)  # candidate k: turn k // rises with lift move k % rises
-            heights = (lift @ up_arm)[None] / lift_per_radian + rise[:, None]  # [L,F]
-            trial_lift = (drift + heights[..., None] * lift_per_radian * up_arm).repeat(count, 1, 1)  # [C·L,F,3]
-            trial = rot.repeat(count * rises, 1, 1)  # [C·L·F,J,4]
-            trial[:, b] = turned.reshape(-1, 4)
-            score = scorer.errors(trial, place(trial_lift, velocity[None].expand(count * rises, -1)), frames)  # [C·L,F]
-            score = score + off_ground(scorer.lowest)
-            if b == root:
-                score = anchored(score, (heights - (lift @ up_arm)[None] / lift_per_radian).repeat(count, 1)[:, 0])
-                score = score + config.tilt_weight * unit * _tilt(turned, base_rot[:, b], up).pow(2)
-            else:
-                score = score + config.pose_weight * unit * _angle(turned, base_rot[None, :, b]).pow(2)
-            identity = pre.new_tensor([1.0, 0, 0, 0])
-            own = _angle(post, identity) + _angle(pre, identity)  # each ring candidate's own turn [C]
-            if undo:
-                own = torch.cat([own, _angle(rot[:, b], base_rot[:, b]).mean()[None]])
-            moved = own.repeat_interleave(rises) + rise.abs().repeat(count)
-            score = score + config.move_weight * unit * moved[:, None]
-            steps = _step_turns(turned) + _step_heights(heights.repeat(count, 1))
-            pick = _best_path(score, config.time_weight * unit * steps)
-            rot[:, b] = turned[pick, rows]
-            if b == root:
-                lift = trial_lift[pick, rows]
-                loc = place(lift[None], velocity[None])
-        check(sweep, "travel")
-        search_travel(scale)
-        if config.root_lift > 0:
-            check(sweep, "height")
-            moves = torch.tensor([0.0, scale, -scale], device=device)  # stay, up, down ("radians")
-            heights = (lift @ up_arm)[None] / lift_per_radian + moves[:, None]  # [3,F]
-            trial_lift = drift + heights[..., None] * lift_per_radian * up_arm  # [3,F,3] armature space
-            score = scorer.errors(rot.repeat(3, 1, 1), place(trial_lift, velocity[None].expand(3, -1)), frames)
-            score = anchored(score + off_ground(scorer.lowest), moves) + config.move_weight * unit * moves.abs()[:, None]
-            pick = _best_path(score, config.time_weight * unit * _step_heights(heights))
-            lift = trial_lift[pick, rows]
-            loc = place(lift[None], velocity[None])
-    check(len(scales) - 1, "end")
-    best = scorer.errors(rot, loc, frames)[0]
-    offsets = quat_multiply(_conjugate(base_rot[:, free]), rot[:, free])
-    return PoseSearchResult(
-        continuous_rotvecs(quat_to_rotvec(offsets)),
-        lift - drift,
-        velocity,
-        best,
-        start,
-        scorer.renders,
-        chosen,
-        drift,
-    )
+            self.chosen, self.rot, self.lift = pick, prior_rot[pick].clone(), prior_lift[pick].clone()
+            self.drift = self.lift - (self.lift @ self.up_arm)[:, None] * self.up_arm
+            self.loc = self.place(self.lift[None], self.velocity[None])
+        return start
+
+    def search_travel(self, scale: float) -> None:
+        """The clip's speed along the facing: the same, faster or slower by ``scale`` "radians"."""
+        config, root = self.config, self.root
+        if config.root_travel <= 0:
+            return
+        per_radian = config.root_travel * float(self.rig.height)  # units per frame that count as a radian
+        facing = _facing(self.rot[:, root], self.base_rot[:, root], self.rest_root, self.forward_arm, self.up_arm)
+        moves = torch.tensor([0.0, scale, -scale], device=self.device)
+        speeds = self.speed + moves * per_radian
+        lifts = self.lift[None].expand(3, -1, -1)
+        score = self.scorer.errors(self.rot.repeat(3, 1, 1), self.place(lifts, speeds[:, None] * facing), self.frames)
+        pick = int((score.sum(1) + config.move_weight * self.unit * moves.abs()).argmin())
+        self.speed, self.velocity = float(speeds[pick]), speeds[pick] * facing
+        self.loc = self.place(self.lift[None], self.velocity[None])
+
+    def sweep_bone(self, b: int, scale: float) -> None:
+        """Bone ``b``'s ring of turns at ``scale`` (the root's with its lifts and facing turns), chosen
+        per frame jointly over time."""
+        config, device, frames, unit, rot = self.config, self.device, self.frames, self.unit, self.rot
+        root, base_rot, up_arm = self.root, self.base_rot, self.up_arm
+        post = candidate_rotations(scale, config.directions, tuple(self.rig.rotation_locks[b])).to(device)
+        pre = torch.zeros_like(post)
+        pre[:, 0] = 1.0
+        if b == root:  # facing: turns about the world's up axis, applied after the pose
+            yaw = rotvec_to_quat(torch.stack([self.up * scale, -self.up * scale]).double()).float()
+            pre = torch.cat([pre, yaw])
+            post = torch.cat([post, torch.tensor([[1.0, 0, 0, 0], [1.0, 0, 0, 0]], device=device)])
+        turned = quat_multiply(
+            quat_multiply(pre[:, None].expand(-1, frames, -1), rot[None, :, b]), post[:, None].expand(-1, frames, -1)
+        )  # [C,F,4]
+        undo = self.chosen >= 0 and b != root  # the start's own turn of this bone may be taken back whole
+        if undo:
+            turned = torch.cat([turned, base_rot[None, :, b]])
+        rise = self.lift_moves(scale) if b == root else torch.zeros(1, device=device)  # the root's lift, jointly ("radians")
+        count, rises = turned.shape[0], rise.shape[0]
+        turned = turned.repeat_interleave(rises, 0)  # candidate k: turn k // rises with lift move k % rises
+        heights = (self.lift @ up_arm)[None] / self.lift_per_radian + rise[:, None]  # [L,F]
+        trial_lift = (self.drift + heights[..., None] * self.lift_per_radian * up_arm).repeat(count, 1, 1)  # [C·L,F,3]
+        trial = rot.repeat(count * rises, 1, 1)  # [C·L·F,J,4]
+        trial[:, b] = turned.reshape(-1, 4)
+        score = self.scorer.errors(trial, self.place(trial_lift, self.velocity[None].expand(count * rises, -1)), frames)
+        score = score + self.off_ground(self.scorer.lowest)  # [C·L,F]
+        if b == root:
+            score = self.anchored(score, (heights - (self.lift @ up_arm)[None] / self.lift_per_radian).repeat(count, 1)[:, 0])
+            score = score + config.tilt_weight * unit * _tilt(turned, base_rot[:, b], self.up).pow(2)
+        else:
+            score = score + config.pose_weight * unit * _angle(turned, base_rot[None, :, b]).pow(2)
+        identity = pre.new_tensor([1.0, 0, 0, 0])
+        own = _angle(post, identity) + _angle(pre, identity)  # each ring candidate's own turn [C]
+        if undo:
+            own = torch.cat([own, _angle(rot[:, b], base_rot[:, b]).mean()[None]])
+        moved = own.repeat_interleave(rises) + rise.abs().repeat(count)
+        score = score + config.move_weight * unit * moved[:, None]
+        steps = _step_turns(turned) + _step_heights(heights.repeat(count, 1))
+        pick = _best_path(score, config.time_weight * unit * steps)
+        rot[:, b] = turned[pick, self.rows]
+        if b == root:
+            self.lift = trial_lift[pick, self.rows]
+            self.loc = self.place(self.lift[None], self.velocity[None])
+
+    def sweep_height(self, scale: float) -> None:
+        """The root's height once more at ``scale``: stay, up or down, chosen jointly over frames."""
+        config, unit, up_arm = self.config, self.unit, self.up_arm
+        moves = torch.tensor([0.0, scale, -scale], device=self.device)  # stay, up, down ("radians")
+        heights = (self.lift @ up_arm)[None] / self.lift_per_radian + moves[:, None]  # [3,F]
+        trial_lift = self.drift + heights[..., None] * self.lift_per_radian * up_arm  # [3,F,3] armature space
+        score = self.scorer.errors(
+            self.rot.repeat(3, 1, 1), self.place(trial_lift, self.velocity[None].expand(3, -1)), self.frames
+        )
+        score = (
+            self.anchored(score + self.off_ground(self.scorer.lowest), moves) + config.move_weight * unit * moves.abs()[:, None]
+        )
+        pick = _best_path(score, config.time_weight * unit * _step_heights(heights))
+        self.lift = trial_lift[pick, self.rows]
+        self.loc = self.place(self.lift[None], self.velocity[None])
+
+    def result(self, start: torch.Tensor) -> PoseSearchResult:
+        """The search's result: offsets from the base pose, the root's lift, travel and drift, the
+        errors now and at the ``start`` [F], the renders, the chosen start."""
+        best = self.scorer.errors(self.rot, self.loc, self.frames)[0]
+        free = self.free
+        offsets = quat_multiply(_conjugate(self.base_rot[:, free]), self.rot[:, free])
+        return PoseSearchResult(
+            continuous_rotvecs(quat_to_rotvec(offsets)),
+            self.lift - self.drift,
+            self.velocity,
+            best,
+            start,
+            self.scorer.renders,
+            self.chosen,
+            self.drift,
+        )
 
 
 class _Tracker:
