@@ -17,7 +17,7 @@ import queue
 import threading
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import AkdError, Cancelled
@@ -52,7 +52,7 @@ class Failed:
     message: str
     exit_code: int = 1
     details: str = ""
-    error: AkdError | None = None
+    error: AkdError | None = field(default=None, compare=False)  # exceptions compare by identity
 
 
 @dataclass(frozen=True)
