@@ -16,7 +16,8 @@ follows the blend of the two pieces' own heights above the ground (no dip throug
 A part's length: its duration when said; else a cyclic motion lasts :func:`natural_seconds` (2 s, the
 library clip as the teacher draws it: 16 frames at 8 fps), or, with repetitions, that many units
 (``words.json`` ``units_per_clip``: a wave clip is 2 waves) at its speed; a one-shot motion lasts
-``natural / speed`` per repetition. With ``frames`` the pieces are scaled in time to fill exactly that
+``natural / speed`` per repetition, and a duration longer than that holds its last pose (a shorter one
+does not squeeze it: "stands tall for a moment" is the whole rear-up). With ``frames`` the pieces are scaled in time to fill exactly that
 many frames.
 """
 
@@ -85,9 +86,7 @@ def schedule(plan: Plan) -> list[Piece]:
                 length = natural
             pieces.append(Piece(k, length, part.speed * length / natural))
             continue
-        once = natural / part.speed
-        if part.duration is not None and part.duration < part.repetitions * once:
-            once = part.duration / part.repetitions
+        once = natural / part.speed  # a duration never squeezes a one-shot motion ("rears up for a moment")
         pieces += [Piece(k, once, 1.0)] * part.repetitions
         if part.duration is not None and part.duration > part.repetitions * once:
             pieces.append(Piece(k, part.duration - part.repetitions * once, 1.0, hold=True))
