@@ -76,7 +76,7 @@ def apply_clips(
             floor for the motion metrics, the rig's own warnings).
         clips: one or more (clip, action name); each name goes through
             :func:`~akd_blender.core.job.request.action_name` (whitespace collapsed, cut to 63 bytes).
-        keys: a ``core.config.KEY_MODES`` choice: "sparse" (the fewest keys within the default bounds)
+        keys: a ``core.settings.KEY_MODES`` choice: "sparse" (the fewest keys within the default bounds)
             or "dense" (a key on every frame).
         set_scene_range: set ``scene``'s frame range to the last clip's; False leaves it as it is.
         facts: the job's facts (``JobResult.facts``: the motion understood), read by the warnings.

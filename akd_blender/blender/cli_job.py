@@ -58,7 +58,7 @@ class CliJob:
     keys: str = KEYS_DEFAULT
     set_scene_range: bool = False
     allow_nearest: bool = False
-    tunables: dict = field(default_factory=dict)  # core.config.TUNABLES given: {name: value}
+    tunables: dict = field(default_factory=dict)  # core.settings.TUNABLES given: {name: value}
 
 
 def check_settings(job: CliJob) -> None:

@@ -73,7 +73,7 @@ class SparseKeys:
 
 
 def sparse_keys_for(mode: str, height: float | None = None) -> SparseKeys | None:
-    """The key reduction of a ``core.config.KEY_MODES`` choice: ``"sparse"`` → :class:`SparseKeys` with
+    """The key reduction of a ``core.settings.KEY_MODES`` choice: ``"sparse"`` → :class:`SparseKeys` with
     its default bounds for a character ``height`` Blender units tall, ``"dense"`` → None (every frame keyed)."""
     if mode not in KEY_MODES:
         raise InputError(f"keys must be one of {', '.join(KEY_MODES)} (got '{mode}')")

@@ -49,7 +49,7 @@ class PanelRun:
         report: ``report(level_set, text)``, e.g. ``Operator.report``.
         worker: the thread runner (None until started).
         action: the new action's name once written.
-        keys: how the new action is keyed (``core.config.KEY_MODES``).
+        keys: how the new action is keyed (``core.settings.KEY_MODES``).
         set_scene_range: set the scene's frame range to the new action's.
         warnings: the finished job's warnings (``core.job.job_warnings``), one line each.
         scene_changes: what the finished job changed in the scene, one line each.

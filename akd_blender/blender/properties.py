@@ -26,7 +26,7 @@ __all__ = [
     "CLASSES",
 ]
 
-# (label, description) of each choice of the core's lists (core.config); a test checks they match
+# (label, description) of each choice of the core's lists (core.settings); a test checks they match
 CHOICES = {
     "camera": {
         "follow": ("Follow", "The camera tracks the character's root"),
@@ -79,7 +79,7 @@ def _items(name: str) -> list[tuple[str, str, str]]:
     return [(ident, *CHOICES[name][ident]) for ident in _LISTS[name]]
 
 
-# identifier, label, description, spec passed to core.priors.load_prior (None: the folder field)
+# identifier, label, description, spec passed to core.video_models.load_prior (None: the folder field)
 MODELS = (
     (
         "TINY",

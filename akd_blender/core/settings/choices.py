@@ -108,7 +108,7 @@ MODEL_CHOICES: tuple[ModelChoice, ...] = (
         "draws your character; aim: a 24 GB GPU (RTX 4090) in the lowest-memory mode",
     ),
 )
-"""The named models, text-to-video first; ``core.priors.registry.ALIASES`` maps their aliases to hub ids."""
+"""The named models, text-to-video first; ``core.video_models.registry.ALIASES`` maps their aliases to hub ids."""
 
 
 class SettingError(InputError):

@@ -114,7 +114,7 @@ def load_prior(
             from .tiny import ASSET_DIR, IMAGE_ASSET_DIR, load_tiny_prior
         except ImportError:
             raise ModelNotAvailable(
-                f"the embedded teacher {name!r} (akd_blender/core/priors/tiny.py) is not part of this build; "
+                f"the embedded teacher {name!r} (akd_blender/core/video_models/tiny.py) is not part of this build; "
                 "pass --model with a diffusers folder or hub id instead"
             ) from None
         return load_tiny_prior(device, dtype, IMAGE_ASSET_DIR if name == "tiny" else ASSET_DIR, name=name)
