@@ -38,14 +38,11 @@ _BUILD = r"""
 import sys, bpy
 sys.path.insert(0, sys.argv[1])
 from tests.blender.rig_zoo import ik_biped, parented_robot, rigify_rig
+from akd_blender.blender.io import find_armature
 bpy.ops.wm.read_homefile(use_empty=True)
 {call}
-# the baseline: the armature that moves the meshes, its rest pose held for 48 frames as action "standing"
-arm = next(
-    m.object for o in bpy.data.objects for m in getattr(o, "modifiers", ()) if m.type == "ARMATURE" and m.object
-) if any(m.type == "ARMATURE" for o in bpy.data.objects for m in getattr(o, "modifiers", ())) else next(
-    o.parent for o in bpy.data.objects if o.parent_type == "BONE"
-)
+# the baseline: the armature the job reads (find_armature), its rest pose held for 48 frames as action "standing"
+arm = find_armature()
 arm.animation_data_create()
 standing = bpy.data.actions.new("standing")
 standing.use_fake_user = True

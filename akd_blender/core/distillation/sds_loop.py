@@ -252,9 +252,10 @@ def _context(
     return ctx, extra
 
 
-def _start(ctx: RunContext, timer: Timer, t: float) -> tuple[dict, float]:
+def _start(ctx: RunContext, timer: Timer, t: float) -> dict:
     """The drawn start (start "sample"), the prompt-ranked start or neither, then the redraw rounds,
-    each written into ``ctx.params`` and shared from rank 0. Returns their report facts and the time."""
+    each written into ``ctx.params`` and shared from rank 0 (``timer`` counts each from ``t``).
+    Returns their report facts."""
     config, extra = ctx.config, {}
     shared = [ctx.params.rotvec, ctx.params.root_offset]
     if config.start == "sample":
@@ -277,8 +278,8 @@ def _start(ctx: RunContext, timer: Timer, t: float) -> tuple[dict, float]:
 
         extra |= redraw_rounds(ctx)
         parallel.broadcast_parameters(shared)  # every rank steps from rank 0's fit
-        t = timer("redraw", t)
-    return extra, t
+        timer("redraw", t)
+    return extra
 
 
 def _distill(
@@ -316,7 +317,7 @@ def _distill(
     t = time.perf_counter()
     ctx, started = _context(rig, roles, config, prior, text, library, init_pose, callbacks, generator, device)
     t = timer("setup", t)
-    facts, t = _start(ctx, timer, t)
+    facts = _start(ctx, timer, t)
     history = optimise(ctx, timer, rank, world_size)
     clip = ctx.params.to_clip()
     if callbacks.preview is not None and config.preview_every:

@@ -20,6 +20,7 @@ import torch
 
 from ..character.kinematics import Skeleton
 from ..errors import AkdError
+from ..progress import eta_seconds
 from ..render.image_losses import character_region, crop_video, multiscale_mse
 from ..settings import SDSSettings
 from ..video_models.capabilities import capabilities_of
@@ -210,7 +211,7 @@ def optimise(ctx: RunContext, timer: Timer, rank: int, world_size: int) -> list[
         timer("optimiser", t)
         history.append(record)
         done = step + 1
-        eta = (time.perf_counter() - loop_start) / done * (config.steps - done)
+        eta = eta_seconds(time.perf_counter() - loop_start, done, config.steps)
         callbacks.report("steps", done, config.steps, eta, f"step {done}/{config.steps}", record)
         if callbacks.preview is not None and config.preview_every and done % config.preview_every == 0 and done < config.steps:
             callbacks.preview(params.to_clip(), done)

@@ -116,39 +116,7 @@ def search_poses(
         target = target.to(device, torch.float32)
         scorer = _Scorer(skeleton, renderer, cameras_for, target, supersample, config.batch, config.appearance, pool, workers)
         callbacks = callbacks or Callbacks()
-        return _search(rig, scorer, base_rotations, base_locations, config, callbacks, starts, start_weights, label)
-
-
-def _search(
-    rig: RigAsset,
-    scorer: _Scorer,
-    base_rotations: torch.Tensor,
-    base_locations: torch.Tensor,
-    config: SearchConfig,
-    callbacks: Callbacks,
-    starts: tuple[torch.Tensor, torch.Tensor] | None,
-    start_weights: torch.Tensor | None,
-    label: str,
-) -> PoseSearchResult:
-    """:func:`search_poses` with its scorer built: the start, then per sweep the travel, each bone
-    (the root with its lift), the travel again and the height."""
-    search = _Sweeps(rig, scorer, base_rotations, base_locations, config, callbacks, starts, label)
-    start = search.begin(starts, start_weights)
-    scales = config.scales if search.chosen < 0 or config.prior_scales is None else config.prior_scales
-    search.tracker.plan(scales)
-    for sweep, scale in enumerate(scales):
-        search.check(sweep, "travel")
-        search.search_travel(scale)
-        for b in search.bones:
-            search.check(sweep, rig.bone_names[b])
-            search.sweep_bone(int(b), scale)
-        search.check(sweep, "travel")
-        search.search_travel(scale)
-        if config.root_lift > 0:
-            search.check(sweep, "height")
-            search.sweep_height(scale)
-    search.check(len(scales) - 1, "end")
-    return search.result(start)
+        return _Sweeps(rig, scorer, base_rotations, base_locations, config, callbacks, starts, label).run(starts, start_weights)
 
 
 class _Sweeps:
@@ -207,6 +175,27 @@ class _Sweeps:
             self.floating_weight[1:-1] = 0.0
         self.unit = 1.0
         self.chosen = -1
+
+    def run(self, starts: tuple[torch.Tensor, torch.Tensor] | None, start_weights: torch.Tensor | None) -> PoseSearchResult:
+        """The whole search: the start, then per sweep the travel, each bone (the root with its lift),
+        the travel again and the height."""
+        config = self.config
+        start = self.begin(starts, start_weights)
+        scales = config.scales if self.chosen < 0 or config.prior_scales is None else config.prior_scales
+        self.tracker.plan(scales)
+        for sweep, scale in enumerate(scales):
+            self.check(sweep, "travel")
+            self.search_travel(scale)
+            for b in self.bones:
+                self.check(sweep, self.rig.bone_names[b])
+                self.sweep_bone(int(b), scale)
+            self.check(sweep, "travel")
+            self.search_travel(scale)
+            if config.root_lift > 0:
+                self.check(sweep, "height")
+                self.sweep_height(scale)
+        self.check(len(scales) - 1, "end")
+        return self.result(start)
 
     def check(self, sweep: int, stage: str) -> None:
         """Tell the tracker where the search is; stop if the user cancelled."""
