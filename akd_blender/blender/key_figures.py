@@ -16,12 +16,12 @@ __all__ = ["key_figures", "key_summary"]
 
 def key_summary(figures: dict, mode: str) -> dict:
     """The report's "keys" field from :func:`key_figures`: ``mode`` ("sparse"/"dense"), ``channels``,
-    ``keys``, ``keys_per_channel``, ``flat_channels``, ``rotation_error_deg`` (degrees) and
-    ``location_error`` (a fraction of the character's height); for an action keyed on a rig's
+    ``keys``, ``keys_per_channel``, ``flat_channels``, ``rotation_error_deg`` (degrees),
+    ``location_error`` (a fraction of the character's height) and ``keyed_bones`` (names); for an action keyed on a rig's
     controls also ``controls`` (:class:`.controls.ControlResult` as a dict: ``keyed``, ``switches``,
     ``position_error`` in heights, ``rotation_error`` in radians, ``undriven``, ``checked_frames``,
     ``seconds``)."""
-    names = ("channels", "keys", "keys_per_channel", "flat_channels", "rotation_error_deg", "location_error")
+    names = ("channels", "keys", "keys_per_channel", "flat_channels", "rotation_error_deg", "location_error", "keyed_bones")
     extra = {"controls": figures["controls"]} if "controls" in figures else {}
     return {"mode": mode} | {k: figures[k] for k in names} | extra
 
@@ -45,8 +45,9 @@ def key_figures(armature_obj: bpy.types.Object, action: bpy.types.Action, clip: 
     curves (``channels``: its curves; reversals of the keys: of those curves as Blender evaluates
     them), with the errors of its check in Blender's evaluation: ``rotation_error_deg`` the deform
     bones' largest rotation error (degrees), ``location_error`` their largest position error (heights);
-    ``keyed_bones`` then lists the bones keyed and ``controls`` holds the whole check
-    (:class:`.controls.ControlResult` as a dict).
+    ``controls`` then holds the whole check (:class:`.controls.ControlResult` as a dict).
+    ``keyed_bones``: the names of the bones the action keys (sorted as the clip's bones, or the
+    controls' order).
     """
     height = float(height or character_height(armature_obj))
     from .controls import result_of
@@ -80,7 +81,8 @@ def key_figures(armature_obj: bpy.types.Object, action: bpy.types.Action, clip: 
             else:
                 rotation_error = max(rotation_error, float(np.degrees(error)))
     figures = _figures(per_channel, flat_keys, reversals_clip, reversals_keys, rotation_error, location_error, height)
-    return figures | {"curves": len(curves), "moving_channels": len(reversals_clip)}
+    keyed = [b for b in clip.bone_names if any(p.startswith(f'pose.bones["{bpy.utils.escape_identifier(b)}"].') for p, _ in curves)]
+    return figures | {"curves": len(curves), "moving_channels": len(reversals_clip), "keyed_bones": keyed}
 
 
 def _figures(

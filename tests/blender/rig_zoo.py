@@ -11,6 +11,9 @@
   pole targets outside the leg hierarchy, arms FK, one skinned mesh (nearest-bone weights).
 - ``parented_robot()``: a robot of blocky meshes each parented to a bone (``parent_type 'BONE'``,
   no skinning), its feet driven by IK targets.
+- ``mixamo_fbx(path)``: a Mixamo-style character written to an FBX file and imported back as a user
+  imports one: ``mixamorig:`` bone names, Y-up centimetres in armature space under an object rotated
+  90° about X and scaled 0.01, leaf ``_end`` bones, bone tails that do not point at their children.
 
 Each builder leaves the scene in Object mode and returns the Blender objects; the generated rig's
 metarig stays in the scene (hidden), as it does after Rigify's Generate button.
@@ -22,7 +25,7 @@ import addon_utils
 import bpy
 import numpy as np
 
-__all__ = ["RIGIFY_METARIGS", "bind_nearest", "box_body", "ik_biped", "parented_robot", "rigify_rig"]
+__all__ = ["RIGIFY_METARIGS", "bind_nearest", "box_body", "ik_biped", "mixamo_fbx", "parented_robot", "rigify_rig"]
 
 RIGIFY_METARIGS = ("human", "basic_human", "basic_quadruped", "horse", "cat", "bird", "wolf", "shark")
 
@@ -264,3 +267,68 @@ def parented_robot(name: str = "Robot") -> tuple[bpy.types.Object, list[bpy.type
         _parent_to_bone(part, obj, bone)
     _object_mode()
     return obj, [p for p, _ in parts]
+
+
+MIXAMO_PREFIX = "mixamorig:"
+
+
+def _mixamo_spec() -> list[tuple[str, tuple, tuple, str | None]]:
+    """Mixamo's bone names on a 1.78 m biped facing -Y (Z-up metres): rows ``(name, head, tail, parent)``."""
+    spec = [
+        ("Hips", (0, 0, 0.95), (0, 0, 1.05), None),
+        ("Spine", (0, 0, 1.05), (0, 0, 1.17), "Hips"),
+        ("Spine1", (0, 0, 1.17), (0, 0, 1.3), "Spine"),
+        ("Spine2", (0, 0, 1.3), (0, 0, 1.44), "Spine1"),
+        ("Neck", (0, 0, 1.44), (0, 0, 1.55), "Spine2"),
+        ("Head", (0, 0, 1.55), (0, 0, 1.78), "Neck"),
+    ]
+    for side, s in (("Left", 1), ("Right", -1)):
+        spec += [
+            (f"{side}Shoulder", (s * 0.05, 0, 1.4), (s * 0.17, 0, 1.42), "Spine2"),
+            (f"{side}Arm", (s * 0.17, 0, 1.42), (s * 0.45, 0, 1.42), f"{side}Shoulder"),
+            (f"{side}ForeArm", (s * 0.45, 0, 1.42), (s * 0.7, 0, 1.42), f"{side}Arm"),
+            (f"{side}Hand", (s * 0.7, 0, 1.42), (s * 0.8, 0, 1.42), f"{side}ForeArm"),
+            (f"{side}UpLeg", (s * 0.1, 0, 0.93), (s * 0.1, 0, 0.5), "Hips"),
+            (f"{side}Leg", (s * 0.1, 0, 0.5), (s * 0.1, 0, 0.08), f"{side}UpLeg"),
+            (f"{side}Foot", (s * 0.1, 0, 0.08), (s * 0.1, -0.14, 0.02), f"{side}Leg"),
+            (f"{side}ToeBase", (s * 0.1, -0.14, 0.02), (s * 0.1, -0.22, 0.02), f"{side}Foot"),
+        ]
+    return spec
+
+
+def mixamo_fbx(path: str, name: str = "Armature") -> tuple[bpy.types.Object, bpy.types.Object]:
+    """Write a Mixamo-style character to the FBX file ``path`` and import it into an empty scene:
+    ``(armature_obj, body_obj)`` as Blender's FBX importer made them (default import settings).
+
+    Built as Mixamo's files come: ``mixamorig:`` names (hips, three spine bones, neck, head, shoulders,
+    arms, forearms, hands, up-legs, legs, feet, toes), bones in Y-up centimetres under an armature
+    object rotated 90° about X and scaled 0.01, one box body bound by nearest-bone weights; exported
+    with leaf ``_end`` bones and the bones' primary axis along X, so that after import the tails point
+    sideways, not at the children (as Mixamo's do without the importer's automatic bone orientation).
+    """
+    bpy.ops.wm.read_homefile(use_empty=True)
+    arm = bpy.data.armatures.new(name)
+    obj = _link(bpy.data.objects.new(name, arm))
+
+    def y_up_cm(p) -> tuple[float, float, float]:
+        return (100 * p[0], 100 * p[2], -100 * p[1])
+
+    rows = [(h, t, p) for _, h, t, p in _mixamo_spec()]
+    names = [MIXAMO_PREFIX + n for n, *_ in _mixamo_spec()]
+    spec = [(n, y_up_cm(h), y_up_cm(t), None if p is None else MIXAMO_PREFIX + p, True) for n, (h, t, p) in zip(names, rows)]
+    _edit_bones(obj, spec)
+    obj.rotation_euler = (np.pi / 2, 0, 0)
+    obj.scale = (0.01, 0.01, 0.01)
+    bpy.context.view_layer.update()
+    body = box_body(obj, list(obj.data.bones), name="Beta_Surface")
+    bind_nearest(obj, body, list(obj.data.bones))
+    _activate(obj, body)
+    bpy.ops.export_scene.fbx(
+        filepath=path, use_selection=True, add_leaf_bones=True, bake_anim=False, primary_bone_axis="X", secondary_bone_axis="-Y"
+    )
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.import_scene.fbx(filepath=path)
+    _object_mode()
+    armature = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    mesh = next(o for o in bpy.data.objects if o.type == "MESH")
+    return armature, mesh
