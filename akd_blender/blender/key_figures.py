@@ -81,7 +81,9 @@ def key_figures(armature_obj: bpy.types.Object, action: bpy.types.Action, clip: 
             else:
                 rotation_error = max(rotation_error, float(np.degrees(error)))
     figures = _figures(per_channel, flat_keys, reversals_clip, reversals_keys, rotation_error, location_error, height)
-    keyed = [b for b in clip.bone_names if any(p.startswith(f'pose.bones["{bpy.utils.escape_identifier(b)}"].') for p, _ in curves)]
+    keyed = [
+        b for b in clip.bone_names if any(p.startswith(f'pose.bones["{bpy.utils.escape_identifier(b)}"].') for p, _ in curves)
+    ]
     return figures | {"curves": len(curves), "moving_channels": len(reversals_clip), "keyed_bones": keyed}
 
 

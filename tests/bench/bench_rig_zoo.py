@@ -34,7 +34,10 @@ RIGS = {
     "basic_quadruped": ("rigify_rig('basic_quadruped')", ("a dog walks forward", "a dog sits down", "a dog jumps")),
     "ik_biped": ("ik_biped()", ("a person walks forward", "a person waves", "a person bows")),
     "robot": ("parented_robot()", ("a robot walks forward", "a robot raises both arms", "a robot turns around")),
-    "mixamo_fbx": ("mixamo_fbx(sys.argv[2] + '.fbx')", ("a man waves hello with his right hand", "a man walks forward", "a man jumps in the air")),
+    "mixamo_fbx": (
+        "mixamo_fbx(sys.argv[2] + '.fbx')",
+        ("a man waves hello with his right hand", "a man walks forward", "a man jumps in the air"),
+    ),
     "horse": ("rigify_rig('horse')", ("a horse walks forward", "a horse rears up", "a horse gallops")),
     "wolf": ("rigify_rig('wolf')", ("a wolf walks forward", "a wolf sits down", "a wolf shakes its head")),
     "cat": ("rigify_rig('cat')", ("a cat walks forward", "a cat lies down", "a cat jumps")),
