@@ -60,7 +60,7 @@ from dataclasses import dataclass
 
 from ..core.errors import AkdError, Cancelled, InputError
 from ..core.prompt.understanding import understood_line
-from .cli_job import CliJob, armature_request, check_usage, on_floor
+from .cli_job import CliJob, armature_request, check_usage
 from .cli_parser import parse_jobs
 from .outputs import export, write_preview
 
@@ -147,14 +147,14 @@ def run_one(job: CliJob, progress: bool = True, write_files: bool = True) -> dic
 
     from .. import __version__
     from ..core.job import worker as wk
-    from .extract import rig_from_armature
     from .io import find_armature, load_scene
+    from .job_rig import job_rig
 
     t0 = time.perf_counter()
     check_usage(job)
     load_scene(job.input)
     arm = find_armature(job.armature)
-    rig = on_floor(rig_from_armature(arm), job.ground_height)
+    rig = job_rig(arm, job.ground_height)
     scene = bpy.context.scene
     scene_fps = scene.render.fps / scene.render.fps_base
     fps = float(scene_fps if job.fps is None else job.fps)

@@ -12,7 +12,7 @@ from ..core.errors import AkdError
 from ..core.job import worker as wk
 from ..core.job.request import JobRequest, JobResult
 from ..core.prompt.understanding import understood_line
-from .cli_job import job_request, on_floor
+from .cli_job import job_request
 from .properties import frame_range, panel_floor, panel_job
 
 __all__ = [
@@ -108,12 +108,12 @@ def snapshot(context: bpy.types.Context, armature_obj: bpy.types.Object) -> Pane
     problem: an empty prompt, a bad setting (fewer than 2 frames, …), an armature the mirror cannot read."""
     ensure_main_thread()
     from .deform_skeleton import start_pose
-    from .extract import rig_from_armature
+    from .job_rig import job_rig
 
     settings = context.scene.akd
     request = panel_request(context.scene)
     check_request(request)
-    rig = on_floor(rig_from_armature(armature_obj), panel_floor(settings))
+    rig = job_rig(armature_obj, panel_floor(settings))
     request = replace(request, rig=rig, init_pose=start_pose(armature_obj, rig))  # the pose the user sees
     saved = [pb.matrix_basis.copy() for pb in armature_obj.pose.bones]
     return PanelRun(armature_obj.name, request, saved, keys=settings.keys, set_scene_range=bool(settings.set_scene_range))

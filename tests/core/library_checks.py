@@ -304,6 +304,50 @@ def check_shake(m: Measured) -> None:
     assert _runs(aside > 0.25 * aside.max()) + _runs(aside < 0.25 * aside.min()) >= 5, aside
 
 
+def _hands(m: Measured) -> list[np.ndarray]:
+    return [m.of(limb.bones[-1:]) for limb in m.roles.arms]
+
+
+def check_fall(m: Measured) -> None:
+    head = m.height(_head(m)).mean(1)
+    assert head[-1] < 0.3 * head[0], head  # lying down at the end
+    root = m.root_height()
+    assert root[-1] < 0.45 * root[0], root
+    ahead = (m.verts[-1, _head(m)].mean(0) - m.verts[0, _head(m)].mean(0)) @ m.forward
+    assert ahead > 0.3 * m.H, ahead  # forward, face down
+    assert np.abs(np.diff(head[-3:])).max() < 0.01 * m.H  # and still
+
+
+def check_get_up(m: Measured) -> None:
+    head = m.height(_head(m)).mean(1)
+    rest = m.rest_height(_head(m)).mean()
+    assert head[0] < 0.8 * rest and head[-1] > 0.95 * rest, (head[0], head[-1], rest)
+    check_in_place(m)
+
+
+def check_crawl(m: Measured) -> None:
+    ahead, aside = travel(m)
+    assert ahead > 0.5 * leg_length(m) and aside < 0.15 * ahead, (ahead, aside)
+    head = m.height(_head(m)).mean(1)
+    assert head.max() < 0.65 * m.rest_height(_head(m)).mean(), head  # low, on all fours
+    for hand in _hands(m):
+        assert np.median(m.height(hand).min(1)) < 0.06 * m.H  # the hands on the ground
+    shins = [m.height(m.of(limb.bones[1:2])).min(1) for limb in m.roles.legs if len(limb.bones) > 1]
+    assert shins and max(float(np.median(s)) for s in shins) < 0.06 * m.H, shins  # and the knees
+
+
+def check_dance(m: Measured) -> None:
+    check_in_place(m)
+    assert m.height().min(1).max() < 0.03 * m.H  # never airborne
+    root = m.root_height()
+    low = root < root.max() - 0.3 * np.ptp(root)
+    assert np.ptp(root) > 0.01 * m.H and _runs(low) >= 3, root  # the knees bounce, again and again
+    right, left = (m.height(m.limb_end("arms", side)).max(1) for side in ("right", "left"))
+    shoulder = m.rig.heads[m.roles.limb("arms", "right").bones[0]] @ m.up - m.ground
+    assert (right > shoulder).any() and (left > shoulder).any()  # each arm swings up
+    assert np.corrcoef(right, left)[0, 1] < 0, np.corrcoef(right, left)  # in turn
+
+
 CHECKS = {
     "walk": [check_gait],
     "run": [functools.partial(check_gait, flight=0.12)],
@@ -332,4 +376,8 @@ CHECKS = {
     "stretch": [check_stretch, check_feet_planted, check_in_place],
     "point": [check_point, check_feet_planted, check_in_place],
     "shake": [check_shake, check_feet_planted, check_in_place],
+    "fall": [check_fall],
+    "get_up": [check_get_up],
+    "crawl": [check_crawl],
+    "dance": [check_dance],
 }

@@ -70,7 +70,10 @@ def test_every_kind_has_the_shared_motions_and_its_own():
     shared = {"walk", "run", "jump", "turn", "sit"}
     heads = {"look_around", "nod", "shake_head"}
     own = {
-        "biped": {"wave", "raise_arms", "kick", "bow", "crouch", "clap", "punch"} | heads | {"stretch", "point"},
+        "biped": {"wave", "raise_arms", "kick", "bow", "crouch", "clap", "punch"}
+        | heads
+        | {"stretch", "point"}
+        | {"fall", "get_up", "crawl", "dance"},
         "quadruped": {"wag_tail", "lie_down", "head_down", "rear_up", "gallop"} | heads | {"stretch", "shake"},
         "bird": {"flap_wings", "peck", "hop"} | heads,
         "hexapod": {"hop", "raise_front_legs", "look_around"},

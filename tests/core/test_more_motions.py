@@ -1,5 +1,5 @@
-"""The head motions (look around, nod, shake head), stretch, point and the wet-dog shake of the role
-motion library: each does what it says on every procedural kind that has it, read from the motion
+"""The head motions (look around, nod, shake head), stretch, point, the wet-dog shake and a biped's
+fall, get up, crawl and dance of the role motion library: each does what it says on every procedural kind that has it, read from the motion
 itself (the head's turn from its vertices, the pointing hand's place, the feet), and its held-out
 phrasings are read as it the way the default job reads a prompt."""
 
@@ -33,6 +33,7 @@ NEW = {
     "hexapod": ("look_around",),
 }
 CASES = [(kind, label) for kind, labels in NEW.items() for label in labels]
+FLOOR = ("fall", "get_up", "crawl", "dance")
 
 
 @functools.cache
@@ -55,6 +56,26 @@ def test_new_motion_does_what_it_says_with_the_feet_planted(kind, label):
         check_in_place(m)
         for check in CHECKS[label]:
             check(m)
+
+
+@pytest.mark.parametrize("label", FLOOR)
+def test_floor_motion_does_what_it_says_in_every_variation(label):
+    for variation in [Variation(), *sample_variations(label, "heldout", 3, seed=4)]:
+        m = measured("biped", label, variation)
+        assert np.isfinite(m.verts).all() and m.height().min() > -0.03 * m.H
+        assert m.height().min(1).max() < 0.03 * m.H  # something stays on the ground, every frame
+        for check in CHECKS[label]:
+            check(m)
+
+
+def test_fall_lies_still_and_get_up_starts_where_a_sit_ends():
+    fall = measured("biped", "fall", Variation())
+    chest = fall.joints[:, fall.roles.spine[-1]] - fall.joints[:, fall.roles.root]
+    assert abs(chest[-1] @ fall.up) < 0.35 * np.linalg.norm(chest[-1])  # the body lies along the ground
+    sit = measured("biped", "sit", Variation())
+    up = measured("biped", "get_up", Variation())
+    head_sit, head_up = (x.height(x.of([x.roles.head])).mean(1) for x in (sit, up))
+    assert abs(head_up[0] - head_sit[-1]) < 0.12 * sit.H  # down on the ground at first, as a sit ends
 
 
 @pytest.mark.parametrize("kind", ["biped", "quadruped", "bird", "hexapod"])
@@ -134,7 +155,11 @@ def test_new_motions_are_deterministic():
     np.testing.assert_array_equal(a.locations, b.locations)
 
 
-HELDOUT = [(kind, label, text) for kind, label in CASES for text in role_motion(kind, label).heldout_phrasings]
+HELDOUT = [
+    (kind, label, text)
+    for kind, label in [*CASES, *(("biped", f) for f in FLOOR)]
+    for text in role_motion(kind, label).heldout_phrasings
+]
 
 
 @pytest.mark.parametrize("kind,label,text", HELDOUT, ids=[f"{k}-{lab}-{i % 2}" for i, (k, lab, _) in enumerate(HELDOUT)])

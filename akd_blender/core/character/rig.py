@@ -64,6 +64,9 @@ class RigAsset:
         blender_parents: per bone, the name of its parent in the armature ('' for none), or ``()``
             for rigs built in code; differs from ``bone_names[parents]`` where helper bones were
             skipped.
+        tied_bones: the mirrored bones that the rig's controls move only together with their
+            mirrored parent, as one piece (a limb split into segments that one FK control turns); the
+            motion library keeps them at rest relative to that parent. ``()`` for a plain rig.
 
     Mesh fields:
         mesh_names: the deformed mesh objects' names, in concatenation order.
@@ -120,6 +123,7 @@ class RigAsset:
     driven_bones: tuple[str, ...] = ()
     blender_parents: tuple[str, ...] = ()
     mesh_bones: tuple[str, ...] = ()
+    tied_bones: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         self.validate()
@@ -188,6 +192,8 @@ class RigAsset:
             raise RigError(f"RigAsset '{self.name}': mesh_offsets do not partition the {v} vertices")
         if self.blender_parents and len(self.blender_parents) != j:
             raise RigError(f"RigAsset '{self.name}': blender_parents has {len(self.blender_parents)} entries, expected {j}")
+        if not set(self.tied_bones) <= set(self.bone_names):
+            raise RigError(f"RigAsset '{self.name}': tied_bones names bones it does not have")
         if self.mesh_bones and len(self.mesh_bones) != len(self.mesh_names):
             raise RigError(f"RigAsset '{self.name}': mesh_bones must name one bone (or '') per mesh")
         if self.uvs is not None and self.uvs.shape != (self.faces.shape[0], 3, 2):
@@ -222,6 +228,15 @@ def load_rig(path: str) -> RigAsset:
             arrays = {k: data[k] for k in data.files if k != "__meta__"}
     except (OSError, KeyError, ValueError) as exc:
         raise RigError(f"'{path}' is not a saved RigAsset ({exc})") from None
-    tuples = ("bone_names", "rotation_modes", "mesh_names", "warnings", "driven_bones", "blender_parents", "mesh_bones")
+    tuples = (
+        "bone_names",
+        "rotation_modes",
+        "mesh_names",
+        "warnings",
+        "driven_bones",
+        "blender_parents",
+        "mesh_bones",
+        "tied_bones",
+    )
     meta = {k: tuple(v) if k in tuples else v for k, v in meta.items()}
     return RigAsset(**meta, **arrays)

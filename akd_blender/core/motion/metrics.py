@@ -263,9 +263,9 @@ class MotionThresholds:
     root_tilt_deg: float | None = 45.0
 
 
-_TRAVELLING = ("walk", "run", "trot", "gallop", "jog", "amble", "stride")
+_TRAVELLING = ("walk", "run", "trot", "gallop", "jog", "amble", "stride", "crawl", "fall")
 _AIRBORNE = ("jump", "run", "hop", "leap", "gallop")
-_TIPPING = ("sit", "bow", "lie", "roll", "jump")
+_TIPPING = ("sit", "bow", "lie", "roll", "jump", "fall", "crawl")
 
 
 def motion_travels(motion: str | None) -> bool:

@@ -13,7 +13,7 @@ import numpy as np
 from ...character.rig import RigAsset
 from ..clip import MotionClip
 from .labelled import Variation
-from .pose import BodyPose, bone_tip, is_sprawled, knee_sign, limb_length, segment_directions, smoothstep
+from .pose import BodyPose, bone_tip, is_sprawled, knee_sign, limb_length, segment_directions, smoothstep, untied
 
 if TYPE_CHECKING:
     from ...character.roles import BoneRoles, Limb
@@ -56,8 +56,9 @@ def arm_bones(rig: RigAsset, limb: Limb, up: np.ndarray | None = None) -> tuple[
     """The arm without its clavicle: (upper arm, forearm, hand …). The first bone is taken for a
     clavicle when the arm has 4+ bones, when its first segment is under 60 % of the second's length,
     or when it runs roughly level (less than 30° from horizontal, ``up`` given) and the arm turns by
-    more than 50° after it (a clavicle above an arm hanging down)."""
-    bones = limb.bones
+    more than 50° after it (a clavicle above an arm hanging down). Tied segments are left out
+    (:func:`~.pose.untied`)."""
+    bones = untied(rig, limb.bones)
     if len(bones) >= 3:
         points = [rig.heads[b] for b in bones[:3]]
         first, second = points[1] - points[0], points[2] - points[1]

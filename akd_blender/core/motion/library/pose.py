@@ -115,10 +115,19 @@ def segment_directions(rig: RigAsset, chain: tuple[int, ...]) -> np.ndarray:
     return np.stack(out)
 
 
+def untied(rig: RigAsset, chain: tuple[int, ...]) -> tuple[int, ...]:
+    """``chain`` without the rig's tied bones (``RigAsset.tied_bones``: segments its controls turn
+    only with their parent), which then follow their parent rigidly."""
+    if not rig.tied_bones:
+        return chain
+    tied = set(rig.tied_bones)
+    return tuple(b for b in chain if rig.bone_names[b] not in tied) or chain[:1]
+
+
 def leg_bones(rig: RigAsset, limb: Limb) -> tuple[int, ...]:
-    """The leg's bones from the hip down: a short first bone (a scapula or hip bone under 60 % of the
-    next segment's length) is dropped from legs of 4+ bones."""
-    bones = limb.bones
+    """The leg's bones from the hip down, tied segments left out (:func:`untied`): a short first bone
+    (a scapula or hip bone under 60 % of the next segment's length) is dropped from legs of 4+ bones."""
+    bones = untied(rig, limb.bones)
     if len(bones) >= 4:
         points = [rig.heads[b] for b in bones[:3]]
         if np.linalg.norm(points[1] - points[0]) < 0.6 * np.linalg.norm(points[2] - points[1]):
@@ -318,7 +327,9 @@ class BodyPose:
 
     def bend_chain(self, chain: tuple[int, ...], axis: np.ndarray, angle: np.ndarray | float) -> BodyPose:
         """Spread a bend of ``angle`` (radians, scalar or [F]) about ``axis`` evenly over ``chain``
-        (a spine of 1–4 bones, a neck): the chain's total turn is ``angle``."""
+        (a spine of 1–4 bones, a neck; tied segments left out, :func:`untied`): the chain's total turn is
+        ``angle``."""
+        chain = untied(self.rig, chain)
         if not chain:
             return self
         angle = np.broadcast_to(np.asarray(angle, dtype=np.float64), (self.frames,))
@@ -332,6 +343,7 @@ class BodyPose:
         """A wave travelling root → tip along ``chain`` (a tail of 1–8 bones): bone k of n turns
         ``amplitude·w_k·sin(phase − k·lag/n)`` about ``axis``, weights rising towards the tip and summing
         to 1 (radians; ``amplitude`` scalar or [F]; ``phase`` [F]; ``lag`` the phase delay from root to tip)."""
+        chain = untied(self.rig, chain)
         if not chain:
             return self
         n = len(chain)

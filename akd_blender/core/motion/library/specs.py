@@ -18,7 +18,7 @@ import numpy as np
 from ...character.rig import RigAsset
 from ...errors import InputError
 from ..clip import MotionClip
-from . import biped, bird, head, hexapod, quadruped
+from . import biped, biped_floor, bird, head, hexapod, quadruped
 from .english import PHRASINGS
 from .labelled import Variation
 
@@ -106,6 +106,10 @@ _MOTIONS: tuple[tuple[str, str, Generator, bool], ...] = (
     ("bird", "nod", head.nod, True),
     ("bird", "shake_head", head.shake_head, True),
     ("hexapod", "look_around", head.look_around, True),
+    ("biped", "fall", biped_floor.fall, False),
+    ("biped", "get_up", biped_floor.get_up, False),
+    ("biped", "crawl", biped_floor.crawl, False),
+    ("biped", "dance", biped_floor.dance, True),
 )
 
 

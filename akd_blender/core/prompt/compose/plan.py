@@ -143,7 +143,7 @@ class PartNotUnderstood(PromptNotUnderstood):
 @lru_cache(maxsize=1)
 def _classes() -> dict[str, frozenset[str]]:
     m = words()["motions"]
-    return {k: frozenset(m[k]) for k in ("travelling", "turning", "sided", "cyclic")}
+    return {k: frozenset(m[k]) for k in ("travelling", "turning", "sided", "cyclic", "rising", "ending_low")}
 
 
 def shared_encoder():
@@ -224,7 +224,8 @@ def plan_prompt(prompt: str, kind: str, understand: Understand | None = None) ->
     ``understand``: reads a part's text as a motion of ``kind`` (default :func:`motion_reader`). A
     fragment with modifiers and no motion ("…, twice", "…, slowly") modifies the part before it (the
     first such one, the part after it); "again" alone repeats the part before it; "stops", "waits",
-    "stays there" … make a :data:`HOLD` part. InputError for an
+    "stays there" … make a :data:`HOLD` part; a rise after a motion that does not end low is dropped
+    (:func:`_without_own_returns`). InputError for an
     empty prompt or one with modifiers only; :class:`PartNotUnderstood` naming the first part that
     matches no motion well enough."""
     understand = understand or motion_reader(kind)
@@ -257,7 +258,20 @@ def plan_prompt(prompt: str, kind: str, understand: Understand | None = None) ->
         pending = Modifiers()
     if not parts:
         raise InputError(f'the prompt "{normalise(prompt)}" names no motion')
-    return Plan(prompt, kind, tuple(parts))
+    return Plan(prompt, kind, _without_own_returns(parts))
+
+
+def _without_own_returns(parts: list[Part]) -> tuple[Part, ...]:
+    """``parts`` without a rise ("stands back up": a ``rising`` motion of ``words.json``, e.g. get_up)
+    that follows a motion which does not end low (not ``ending_low``: a bow comes back up by itself):
+    that rise is the motion's own return, not a motion of its own."""
+    classes = _classes()
+    kept: list[Part] = []
+    for part in parts:
+        if part.label in classes["rising"] and kept and kept[-1].label not in classes["ending_low"] and kept[-1].label != HOLD:
+            continue
+        kept.append(part)
+    return tuple(kept)
 
 
 def _reading_of(part: Part) -> Understanding:

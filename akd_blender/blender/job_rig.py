@@ -1,0 +1,54 @@
+"""The rig a distillation job runs on, as the CLI and the panel read it.
+
+:func:`job_rig`: the mirror of the armature (:func:`~.extract.rig_from_armature`) standing on the
+job's floor; on a control rig (mirrored bones that constraints or drivers move) also the bones its
+controls turn only together with their mirrored parent (:func:`tied_bones`), so that the motion
+library bends a limb where the rig can bend it (a Rigify limb's upper arm is two deform segments
+that one FK control turns as one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import bpy
+
+from ..core.character.rig import RigAsset
+from .cli_job import on_floor
+
+__all__ = ["job_rig", "tied_bones"]
+
+
+def job_rig(armature_obj: bpy.types.Object, ground_height: float | None) -> RigAsset:
+    """The mirror of ``armature_obj`` on the floor at world Z ``ground_height`` (None: the mirror's
+    own), with ``tied_bones`` found where it is a control rig. Main thread; Object or Pose mode."""
+    from .extract import rig_from_armature
+
+    rig = rig_from_armature(armature_obj)
+    if rig.driven_bones:
+        rig = replace(rig, tied_bones=tied_bones(armature_obj, rig))
+    return on_floor(rig, ground_height)
+
+
+def tied_bones(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[str, ...]:
+    """The mirrored bones of ``rig`` that ``armature_obj``'s controls move only as one piece with their
+    mirrored parent, found by probing the rig in Blender (:func:`~.control_probe.find_controls`): a
+    bone is tied when the control that carries it was chosen for its parent, or for the bone its tied
+    parent follows. ``()`` when no control moves the mirrored bones."""
+    from ..core.errors import InputError
+    from .control_probe import find_controls
+
+    try:
+        cmap = find_controls(armature_obj, tuple(rig.bone_names))
+    except InputError:
+        return ()
+    tied: set[str] = set()
+    for b, name in enumerate(rig.bone_names):  # parents precede children
+        p = int(rig.parents[b])
+        lead = cmap.followers.get(name)
+        if p < 0 or lead is None:
+            continue
+        parent = rig.bone_names[p]
+        if lead == parent or (parent in tied and cmap.followers.get(parent) == lead):
+            tied.add(name)
+    return tuple(n for n in rig.bone_names if n in tied)
