@@ -177,20 +177,13 @@ def _pose_pass(
     armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_idx: np.ndarray, height: float, refine: bool
 ) -> None:
     """One pass over the keyed controls for one frame (see :func:`_pose_frames`); ``refine``: fit each
-    control through its deform bones' evaluated response instead of its probed offsets. A control
-    whose fit leaves its deform bones farther from their targets than before is put back."""
+    control through its deform bones' evaluated response instead of its probed offsets."""
     pose = armature_obj.pose.bones
     keyed = cmap.keyed
     goals = {g.control: g for g in cmap.goals}
     deform_pos = {n: i for i, n in enumerate(cmap.deform)}
     for level in sorted({cmap.order.get(c, 0) for c in keyed}):
-        names = [c for c in keyed if cmap.order.get(c, 0) == level]
-        before = {
-            n: (_group_error(armature_obj, cmap.group[n], frame_targets, deform_pos), _save(pose[n]))
-            for n in names
-            if n in cmap.driven
-        }
-        for name in names:
+        for name in (c for c in keyed if cmap.order.get(c, 0) == level):
             if name == cmap.carrier and name in cmap.driven and not refine:
                 matrix = frame_targets[deform_pos[cmap.driven[name]]] @ np.linalg.inv(cmap.offset[name])
                 _set_pose(pose[name], matrix, keep_location=False)
@@ -207,15 +200,6 @@ def _pose_pass(
                 goal = goals[name]
                 _set_pose(pose[name], frame_targets[deform_pos[goal.deform]] @ goal.offset, keep_location=False)
         bpy.context.view_layer.update()
-        worse = [
-            n
-            for n, (error, _) in before.items()
-            if _group_error(armature_obj, cmap.group[n], frame_targets, deform_pos) > error + 1e-9
-        ]
-        for name in worse:  # the fit moved this control's bones away (a rig that is not rigid here): undo it
-            _restore(pose[name], before[name][1])
-        if worse:
-            bpy.context.view_layer.update()
     if cmap.carrier_root is not None:
         root = deform_pos[cmap.carrier_root]
         for _ in range(3):  # the carrier's shift puts the deform root's head on target
@@ -227,30 +211,13 @@ def _pose_pass(
             matrix[:3, 3] += error
             _set_pose(carrier, matrix, keep_location=False)
             bpy.context.view_layer.update()
-
-    def score() -> np.ndarray:
-        return _offness(armature_obj, deform_idx, frame_targets, height)
-
-    _place_heads(armature_obj, cmap, frame_targets, deform_pos, height, score)
-    _fix(armature_obj, cmap, frame_targets, deform_pos, score)
+    _place_heads(armature_obj, cmap, frame_targets, deform_pos, height)
+    _fix(armature_obj, cmap, frame_targets, deform_pos)
 
 
 def _fit_points(length: float) -> np.ndarray:
     """[4,4] a bone's head, tail and half-length points along its X and Z axes (bone space, homogeneous rows)."""
     return np.array([[0, 0, 0, 1], [0, length, 0, 1], [0.5 * length, 0, 0, 1], [0, 0, 0.5 * length, 1]], dtype=np.float64)
-
-
-def _group_error(armature_obj, group: list, frame_targets: np.ndarray, deform_pos: dict) -> float:
-    """Summed distance (armature units) of the :func:`_fit_points` of the deform bones in ``group``
-    ((bone, offset) pairs), as Blender evaluates them now, from their targets'."""
-    pose, bones = armature_obj.pose.bones, armature_obj.data.bones
-    total = 0.0
-    for bone, _ in group:
-        local = _fit_points(bones[bone].length).T
-        got = (np.array(pose[bone].matrix) @ local)[:3]
-        want = (frame_targets[deform_pos[bone]] @ local)[:3]
-        total += float(np.linalg.norm(got - want, axis=0).sum())
-    return total
 
 
 def _rigid(matrix: np.ndarray) -> np.ndarray:
@@ -284,47 +251,32 @@ def _group_fit(
     return matrix
 
 
-def _place_heads(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: dict, height: float, score) -> None:
+def _place_heads(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: dict, height: float) -> None:
     """Move each handle by its deform bone's head error (locked location axes kept); all handles more
-    than 1e-6 heights off move together, then one view-layer update; up to four rounds. A round that
-    leaves the deform bones farther off (:func:`_undone_if_farther`) is undone and ends it."""
+    than 1e-6 heights off move together, then one view-layer update; up to four rounds."""
     pose = armature_obj.pose.bones
     for _ in range(4):
-        before, saved = score(), {}
+        acted = False
         for bone, control in cmap.handles.items():
             error = frame_targets[deform_pos[bone], :3, 3] - np.array(pose[bone].matrix.translation)
             if np.linalg.norm(error) <= 1e-6 * height:
                 continue
-            saved.setdefault(control, _save(pose[control]))
             matrix = np.array(pose[control].matrix)
             matrix[:3, 3] += error
             _set_pose(pose[control], matrix, keep_location=False)
-        if not saved or _undone_if_farther(armature_obj, saved, before, score):
-            return
+            acted = True
+        if not acted:
+            break
+        bpy.context.view_layer.update()
 
 
-def _undone_if_farther(armature_obj, saved: dict, before: np.ndarray, score) -> bool:
-    """After controls ``saved`` ({name: saved channels}) moved: update the view layer and, when the
-    deform bones are farther off than ``before`` (``score()``, :func:`_offness` [J]: their sum or their
-    largest grew), put them back (and update again). Whether they were put back."""
-    bpy.context.view_layer.update()
-    after = score()
-    if after.sum() <= before.sum() and after.max() <= before.max():
-        return False
-    for name, channels in saved.items():
-        _restore(armature_obj.pose.bones[name], channels)
-    bpy.context.view_layer.update()
-    return True
-
-
-def _fix(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: dict, score, rounds: int = 6) -> None:
+def _fix(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: dict, rounds: int = 6) -> None:
     """Turn each fixer so that its deform bone's evaluated rotation meets the target (about the bone's
     head), locked Euler axes kept. All fixers more than 1e-5 rad off turn together, then one
-    view-layer update; repeated while any is off (fixers of one limb move each other's bones a little).
-    A round that leaves the deform bones farther off (:func:`_undone_if_farther`) is undone and ends it."""
+    view-layer update; repeated while any is off (fixers of one limb move each other's bones a little)."""
     pose = armature_obj.pose.bones
     for _ in range(rounds):
-        before, saved = score(), {}
+        acted = False
         for bone, control in cmap.fixers.items():
             target = frame_targets[deform_pos[bone]]
             now = np.array(pose[bone].matrix)
@@ -335,13 +287,14 @@ def _fix(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: 
             about = np.eye(4)
             about[:3, :3], about[:3, 3] = turn, now[:3, 3] - turn @ now[:3, 3]
             pb = pose[control]
-            saved.setdefault(control, _save(pb))
             euler = tuple(pb.rotation_euler)
             _set_pose(pb, about @ np.array(pb.matrix), keep_location=False)
             if pb.rotation_mode not in ("QUATERNION", "AXIS_ANGLE"):
                 pb.rotation_euler = [old if lock else new for old, new, lock in zip(euler, pb.rotation_euler, pb.lock_rotation)]
-        if not saved or _undone_if_farther(armature_obj, saved, before, score):
-            return
+            acted = True
+        if not acted:
+            break
+        bpy.context.view_layer.update()
 
 
 def write_to_controls(
