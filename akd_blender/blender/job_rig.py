@@ -33,7 +33,8 @@ def job_rig(armature_obj: bpy.types.Object, ground_height: float | None) -> RigA
 def tied_bones(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[str, ...]:
     """The mirrored bones of ``rig`` that ``armature_obj``'s controls move only as one piece with their
     mirrored parent, found by probing the rig in Blender (:func:`~.control_probe.find_controls`): a
-    bone is tied when the control that carries it was chosen for its parent, or for the bone its tied
+    bone is tied when the control that carries it turns (an FK control, not an IK target, pole or
+    parentless control, which bend a chain) and was chosen for its parent, or for the bone its tied
     parent follows. ``()`` when no control moves the mirrored bones."""
     from ..core.errors import InputError
     from .control_probe import find_controls
@@ -42,11 +43,12 @@ def tied_bones(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[str, ...]
         cmap = find_controls(armature_obj, tuple(rig.bone_names))
     except InputError:
         return ()
+    placed = cmap.free | {goal.control for goal in cmap.goals}  # IK targets, poles, parentless controls
     tied: set[str] = set()
     for b, name in enumerate(rig.bone_names):  # parents precede children
         p = int(rig.parents[b])
         lead = cmap.followers.get(name)
-        if p < 0 or lead is None:
+        if p < 0 or lead is None or cmap.control_of.get(name) in placed:
             continue
         parent = rig.bone_names[p]
         if lead == parent or (parent in tied and cmap.followers.get(parent) == lead):

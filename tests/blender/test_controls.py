@@ -19,6 +19,7 @@ import torch
 from akd_blender.blender.actions import write_action
 from akd_blender.blender.controls import deform_targets, result_of
 from akd_blender.blender.extract import rig_from_armature
+from akd_blender.blender.job_rig import job_rig
 from akd_blender.blender.key_figures import key_figures, key_summary
 from akd_blender.blender.keyframes import SparseKeys
 from akd_blender.blender.pose_channels import action_fcurves
@@ -277,3 +278,18 @@ def test_edit_mode_is_refused_in_one_line():
         write_action(arm, clip, "refused")
     assert len(bpy.data.actions) == actions
     bpy.ops.object.mode_set(mode="OBJECT")
+
+
+def test_rigify_limb_segments_are_tied_and_ik_chains_are_not():
+    """A Rigify limb is two deform segments per part that one FK control turns as one: the job's rig
+    ties the second segment to the first, so the library bends the limb at its real joints; an IK
+    chain's bones (bent by moving the target) and a plain FK rig's are not tied."""
+    arm, _ = rig_zoo.rigify_rig("basic_quadruped")
+    tied = set(job_rig(arm, None).tied_bones)
+    for side in ("L", "R"):
+        assert {f"DEF-thigh.{side}.001", f"DEF-shin.{side}.001", f"DEF-front_thigh.{side}.001"} <= tied, tied
+        assert not {f"DEF-thigh.{side}", f"DEF-shin.{side}", f"DEF-front_shin.{side}", f"DEF-foot.{side}"} & tied, tied
+    arm, _ = rig_zoo.ik_biped()
+    assert job_rig(arm, None).tied_bones == ()
+    arm, _ = rig_zoo.parented_robot()
+    assert job_rig(arm, None).tied_bones == ()

@@ -315,3 +315,19 @@ def test_gait_reach_shift_overreach_and_lift_peak():
     same = feet(lift_peak=0.5, front_lift_peak=None, overreach=0.0, reach_shift=0.0)
     for name in base:
         np.testing.assert_allclose(same[name], base[name], atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["procedural_biped", "procedural_quadruped", "procedural_bird"])
+def test_tied_segments_stay_at_rest_on_their_parent_in_every_motion(name):
+    """A rig whose controls turn some bones only with their parent (``RigAsset.tied_bones``): every
+    motion of its kind leaves those bones' channels at rest, and still does what it says."""
+    rig, roles = CHARACTERS[name]
+    chains = [limb.bones for limb in (*roles.legs, *roles.arms, *roles.wings) if len(limb.bones) >= 3]
+    tied = {rig.bone_names[chain[-1]] for chain in chains} | {rig.bone_names[b] for b in (*roles.tail[1:2], *roles.neck[1:2])}
+    tied_rig = dataclasses.replace(rig, tied_bones=tuple(n for n in rig.bone_names if n in tied))
+    index = [rig.bone_names.index(n) for n in tied_rig.tied_bones]
+    assert index
+    for spec in LIBRARY[roles.kind]:
+        clip = make_role_clip(tied_rig, roles, spec.label, Variation(), FRAMES, FPS)
+        rest = np.abs(np.abs(clip.rotations[:, index, 0]) - 1.0).max()
+        assert rest < 1e-9, (spec.label, rest)

@@ -51,7 +51,7 @@ def sit(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) 
     if roles.head is not None:
         p.level(roles.head, s)
     lay_tail(p, s, rise=0.3)
-    for limb in roles.wings:  # folded along the back, off the ground
+    for limb in p.wings:  # folded along the back, off the ground
         for b in limb.bones:
             p.aim(b, limb.bones, -p.forward + 0.3 * p.up + 0.15 * side_axis(p, limb), s)
     return p.clip(v.facing)
@@ -59,7 +59,7 @@ def sit(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) 
 
 def _open_wings(p: BodyPose, weight: np.ndarray | float) -> None:
     """Spread every wing straight out sideways from whatever rest it has (folded or spread)."""
-    for limb in p.roles.wings:
+    for limb in p.wings:
         out = side_axis(p, limb) + 0.1 * p.up
         for b in limb.bones:
             p.aim(b, limb.bones, out, weight)
@@ -73,7 +73,7 @@ def flap_wings(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Vari
     w = 2 * np.pi * (3.0 * v.speed * p.t + v.phase)
     opened = smoothstep(p.t / 0.15)
     _open_wings(p, opened)
-    for limb in roles.wings:
+    for limb in p.wings:
         sign = 1.0 if limb.side == "left" else -1.0  # about +forward the left wing rises
         for k, b in enumerate(limb.bones):
             p.rotate(b, p.forward, sign * opened * rad(55 if k == 0 else 20) * a * np.sin(w - 0.6 * k))
@@ -108,7 +108,7 @@ def hop(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) 
     crouch = np.where(ph >= 0.55, np.sin(np.pi * (ph - 0.55) / 0.45), 0.0)
     for limb in p.legs:
         flex_leg(p, limb, rad(30) * a * crouch + rad(10) * air)
-    for limb in roles.wings:
+    for limb in p.wings:
         sign = 1.0 if limb.side == "left" else -1.0
         p.rotate(limb.bones[0], p.forward, sign * rad(20) * air)
     length = mean_leg_length(p)

@@ -184,8 +184,9 @@ def bend_torso(p: BodyPose, axis: np.ndarray, angle: np.ndarray | float, at_hips
 def lay_tail(p: BodyPose, weight: np.ndarray | float, rise: float = 0.15) -> None:
     """Stretch the tail out behind the body, ``rise`` above horizontal (so a hanging tail does not dig
     into the ground when the rump comes down or the body rears); ``weight`` in [0,1] ([F] or scalar)."""
-    for b in p.roles.tail:
-        p.aim(b, p.roles.tail, -p.forward + rise * p.up, weight)
+    tail = untied(p.rig, p.roles.tail)
+    for b in tail:
+        p.aim(b, tail, -p.forward + rise * p.up, weight)
 
 
 def mean_leg_length(p: BodyPose) -> float:

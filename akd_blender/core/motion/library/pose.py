@@ -230,7 +230,8 @@ class BodyPose:
     unit axes (armature space, from ``roles.frame``); ``travel`` [F,3] the root's displacement in the
     body frame before the facing turn (armature units); ``lift`` [F] height of the lowest vertex above
     the ground wanted per frame; ``yaw`` [F] extra turn about ``up`` (radians, positive turns left);
-    ``legs`` the roles' legs from the hip down (:func:`leg_bones`).
+    ``legs`` the roles' legs from the hip down (:func:`leg_bones`); ``wings`` the roles' wings without
+    tied segments (:func:`untied`).
     """
 
     def __init__(self, rig: RigAsset, roles: BoneRoles, frames: int, fps: float) -> None:
@@ -245,6 +246,7 @@ class BodyPose:
         self.lift = np.zeros(frames)
         self.yaw = np.zeros(frames)
         self.legs = tuple(replace(limb, bones=leg_bones(rig, limb)) for limb in roles.legs if limb.bones)
+        self.wings = tuple(replace(limb, bones=untied(rig, limb.bones)) for limb in roles.wings if limb.bones)
 
     # ------------------------------------------------------------------ orientation bookkeeping
 
