@@ -126,12 +126,13 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
     those) or the prompt does not read as a plan. Parts joined only by commas or "and" are read as one
     motion told in several clauses ("hops up and lands"), unless ``whole`` (the whole prompt's reading)
     is not understood and every part is; so is one part whose motion the whole reading missed ("turns
-    counterclockwise quickly"). Raises
+    counterclockwise quickly"), or whose direction fits its own motion and not the whole reading's
+    ("turns towards the right", read whole as a head shake). Raises
     :class:`~akd_blender.core.prompt.compose.plan.PartNotUnderstood` naming the part, when the parts are
     sequenced and one of them matches no motion, unless its nearest motion is the one the whole prompt
     is understood as (then the prompt is that one motion told in steps)."""
     from ..prompt.compose import plan_prompt
-    from ..prompt.compose.plan import HOLD, PartNotUnderstood
+    from ..prompt.compose.plan import HOLD, PartNotUnderstood, direction_said_for
     from ..prompt.compose.sequence import has_ordering_clause, is_sequenced
 
     sequenced = is_sequenced(prompt)
@@ -148,7 +149,8 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
         return plan if sequenced or has_ordering_clause(prompt) or whole_missed else None
     part = plan.parts[0]
     special = part.label == HOLD or part.side or part.repetitions != 1 or part.duration is not None
-    return plan if special or part.heading or part.backwards or whole_missed else None
+    direction = whole is not None and whole.understood and direction_said_for(part, whole.motion)
+    return plan if special or part.heading or part.backwards or whole_missed or direction else None
 
 
 def _continues(part: Understanding, whole: Understanding | None) -> bool:

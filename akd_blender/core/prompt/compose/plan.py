@@ -24,7 +24,7 @@ from ..understanding import MOTIONS_COMMAND, PromptNotUnderstood, PromptVocabula
 from .sequence import normalise, split_parts
 from .words import Modifiers, is_empty, is_hold, read_modifiers, words
 
-__all__ = ["HOLD", "Part", "Plan", "PartNotUnderstood", "plan_prompt", "motion_reader", "shared_encoder"]
+__all__ = ["HOLD", "Part", "Plan", "PartNotUnderstood", "plan_prompt", "motion_reader", "shared_encoder", "direction_said_for"]
 
 Understand = Callable[[str], Understanding]
 
@@ -272,6 +272,15 @@ def _without_own_returns(parts: list[Part]) -> tuple[Part, ...]:
             continue
         kept.append(part)
     return tuple(kept)
+
+
+def direction_said_for(part: Part, motion: str) -> bool:
+    """Whether ``part``'s text says a direction ("to the right", "left", "backwards") that fits its own
+    motion (one that turns or travels, ``words.json``) but not ``motion`` (a ``kind/label`` that does
+    neither: "turns towards the right" is a turn, whatever else its words are close to)."""
+    classes = _classes()
+    moves = classes["turning"] | classes["travelling"]
+    return read_modifiers(part.text)[1].direction is not None and part.label in moves and motion.rsplit("/", 1)[-1] not in moves
 
 
 def _reading_of(part: Part) -> Understanding:

@@ -85,10 +85,16 @@ def is_sequenced(prompt: str) -> bool:
     return len(sentences) > 1 or bool(_patterns()["sequence"].search(text))
 
 
-_ORDERING = re.compile(r"(?<![\w'])(?:before|after)\s+\w+ing(?![\w'])")
+@lru_cache(maxsize=1)
+def _ordering() -> re.Pattern:
+    nouns = phrase_pattern(words()["motion_nouns"])
+    return re.compile(
+        rf"(?<![\w'])(?:before|after)\s+(?:\w+ing(?![\w'])|(?:a|an|the|one|its|his|her|their)\s+(?:\w+\s+){{0,2}}?(?:{nouns})s?(?![\w']))"
+    )
 
 
 def has_ordering_clause(prompt: str) -> bool:
     """Whether ``prompt`` orders two actions with "before" / "after" and a verb in -ing ("rears up after
-    walking a few steps"); "before the king", "after the trick" do not count."""
-    return bool(_ORDERING.search(normalise(prompt)))
+    walking a few steps") or a motion's noun (``motion_nouns`` of ``words.json``: "lifts its legs after a
+    short walk"); "before the king", "after the trick" do not count."""
+    return bool(_ordering().search(normalise(prompt)))
