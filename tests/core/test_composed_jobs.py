@@ -66,3 +66,17 @@ def test_one_motion_told_in_clauses_stays_one_motion():
 def test_one_motion_told_in_steps_stays_that_motion():
     result, _ = _job(biped(), "he folds forward at the waist, then stands back up")
     assert "→" not in result.extra["understood_as"] and result.extra["motion"] == "biped/bow"
+
+
+def test_a_motion_named_after_before_or_after_is_played_in_its_order():
+    result, facts = _job(biped(), "a woman claps her hands after a short jog")
+    assert result.extra["motion"] == "biped/run → biped/clap", result.extra["understood_as"]
+    assert facts.travel > 0.3  # the jog travels first
+    result, _ = _job(biped(), "a man bows before the queen")  # a person, not a motion: one bow
+    assert result.extra["motion"] == "biped/bow"
+
+
+def test_a_direction_that_only_a_turn_takes_makes_the_turn():
+    result, facts = _job(quadruped(), "the deer turns towards the left")
+    assert result.extra["motion"] == "quadruped/turn", result.extra["understood_as"]
+    assert facts.turn_degrees > 45  # to its left: counterclockwise seen from above
