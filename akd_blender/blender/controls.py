@@ -271,8 +271,8 @@ def _place_heads(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, defo
 
 
 def _fix(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: dict, rounds: int = 6) -> None:
-    """Turn each fixer so that its deform bone's evaluated rotation meets the target (about the bone's
-    head), locked Euler axes kept. All fixers more than 1e-5 rad off turn together, then one
+    """Turn each fixer so that its deform bone's evaluated rotation meets the target (about the
+    fixer's own head: its location channel is kept), locked Euler axes kept. All fixers more than 1e-5 rad off turn together, then one
     view-layer update; repeated while any is off (fixers of one limb move each other's bones a little)."""
     pose = armature_obj.pose.bones
     for _ in range(rounds):
@@ -288,7 +288,8 @@ def _fix(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: 
             about[:3, :3], about[:3, 3] = turn, now[:3, 3] - turn @ now[:3, 3]
             pb = pose[control]
             euler = tuple(pb.rotation_euler)
-            _set_pose(pb, about @ np.array(pb.matrix), keep_location=False)
+            # turned in place: a fixer's own location stays (it may place other bones: a spine tweak)
+            _set_pose(pb, about @ np.array(pb.matrix), keep_location=True)
             if pb.rotation_mode not in ("QUATERNION", "AXIS_ANGLE"):
                 pb.rotation_euler = [old if lock else new for old, new, lock in zip(euler, pb.rotation_euler, pb.lock_rotation)]
             acted = True
