@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import torch
 
 from ...character.rig import RigAsset
 from ..clip import MotionClip
@@ -83,10 +84,27 @@ def get_up(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variatio
     return p.clip(v.facing)
 
 
+def _limb_radius(rig: RigAsset, bone: int, end: np.ndarray) -> float:
+    """How thick a limb segment is: the median distance (armature units) of the vertices ``bone``
+    weighs most on from its rest segment, head to ``end`` [3]; 0 when it weighs most on none."""
+    owned = rig.vertices[(rig.weights.argmax(axis=1) == bone) & (rig.weights.max(axis=1) > 0)]
+    if len(owned) == 0:
+        return 0.0
+    head = rig.heads[bone]
+    axis = end - head
+    t = np.clip((owned - head) @ axis / max(float(axis @ axis), 1e-12), 0.0, 1.0)
+    return float(np.median(np.linalg.norm(owned - (head + t[:, None] * axis), axis=1)))
+
+
 def _hand_reach(p: BodyPose) -> float:
     """The angle (radians) ahead of straight down at which a biped's straight arms, from the
-    shoulders as posed now (frame 0), reach the ground the knees rest on: 0 when they cannot reach."""
-    knees = [p.head_position(limb.bones[1])[0] @ p.up for limb in p.legs if len(limb.bones) > 1]
+    shoulders as posed now (frame 0), reach the ground the knees rest on (the lowest knee joint less
+    its shin's thickness, :func:`_limb_radius`): 0 when they cannot reach."""
+    knees = [
+        p.head_position(limb.bones[1])[0] @ p.up - _limb_radius(p.rig, limb.bones[1], p.rig.heads[limb.bones[2]])
+        for limb in p.legs
+        if len(limb.bones) > 2
+    ]
     arms = [arm_bones(p.rig, limb, p.up) for limb in p.roles.arms]
     if not knees or not arms:
         return 0.0
@@ -97,10 +115,46 @@ def _hand_reach(p: BodyPose) -> float:
 
 def crawl(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
     """Crawl forward on hands and knees from the first frame: the body pitched 80° forward (torso
-    near level), thighs hanging down, shins folded back along the ground, arms straight down; 1.5
-    cycles per clip in
-    which each arm swings 20° with the leg of the other side, the body travelling 0.5 leg lengths
-    per cycle (× amplitude); the head lifted to look ahead."""
+    near level), thighs hanging down, shins folded back along the ground, straight arms leaning
+    forward just enough for the planted hand to meet the ground the knees rest on (the angle from
+    the rig's proportions, :func:`_hand_reach`, then corrected once on the skinned mesh,
+    :func:`_knee_gap`); 1.5 cycles per clip in which each hand is planted half the cycle and swings
+    25° forward with the leg of the other side, the body travelling 0.5 leg lengths per cycle (×
+    amplitude); the head lifted to look ahead."""
+    p, reach = _crawl_pose(rig, roles, frames, fps, v, None)
+    clip = p.clip(v.facing)
+    length = float(np.mean([np.linalg.norm(bone_tip(rig, b[-1]) - rig.heads[b[0]]) for b in _arms(p)] or [0.0]))
+    gap = _knee_gap(p, clip)
+    if length > 0 and abs(gap) > 0.005 * p.height:
+        reach = float(np.arccos(np.clip(np.cos(reach) - gap / length, 0.0, 1.0)))
+        clip = _crawl_pose(rig, roles, frames, fps, v, reach)[0].clip(v.facing)
+    return clip
+
+
+def _arms(p: BodyPose) -> list[tuple[int, ...]]:
+    return [arm_bones(p.rig, limb, p.up) for limb in p.roles.arms]
+
+
+def _knee_gap(p: BodyPose, clip: MotionClip) -> float:
+    """How far (armature units) the knees' lowest skin is above the planted hand's lowest skin in
+    the first frame of ``clip`` (the thighs' and shins' vertices; the hands' and forearms' ends)."""
+    from ...character.kinematics import Skeleton
+
+    first = MotionClip(clip.bone_names, clip.fps, clip.frame_start, clip.rotations[:1], clip.locations[:1])
+    verts = Skeleton(p.rig, torch.float64)(first, space="armature").numpy()[0] @ p.up
+    owner = np.where(p.rig.weights.max(axis=1) > 0, p.rig.weights.argmax(axis=1), -1)
+    knees = np.isin(owner, [b for limb in p.legs for b in limb.bones[:2]])
+    hands = np.isin(owner, [bones[-1] for bones in _arms(p)])
+    if not knees.any() or not hands.any():
+        return 0.0
+    return float(verts[knees].min() - verts[hands].min())
+
+
+def _crawl_pose(
+    rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation, reach: float | None
+) -> tuple[BodyPose, float]:
+    """The crawl's :class:`BodyPose` with the planted arms ``reach`` radians ahead of straight down
+    (None: :func:`_hand_reach`), and the angle used."""
     p = BodyPose(rig, roles, frames, fps)
     on_all_fours = np.ones(frames)
     tilt = rad(80) * on_all_fours
@@ -118,16 +172,17 @@ def crawl(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation
             p.pitch(limb.bones[1], sign * rad(90) * on_all_fours)
         if len(limb.bones) > 2:
             p.pitch(limb.bones[2], sign * rad(90) * on_all_fours)
-    reach = _hand_reach(p)
+    reach = _hand_reach(p) if reach is None else reach
     for limb in roles.arms:
-        # the arm of the other side moves with each leg: the right arm with the left leg
-        swing = reach + rad(20) * a * np.sin(w + (0.0 if limb.side == "left" else np.pi))
+        # the arm of the other side moves with each leg (the right arm with the left leg): planted at
+        # the reach for half a cycle, lifted forward by up to 25° for the other half
+        swing = reach + rad(25) * a * np.clip(np.sin(w + (0.0 if limb.side == "left" else np.pi)), 0.0, None)
         down = np.cos(swing)[:, None] * -p.up + np.sin(swing)[:, None] * p.forward
         aim_arm(p, limb, down, down, weight=on_all_fours)
     p.bend_chain(roles.neck, p.right, rad(45) * on_all_fours)
     if roles.head is not None:
         p.pitch(roles.head, rad(20) * on_all_fours)
-    return p.clip(v.facing)
+    return p, reach
 
 
 def dance(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
