@@ -73,7 +73,7 @@ def test_every_kind_has_the_shared_motions_and_its_own():
         "biped": {"wave", "raise_arms", "kick", "bow", "crouch", "clap", "punch"}
         | heads
         | {"stretch", "point"}
-        | {"fall", "get_up", "crawl", "dance", "limp"},
+        | {"fall", "get_up", "crawl", "dance"},
         "quadruped": {"wag_tail", "lie_down", "head_down", "rear_up", "gallop"} | heads | {"stretch", "shake"},
         "bird": {"flap_wings", "peck", "hop"} | heads,
         "hexapod": {"hop", "raise_front_legs", "look_around"},

@@ -1,5 +1,5 @@
 """The head motions (look around, nod, shake head), stretch, point, the wet-dog shake and a biped's
-fall, get up, crawl, dance and limp of the role motion library: each does what it says on every procedural kind that has it, read from the motion
+fall, get up, crawl and dance of the role motion library: each does what it says on every procedural kind that has it, read from the motion
 itself (the head's turn from its vertices, the pointing hand's place, the feet), and its held-out
 phrasings are read as it the way the default job reads a prompt."""
 
@@ -33,7 +33,7 @@ NEW = {
     "hexapod": ("look_around",),
 }
 CASES = [(kind, label) for kind, labels in NEW.items() for label in labels]
-FLOOR = ("fall", "get_up", "crawl", "dance", "limp")
+FLOOR = ("fall", "get_up", "crawl", "dance")
 
 
 @functools.cache

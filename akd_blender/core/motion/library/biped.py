@@ -33,7 +33,6 @@ __all__ = [
     "punch",
     "stretch",
     "point",
-    "limp",
 ]
 
 
@@ -45,13 +44,6 @@ def walk(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation)
 def run(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
     """3 strides per clip, feet reaching 28°, on the ground 42 % of the time, elbows bent 80°, leaning 12°."""
     return gait(rig, roles, frames, fps, v, cycles=3.0, swing=28, duty=0.42, clearance=0.25, lean=12, elbow=80)
-
-
-def limp(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """Walk favouring the right leg: 1.2 strides per clip, feet reaching 20°, the sore leg's step and
-    time on the ground shorter, its foot barely lifted, the body sinking onto and leaning away from it
-    (:func:`~.limbs.gait` with ``limp=1``)."""
-    return gait(rig, roles, frames, fps, v, cycles=1.2, swing=20, duty=0.62, clearance=0.1, lean=4, elbow=10, limp=1.0)
 
 
 def jump_up(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:

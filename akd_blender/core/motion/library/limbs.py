@@ -290,7 +290,6 @@ def gait(
     max_reach: float | None = None,
     lift_peak: float = 0.5,
     front_lift_peak: float | None = None,
-    limp: float = 0.0,
 ) -> MotionClip:
     """A cyclic gait travelling along the body's forward axis with planted feet.
 
@@ -311,10 +310,7 @@ def gait(
     ``tail_lift`` of the way to just above horizontal. The variation's ``bob`` dips the body by up to
     that many leg lengths ``bob_rate`` times per cycle with the stance feet kept planted, and its
     ``rock`` pitches the body about its root once per cycle (degrees), both peaking ``body_phase``
-    cycles into the stride. ``limp`` (0–1) favours the right legs: each is on the ground 0.2·limp of
-    the cycle less, with a step as much shorter (its planted foot still moves with the body), is lifted
-    only 1 − 0.7·limp as high, and while it carries the body the body dips 0.06·limp leg lengths and
-    leans 8°·limp away from it. Nothing sinks below the ground (the body is lifted where something would).
+    cycles into the stride. Nothing sinks below the ground (the body is lifted where something would).
     Angles in degrees; ``cycles`` per clip at speed 1; the defaults keep the body level and the feet's
     sweep symmetric.
     """
@@ -336,39 +332,17 @@ def gait(
     cap = (lambda full: min(far, max_reach * full)) if max_reach is not None else (lambda full: far)
     drop = max([0.0] + [below - np.sqrt(max((0.97 * full) ** 2 - cap(full) ** 2, 1e-12)) for below, full in reach])
     dip = v.bob * (float(np.mean(lengths)) if legs else 0.0) * 0.5 * (1 - np.cos(bob_rate * body))  # [F] ≥ 0
-    sore_duty = duty - 0.2 * limp
-
-    def phase(limb: Limb) -> np.ndarray:
-        return (cycle + _tripod_or(offsets, roles, limb)) % 1.0
-
-    if limp > 0 and legs:  # the body sinks onto and leans away from a sore leg while it stands on it
-        load = np.max(
-            [
-                np.where(phase(limb) < sore_duty, np.sin(np.pi * phase(limb) / sore_duty), 0.0)
-                for limb in legs
-                if limb.side == "right"
-            ]
-            or [np.zeros(frames)],
-            axis=0,
-        )
-        dip = dip + 0.06 * limp * float(np.mean(lengths)) * load
-        bend_torso(p, p.forward, rad(8) * limp * load)
     swings = {}
     for limb, length in zip(legs, lengths):
-        ph = phase(limb)
-        sore = limp > 0 and limb.side == "right"
-        leg_duty, leg_half = (sore_duty, half * sore_duty / duty) if sore else (duty, half)
-        stance = ph < leg_duty
-        s = np.clip((ph - leg_duty) / (1 - leg_duty), 0, 1)
+        ph = (cycle + _tripod_or(offsets, roles, limb)) % 1.0
+        stance = ph < duty
+        s = np.clip((ph - duty) / (1 - duty), 0, 1)
         ahead = np.where(
-            stance,
-            leg_half * (1 - 2 * ph / leg_duty),
-            leg_half * (2 * smoothstep(s) - 1) - overreach * length * np.sin(2 * np.pi * s),
+            stance, half * (1 - 2 * ph / duty), half * (2 * smoothstep(s) - 1) - overreach * length * np.sin(2 * np.pi * s)
         )
         ahead = ahead + shift * {"front": 1.0, "hind": -1.0}.get(limb.position, 0.0)
         peak = front_lift_peak if limb.position == "front" and front_lift_peak is not None else lift_peak
         lift = np.where(stance, 0.0, clearance * length * a * np.sin(np.pi * s ** (np.log(0.5) / np.log(peak))))
-        lift = lift * (1 - 0.7 * limp) if sore else lift
         if is_sprawled(rig, roles, limb):
             step_sprawled(p, limb, ahead, lift + dip)
         else:

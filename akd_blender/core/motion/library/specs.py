@@ -110,7 +110,6 @@ _MOTIONS: tuple[tuple[str, str, Generator, bool], ...] = (
     ("biped", "get_up", biped_floor.get_up, False),
     ("biped", "crawl", biped_floor.crawl, False),
     ("biped", "dance", biped_floor.dance, True),
-    ("biped", "limp", biped.limp, False),
 )
 
 
