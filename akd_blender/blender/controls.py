@@ -138,8 +138,7 @@ def _pose_frames(armature_obj, cmap: ControlMap, targets: np.ndarray, height: fl
     quats = np.empty((len(targets), len(keyed), 4))
     locs = np.empty((len(targets), len(keyed), 3))
     for f, frame_targets in enumerate(targets):
-        previous = best = np.inf
-        best_pose = None
+        best, best_pose = np.inf, {}
         for refine in range(_REFINE_PASSES + 1):
             _pose_pass(armature_obj, cmap, frame_targets, deform_idx, height, refine > 0)
             off = _offness(armature_obj, deform_idx, frame_targets, height)
@@ -149,10 +148,10 @@ def _pose_frames(armature_obj, cmap: ControlMap, targets: np.ndarray, height: fl
                     _restore(pose[name], saved)
                 bpy.context.view_layer.update()
                 break
+            closing_in = worst <= 0.8 * best
             best, best_pose = worst, {name: _save(pose[name]) for name in keyed}
-            if off.max() <= 1.0 or worst > 0.8 * previous:  # on target, or no longer getting closer
+            if off.max() <= 1.0 or not closing_in:  # on target, or no longer getting closer
                 break
-            previous = worst
         for c, name in enumerate(keyed):
             quats[f, c] = tuple(pose[name].matrix_basis.to_quaternion())
             locs[f, c] = tuple(pose[name].location)
@@ -272,8 +271,9 @@ def _place_heads(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, defo
 
 def _fix(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: dict, rounds: int = 6) -> None:
     """Turn each fixer so that its deform bone's evaluated rotation meets the target (about the
-    fixer's own head: its location channel is kept), locked Euler axes kept. All fixers more than 1e-5 rad off turn together, then one
-    view-layer update; repeated while any is off (fixers of one limb move each other's bones a little)."""
+    fixer's own head: its location channel is kept), locked Euler axes kept. All fixers more than
+    1e-5 rad off turn together, then one view-layer update; repeated while any is off (fixers of one
+    limb move each other's bones a little)."""
     pose = armature_obj.pose.bones
     for _ in range(rounds):
         acted = False

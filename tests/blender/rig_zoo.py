@@ -313,9 +313,7 @@ def mixamo_fbx(path: str, name: str = "Armature") -> tuple[bpy.types.Object, bpy
     def y_up_cm(p) -> tuple[float, float, float]:
         return (100 * p[0], 100 * p[2], -100 * p[1])
 
-    rows = [(h, t, p) for _, h, t, p in _mixamo_spec()]
-    names = [MIXAMO_PREFIX + n for n, *_ in _mixamo_spec()]
-    spec = [(n, y_up_cm(h), y_up_cm(t), None if p is None else MIXAMO_PREFIX + p, True) for n, (h, t, p) in zip(names, rows)]
+    spec = [(MIXAMO_PREFIX + n, y_up_cm(h), y_up_cm(t), p and MIXAMO_PREFIX + p, True) for n, h, t, p in _mixamo_spec()]
     _edit_bones(obj, spec)
     obj.rotation_euler = (np.pi / 2, 0, 0)
     obj.scale = (0.01, 0.01, 0.01)

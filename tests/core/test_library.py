@@ -320,7 +320,7 @@ def test_gait_reach_shift_overreach_and_lift_peak():
 @pytest.mark.parametrize("name", ["procedural_biped", "procedural_quadruped", "procedural_bird"])
 def test_tied_segments_stay_at_rest_on_their_parent_in_every_motion(name):
     """A rig whose controls turn some bones only with their parent (``RigAsset.tied_bones``): every
-    motion of its kind leaves those bones' channels at rest, and still does what it says."""
+    motion of its kind leaves those bones' channels at rest."""
     rig, roles = CHARACTERS[name]
     chains = [limb.bones for limb in (*roles.legs, *roles.arms, *roles.wings) if len(limb.bones) >= 3]
     tied = {rig.bone_names[chain[-1]] for chain in chains} | {rig.bone_names[b] for b in (*roles.tail[1:2], *roles.neck[1:2])}

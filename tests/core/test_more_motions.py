@@ -1,7 +1,7 @@
 """The head motions (look around, nod, shake head), stretch, point, the wet-dog shake and a biped's
-fall, get up, crawl and dance of the role motion library: each does what it says on every procedural kind that has it, read from the motion
-itself (the head's turn from its vertices, the pointing hand's place, the feet), and its held-out
-phrasings are read as it the way the default job reads a prompt."""
+fall, get up, crawl and dance of the role motion library: each does what it says on every procedural
+kind that has it, read from the motion itself (the head's turn from its vertices, the pointing hand's
+place, the feet), and its held-out phrasings are read as it the way the default job reads a prompt."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from ...character.rig import RigAsset
 from ..clip import MotionClip
 from .labelled import Variation
 from .limbs import aim_arm, arm_bones, arm_direction, arms_down, bend_torso, flex_leg, mean_leg_length, rad
-from .pose import BodyPose, bone_tip, knee_sign, smoothstep
+from .pose import BodyPose, bone_tip, dominant_bone, knee_sign, smoothstep
 
 if TYPE_CHECKING:
     from ...character.roles import BoneRoles
@@ -87,13 +87,23 @@ def get_up(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variatio
 def _limb_radius(rig: RigAsset, bone: int, end: np.ndarray) -> float:
     """How thick a limb segment is: the median distance (armature units) of the vertices ``bone``
     weighs most on from its rest segment, head to ``end`` [3]; 0 when it weighs most on none."""
-    owned = rig.vertices[(rig.weights.argmax(axis=1) == bone) & (rig.weights.max(axis=1) > 0)]
+    owned = rig.vertices[dominant_bone(rig) == bone]
     if len(owned) == 0:
         return 0.0
     head = rig.heads[bone]
     axis = end - head
     t = np.clip((owned - head) @ axis / max(float(axis @ axis), 1e-12), 0.0, 1.0)
     return float(np.median(np.linalg.norm(owned - (head + t[:, None] * axis), axis=1)))
+
+
+def _arms(p: BodyPose) -> list[tuple[int, ...]]:
+    """The arms' bones without clavicles (:func:`~.limbs.arm_bones`)."""
+    return [arm_bones(p.rig, limb, p.up) for limb in p.roles.arms]
+
+
+def _arm_length(p: BodyPose) -> float:
+    """The arms' mean rest length, shoulder to hand tip (armature units; 0 without arms)."""
+    return float(np.mean([np.linalg.norm(bone_tip(p.rig, b[-1]) - p.rig.heads[b[0]]) for b in _arms(p)] or [0.0]))
 
 
 def _hand_reach(p: BodyPose) -> float:
@@ -105,12 +115,11 @@ def _hand_reach(p: BodyPose) -> float:
         for limb in p.legs
         if len(limb.bones) > 2
     ]
-    arms = [arm_bones(p.rig, limb, p.up) for limb in p.roles.arms]
+    arms = _arms(p)
     if not knees or not arms:
         return 0.0
     shoulder = float(np.mean([p.head_position(bones[0])[0] @ p.up for bones in arms])) - min(knees)
-    length = float(np.mean([np.linalg.norm(bone_tip(p.rig, bones[-1]) - p.rig.heads[bones[0]]) for bones in arms]))
-    return float(np.arccos(np.clip(shoulder / max(length, 1e-9), 0.0, 1.0)))
+    return float(np.arccos(np.clip(shoulder / max(_arm_length(p), 1e-9), 0.0, 1.0)))
 
 
 def crawl(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
@@ -123,7 +132,7 @@ def crawl(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation
     amplitude); the head lifted to look ahead."""
     p, reach = _crawl_pose(rig, roles, frames, fps, v, None)
     clip = p.clip(v.facing)
-    length = float(np.mean([np.linalg.norm(bone_tip(rig, b[-1]) - rig.heads[b[0]]) for b in _arms(p)] or [0.0]))
+    length = _arm_length(p)
     gap = _knee_gap(p, clip)
     if length > 0 and abs(gap) > 0.005 * p.height:
         reach = float(np.arccos(np.clip(np.cos(reach) - gap / length, 0.0, 1.0)))
@@ -131,18 +140,15 @@ def crawl(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation
     return clip
 
 
-def _arms(p: BodyPose) -> list[tuple[int, ...]]:
-    return [arm_bones(p.rig, limb, p.up) for limb in p.roles.arms]
-
-
 def _knee_gap(p: BodyPose, clip: MotionClip) -> float:
     """How far (armature units) the knees' lowest skin is above the planted hand's lowest skin in
-    the first frame of ``clip`` (the thighs' and shins' vertices; the hands' and forearms' ends)."""
+    the first frame of ``clip`` (the vertices the thighs and shins weigh most on; those of the arms'
+    last bones)."""
     from ...character.kinematics import Skeleton
 
     first = MotionClip(clip.bone_names, clip.fps, clip.frame_start, clip.rotations[:1], clip.locations[:1])
     verts = Skeleton(p.rig, torch.float64)(first, space="armature").numpy()[0] @ p.up
-    owner = np.where(p.rig.weights.max(axis=1) > 0, p.rig.weights.argmax(axis=1), -1)
+    owner = dominant_bone(p.rig)
     knees = np.isin(owner, [b for limb in p.legs for b in limb.bones[:2]])
     hands = np.isin(owner, [bones[-1] for bones in _arms(p)])
     if not knees.any() or not hands.any():
@@ -156,8 +162,7 @@ def _crawl_pose(
     """The crawl's :class:`BodyPose` with the planted arms ``reach`` radians ahead of straight down
     (None: :func:`_hand_reach`), and the angle used."""
     p = BodyPose(rig, roles, frames, fps)
-    on_all_fours = np.ones(frames)
-    tilt = rad(80) * on_all_fours
+    tilt = rad(80)
     p.pitch(roles.root, -tilt)
     cycles = 1.5 * v.speed
     w = 2 * np.pi * (cycles * p.t + v.phase)
@@ -166,22 +171,22 @@ def _crawl_pose(
     p.travel += np.outer(stride * cycles * p.t, p.forward)
     for limb in p.legs:
         sign = knee_sign(rig, roles, limb)
-        swing = rad(15) * a * np.sin(w + (np.pi if limb.side == "left" else 0.0)) * on_all_fours
+        swing = rad(15) * a * np.sin(w + (np.pi if limb.side == "left" else 0.0))
         p.pitch(limb.bones[0], -sign * (tilt - rad(5)) + swing)
         if len(limb.bones) > 1:
-            p.pitch(limb.bones[1], sign * rad(90) * on_all_fours)
+            p.pitch(limb.bones[1], sign * rad(90))
         if len(limb.bones) > 2:
-            p.pitch(limb.bones[2], sign * rad(90) * on_all_fours)
+            p.pitch(limb.bones[2], sign * rad(90))
     reach = _hand_reach(p) if reach is None else reach
     for limb in roles.arms:
         # the arm of the other side moves with each leg (the right arm with the left leg): planted at
         # the reach for half a cycle, lifted forward by up to 25° for the other half
         swing = reach + rad(25) * a * np.clip(np.sin(w + (0.0 if limb.side == "left" else np.pi)), 0.0, None)
         down = np.cos(swing)[:, None] * -p.up + np.sin(swing)[:, None] * p.forward
-        aim_arm(p, limb, down, down, weight=on_all_fours)
-    p.bend_chain(roles.neck, p.right, rad(45) * on_all_fours)
+        aim_arm(p, limb, down, down)
+    p.bend_chain(roles.neck, p.right, rad(45))
     if roles.head is not None:
-        p.pitch(roles.head, rad(20) * on_all_fours)
+        p.pitch(roles.head, rad(20))
     return p, reach
 
 

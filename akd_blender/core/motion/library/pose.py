@@ -40,6 +40,8 @@ __all__ = [
     "smoothstep",
     "bump",
     "bone_tip",
+    "dominant_bone",
+    "untied",
     "segment_directions",
     "leg_bones",
     "is_sprawled",
@@ -83,7 +85,7 @@ def _rotvecs(matrix: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=16)
-def _dominant_bone(rig: RigAsset) -> np.ndarray:
+def dominant_bone(rig: RigAsset) -> np.ndarray:
     """int64 [V]: the bone with the largest weight on each vertex (-1 for unweighted vertices)."""
     dominant = np.argmax(rig.weights, axis=1)
     return np.where(rig.weights.max(axis=1) > 0, dominant, -1)
@@ -96,7 +98,7 @@ def _skeleton(rig: RigAsset) -> Skeleton:
 
 def bone_tip(rig: RigAsset, bone: int) -> np.ndarray:
     """The far end [3] of a chain's last bone: its skinned vertex farthest from its head (tail if none)."""
-    owned = rig.vertices[_dominant_bone(rig) == bone]
+    owned = rig.vertices[dominant_bone(rig) == bone]
     if len(owned) == 0:
         return rig.tails[bone]
     return owned[np.argmax(np.linalg.norm(owned - rig.heads[bone], axis=1))]
@@ -117,7 +119,8 @@ def segment_directions(rig: RigAsset, chain: tuple[int, ...]) -> np.ndarray:
 
 def untied(rig: RigAsset, chain: tuple[int, ...]) -> tuple[int, ...]:
     """``chain`` without the rig's tied bones (``RigAsset.tied_bones``: segments its controls turn
-    only with their parent), which then follow their parent rigidly."""
+    only with their parent), which then follow their parent rigidly; its first bone alone when every
+    bone of it is tied."""
     if not rig.tied_bones:
         return chain
     tied = set(rig.tied_bones)

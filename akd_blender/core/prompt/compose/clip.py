@@ -17,8 +17,8 @@ A part's length: its duration when said; else a cyclic motion lasts :func:`natur
 library clip as the teacher draws it: 16 frames at 8 fps), or, with repetitions, that many units
 (``words.json`` ``units_per_clip``: a wave clip is 2 waves) at its speed; a one-shot motion lasts
 ``natural / speed`` per repetition, and a duration longer than that holds its last pose (a shorter one
-does not squeeze it: "stands tall for a moment" is the whole rear-up). With ``frames`` the pieces are scaled in time to fill exactly that
-many frames.
+does not squeeze it: "stands tall for a moment" is the whole rear-up). With ``frames`` the pieces are
+scaled in time to fill exactly that many frames.
 """
 
 from __future__ import annotations
