@@ -209,6 +209,21 @@ class _Prober:
         bpy.context.view_layer.update()
 
 
+def _goal_chains(armature_obj, deform: tuple[str, ...], shift: dict, rot: dict) -> dict[int, str]:
+    """Bones in IK chains whose target is an animatable bone that moves deform bones when probed (the IK is
+    live: Blender solves these bones from the target, not from their keys): index into ``deform`` → why
+    they are not keyed themselves, in words."""
+    position = {n: i for i, n in enumerate(deform)}
+    out = {}
+    for owner, con in ik_targets(armature_obj):
+        probe = shift.get(con.subtarget) or rot.get(con.subtarget)
+        if probe is not None and len(probe["moved"]):
+            bend = f"pole {con.pole_subtarget}" if con.pole_subtarget else "no pole target: the solver picks the bend"
+            why = f"Blender's IK solves it from {con.subtarget} ({bend})"
+            out |= {position[n]: why for n in ik_chain(owner) if n in position}
+    return out
+
+
 def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> ControlMap:
     """Probe ``armature_obj`` (see the module docstring) for the controls of the deform bones ``deform``.
 
@@ -266,6 +281,7 @@ def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> Co
         for a in ancestors[i]:
             subtree[a].add(i)
     carrier_pos = animatable.index(result.carrier) if result.carrier else -1
+    goal_chains = _goal_chains(armature_obj, deform, shift, rot)
     for i in range(len(deform)):
         ranked, behind = [], []
         for name, probe in rot.items():
@@ -281,6 +297,8 @@ def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> Co
         if not ranked:
             continue
         free = [r for r in ranked if not r[0][0] and r[1] not in result.driven]
+        if not free and i in goal_chains:  # its IK goal places it (below), not a control carrying its ancestors
+            continue
         if not free and parents[i] >= 0:  # a reverse chain: the most local free control in the parent's subtree
             local = subtree[int(parents[i])]
             free = sorted(((len(m), k[3], k[4]), n, m) for k, n, m in ranked if n not in result.driven and m <= local)
@@ -371,7 +389,9 @@ def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> Co
         if name not in result.control_of:
             moved_by = [n for n, p in rot.items() if i in p["moved"]]
             result.unreached[name] = (
-                "no animatable bone moves it"
+                goal_chains[i]
+                if i in goal_chains
+                else "no animatable bone moves it"
                 if not moved_by
                 else f"no animatable bone carries it rigidly (moved by {', '.join(sorted(moved_by)[:3])})"
             )

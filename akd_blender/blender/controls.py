@@ -181,6 +181,8 @@ def _pose_pass(
     keyed = cmap.keyed
     goals = {g.control: g for g in cmap.goals}
     deform_pos = {n: i for i, n in enumerate(cmap.deform)}
+    if cmap.carrier not in cmap.driven:  # a carrier that turns nothing itself: the bones fit about heads on target
+        _shift_carrier(armature_obj, cmap, frame_targets, deform_pos, height)
     for level in sorted({cmap.order.get(c, 0) for c in keyed}):
         for name in (c for c in keyed if cmap.order.get(c, 0) == level):
             if name == cmap.carrier and name in cmap.driven and not refine:
@@ -199,19 +201,26 @@ def _pose_pass(
                 goal = goals[name]
                 _set_pose(pose[name], frame_targets[deform_pos[goal.deform]] @ goal.offset, keep_location=False)
         bpy.context.view_layer.update()
-    if cmap.carrier_root is not None:
-        root = deform_pos[cmap.carrier_root]
-        for _ in range(3):  # the carrier's shift puts the deform root's head on target
-            error = frame_targets[root, :3, 3] - np.array(pose[cmap.carrier_root].matrix.translation)
-            if np.linalg.norm(error) <= 1e-6 * height:
-                break
-            carrier = pose[cmap.carrier]
-            matrix = np.array(carrier.matrix)
-            matrix[:3, 3] += error
-            _set_pose(carrier, matrix, keep_location=False)
-            bpy.context.view_layer.update()
+    _shift_carrier(armature_obj, cmap, frame_targets, deform_pos, height)
     _place_heads(armature_obj, cmap, frame_targets, deform_pos, height)
     _fix(armature_obj, cmap, frame_targets, deform_pos)
+
+
+def _shift_carrier(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: dict, height: float) -> None:
+    """Shift the carrier until the deform root it translates has its head on target (up to three rounds)."""
+    if cmap.carrier_root is None:
+        return
+    pose = armature_obj.pose.bones
+    root = deform_pos[cmap.carrier_root]
+    for _ in range(3):
+        error = frame_targets[root, :3, 3] - np.array(pose[cmap.carrier_root].matrix.translation)
+        if np.linalg.norm(error) <= 1e-6 * height:
+            break
+        carrier = pose[cmap.carrier]
+        matrix = np.array(carrier.matrix)
+        matrix[:3, 3] += error
+        _set_pose(carrier, matrix, keep_location=False)
+        bpy.context.view_layer.update()
 
 
 def _fit_points(length: float) -> np.ndarray:

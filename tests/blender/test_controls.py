@@ -232,6 +232,31 @@ def test_parented_robot_sparse_keys_on_its_controls():
     assert figures["location_error"] <= 3 * bound.location_fraction
 
 
+def test_robot_sinking_into_a_stride_keeps_its_body_upright_and_its_legs_to_the_ik():
+    """The robot's carrier (``root``, which turns no deform bone) sinks the body 0.11 units: the body and
+    the parts above it meet their targets, and the IK legs are neither fitted by turning ``root`` nor
+    keyed; the report says Blender's IK solves them from their targets."""
+    arm, _ = rig_zoo.parented_robot()
+    rig = rig_from_armature(arm)
+    rotations, locations, s = _rest_channels(rig)
+    step = np.sin(np.pi * s)
+    _turn(rig, rotations, "leg_upper.L", (1.0, 0.0, 0.0), -0.6 * step, armature_axis=True)
+    _turn(rig, rotations, "leg_lower.L", (1.0, 0.0, 0.0), 0.9 * step, armature_axis=True)
+    _turn(rig, rotations, "leg_upper.R", (1.0, 0.0, 0.0), np.full(FRAMES, 0.4), armature_axis=True)
+    _turn(rig, rotations, "leg_lower.R", (1.0, 0.0, 0.0), np.full(FRAMES, -0.5), armature_axis=True)
+    _travel(rig, locations, "body", (0.0, -0.3, -0.11), np.ones(FRAMES))
+    clip = MotionClip(rig.bone_names, 24.0, 1, rotations, locations)
+
+    action, result = _write_checked(arm, rig, clip, "robot stride")
+
+    upper = ["body", "torso", "head", "arm_upper.L", "arm_lower.L", "arm_upper.R", "arm_lower.R", "foot.L", "foot.R"]
+    position, rotation = _evaluated_error(arm, rig, clip, upper)
+    assert position <= POSITION_TOL and rotation <= ROTATION_TOL
+    assert not _keyed_bones(action) & {"leg_upper.L", "leg_lower.L", "leg_upper.R", "leg_lower.R"}
+    assert set(result.undriven) <= {"leg_upper.L", "leg_lower.L", "leg_upper.R", "leg_lower.R"}
+    assert all("IK solves it from foot_target" in why for why in result.undriven.values())
+
+
 def test_targets_without_a_mesh_match_the_mirror():
     arm, body = rig_zoo.ik_biped()
     rig = rig_from_armature(arm)
