@@ -348,6 +348,71 @@ def check_dance(m: Measured) -> None:
     assert np.corrcoef(right, left)[0, 1] < 0, np.corrcoef(right, left)  # in turn
 
 
+def _ends(m: Measured) -> tuple[np.ndarray, np.ndarray]:
+    """[F,3] the centroids of the front and back fifths of a serpent's skin along its rest length."""
+    along = m.rest @ m.roles.frame.forward
+    span = np.ptp(along)
+    front = along >= along.max() - 0.2 * span
+    back = along <= along.min() + 0.2 * span
+    return m.verts[:, front].mean(1), m.verts[:, back].mean(1)
+
+
+def check_slither(m: Measured, reach: float = 0.25) -> None:
+    """A serpent's slither or swim: it travels ``reach`` of its length ahead and little aside (the curved
+    body's centre sways by up to a tenth of its length), lies on the ground, its front and back swing
+    side to side, and the swing runs from the front to the back."""
+    length = m.roles.frame.length
+    ahead, aside = travel(m)
+    assert ahead > reach * length and aside < 0.15 * length, (ahead, aside, length)
+    assert m.height().min(1).max() < 0.02 * m.H  # on the ground every frame
+    front, back = _ends(m)
+    centre = m.centroid()
+    sway = [(end - centre) @ m.left for end in (front, back)]
+    assert min(np.ptp(x) for x in sway) > 0.08 * length, [np.ptp(x) for x in sway]
+    f, b = (x - x.mean() for x in sway)
+    lags = range(1, len(f) // 2)
+    assert max(float(f[:-k] @ b[k:]) for k in lags) > max(float(b[:-k] @ f[k:]) for k in lags)  # front leads
+
+
+def check_serpent_turn(m: Measured) -> None:
+    """The line from a serpent's back to its front turns more than 90° about up."""
+    front, back = _ends(m)
+    axis = front - back
+    axis = axis - (axis @ m.up)[:, None] * m.up
+    a, b = axis[0], axis[-1]
+    assert abs(np.degrees(np.arctan2(np.cross(a, b) @ m.up, a @ b))) > 90
+
+
+def check_serpent_rear_up(m: Measured) -> None:
+    """The head rises a fifth of the body's length off the ground while the back half stays down."""
+    head = _head(m)
+    assert m.height(head).max() > 0.2 * m.roles.frame.length
+    along = m.rest @ m.roles.frame.forward
+    back = along <= np.median(along)
+    assert m.height(back).min(1).max() < 0.1 * m.H
+
+
+def check_serpent_in_place(m: Measured) -> None:
+    """The body's centre stays within 15 % of its length of where it lay (a serpent's height is its
+    thickness, too small a yardstick)."""
+    move = m.centroid() - m.centroid()[0]
+    horizontal = move - (move @ m.up)[:, None] * m.up
+    assert np.linalg.norm(horizontal, axis=1).max() < 0.15 * m.roles.frame.length
+
+
+SERPENT_CHECKS = {
+    "walk": [check_slither],
+    "run": [functools.partial(check_slither, reach=0.7)],
+    "turn": [check_serpent_turn, check_serpent_in_place],
+    "rear_up": [check_serpent_rear_up, check_serpent_in_place],
+}
+
+
+def checks_for(kind: str, label: str) -> list:
+    """The checks of motion ``label`` on a character of ``kind`` (a serpent's own where it has them)."""
+    return SERPENT_CHECKS.get(label, CHECKS[label]) if kind == "serpent" else CHECKS[label]
+
+
 CHECKS = {
     "walk": [check_gait],
     "run": [functools.partial(check_gait, flight=0.12)],

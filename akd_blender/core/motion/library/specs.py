@@ -18,7 +18,7 @@ import numpy as np
 from ...character.rig import RigAsset
 from ...errors import InputError
 from ..clip import MotionClip
-from . import biped, biped_floor, bird, head, hexapod, quadruped
+from . import biped, biped_floor, bird, head, hexapod, quadruped, serpent
 from .english import PHRASINGS
 from .labelled import Variation
 
@@ -110,6 +110,13 @@ _MOTIONS: tuple[tuple[str, str, Generator, bool], ...] = (
     ("biped", "get_up", biped_floor.get_up, False),
     ("biped", "crawl", biped_floor.crawl, False),
     ("biped", "dance", biped_floor.dance, True),
+    ("serpent", "walk", serpent.slither, False),
+    ("serpent", "run", serpent.dash, False),
+    ("serpent", "turn", serpent.turn, True),
+    ("serpent", "rear_up", serpent.rear_up, True),
+    ("serpent", "look_around", head.look_around, True),
+    ("serpent", "nod", head.nod, True),
+    ("serpent", "shake_head", head.shake_head, True),
 )
 
 
@@ -122,8 +129,8 @@ def _library() -> dict[str, tuple[RoleMotionSpec, ...]]:
 
 
 LIBRARY: dict[str, tuple[RoleMotionSpec, ...]] = _library()
-"""kind → its motions. Every kind has walk, run, jump, turn and sit; bipeds, quadrupeds, birds and
-hexapods add their own."""
+"""kind → its motions. Every kind has walk, run and turn (a serpent's walk and run slither or swim);
+every kind with legs jumps and sits; each kind adds its own."""
 
 KINDS: tuple[str, ...] = tuple(LIBRARY)
 
