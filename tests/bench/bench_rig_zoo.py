@@ -42,6 +42,7 @@ RIGS = {
     "wolf": ("rigify_rig('wolf')", ("a wolf walks forward", "a wolf sits down", "a wolf shakes its head")),
     "cat": ("rigify_rig('cat')", ("a cat walks forward", "a cat lies down", "a cat jumps")),
     "bird": ("rigify_rig('bird')", ("a bird flaps its wings", "a bird hops", "a bird pecks at the ground")),
+    "shark": ("rigify_rig('shark')", ("a shark swims forward", "a shark turns around", "a shark rears up")),
 }
 _BUILD = r"""
 import sys, bpy

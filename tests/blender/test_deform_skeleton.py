@@ -104,6 +104,18 @@ def test_rigify_rig_mirrors_its_deform_bones(metarig):
     assert roles.head is not None and len(roles.spine) >= 2
 
 
+def test_rigify_shark_is_a_serpent_whose_fins_are_not_legs():
+    """The side fins reach out from the body farther than down to the ground: not legs. Legless, long and
+    low, the shark is a serpent facing its head."""
+    arm, _ = rigify_rig("shark")
+    rig = rig_from_armature(arm)
+    roles = find_roles(rig)
+    assert roles.kind == "serpent" and roles.legs == () and roles.head is not None
+    fins = {rig.bone_names[b] for limb in (*roles.arms, *roles.wings) for b in limb.bones}
+    assert {"DEF-side_fin.L", "DEF-side_fin.R"} <= fins
+    assert rig.heads[roles.head] @ roles.frame.forward > rig.heads[roles.root] @ roles.frame.forward + 0.3 * roles.frame.length
+
+
 def test_rigify_human_roles_skip_the_face():
     arm, _ = rigify_rig("human")
     rig = rig_from_armature(arm)

@@ -49,6 +49,8 @@ class _Finder(BodyPlan):
         contacts = self._contacts()
         root = self._root(contacts)
         leg_chains, central_contacts = self._legs(contacts, root)
+        if len(leg_chains) == 2 and all(self._splayed(chain[0]) for chain in leg_chains):
+            leg_chains = []  # two limbs reaching out more than down hold no body up: a fish's fins
         if not leg_chains:  # no legs meet at a hub (a snake, a bust): the topmost body bone carries it all
             root, central_contacts = t.top, []
         leg_tops = {c[0] for c in leg_chains}
@@ -166,6 +168,14 @@ class _Finder(BodyPlan):
                 out.append(Limb(side=side, position=position, bones=tuple(int(b) for b in chain)))
         return out
 
+    def _splayed(self, top: int) -> bool:
+        """Whether the limb from ``top`` reaches out from its joint at least 3/4 as far as it reaches down
+        (legs of bipeds, birds and quadrupeds reach down at least 2.4 times as far; an insect's legs splay)."""
+        reach = self._region(top) - self.tree.heads[top]
+        down = float(-(reach @ self.up).min())
+        out = float(np.linalg.norm(reach - np.outer(reach @ self.up, self.up), axis=1).max())
+        return out >= 0.75 * down
+
     def _kind(self, legs: int, wings: bool, trunk: int) -> str:
         if legs == 2:
             return "bird" if wings else "biped"
@@ -173,7 +183,7 @@ class _Finder(BodyPlan):
             return "quadruped"
         if legs == 6:
             return "hexapod"
-        if legs == 0 and trunk >= 3 and self.size >= 3.0 * self.height:  # legless, long and low
+        if legs == 0 and trunk >= 3 and self.size >= 2.0 * self.height:  # legless, long and low
             return "serpent"
         return "other"
 
