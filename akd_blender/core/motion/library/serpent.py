@@ -32,9 +32,7 @@ def _trunk(p: BodyPose) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     rig, roles = p.rig, p.roles
     front = untied(rig, (*roles.spine, *roles.neck))
     away = rig.heads[roles.root]  # a tail bone pointing back towards the root (a chain built tip first) stays rigid
-    back = tuple(
-        b for b in untied(rig, roles.tail) if np.linalg.norm(rig.tails[b] - away) >= np.linalg.norm(rig.heads[b] - away)
-    )
+    back = tuple(b for b in untied(rig, roles.tail) if np.linalg.norm(rig.tails[b] - away) >= np.linalg.norm(rig.heads[b] - away))
     bones = np.array([*front, *back], dtype=np.int64)
     signs = np.array([-1.0] * len(front) + [1.0] * len(back))
     ends = [rig.heads[b] for b in bones] + [rig.tails[b] for b in bones] + [rig.heads[roles.root]]
