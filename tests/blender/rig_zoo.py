@@ -269,6 +269,32 @@ def parented_robot(name: str = "Robot") -> tuple[bpy.types.Object, list[bpy.type
     return obj, [p for p, _ in parts]
 
 
+def snake(name: str = "Snake", head_first: bool = False) -> tuple[bpy.types.Object, bpy.types.Object]:
+    """A snake lying along Y, its head at -Y, 2.06 units long: ``(armature_obj, body_obj)``.
+
+    One chain of 15 deform bones (``head``, ``body.01``–``body.10`` of 0.16, a tapering ``tail.1``–``tail.4``),
+    parented from the tail tip to the head, or from the head back when ``head_first``; one mesh of boxes
+    (:func:`box_body`, so thicker where the bones are longer) bound by nearest-bone weights.
+    """
+    arm = bpy.data.armatures.new(name)
+    obj = _link(bpy.data.objects.new(name, arm))
+    lengths = [0.18] + [0.16] * 10 + [0.12, 0.1, 0.08, 0.06]
+    names = ["head"] + [f"body.{k:02d}" for k in range(1, 11)] + [f"tail.{k}" for k in range(1, 5)]
+    y = -1.0 + np.concatenate([[0.0], np.cumsum(lengths)])
+    z = 0.05
+    spec = []
+    for k, bone in enumerate(names):
+        front, back = (0.0, float(y[k]), z), (0.0, float(y[k + 1]), z)
+        if head_first:
+            spec.append((bone, front, back, names[k - 1] if k else None, True))
+        else:
+            spec.append((bone, back, front, names[k + 1] if k + 1 < len(names) else None, True))
+    _edit_bones(obj, spec if head_first else spec[::-1])
+    body = box_body(obj, list(obj.data.bones), name=f"{name}_body")
+    bind_nearest(obj, body, list(obj.data.bones))
+    return obj, body
+
+
 MIXAMO_PREFIX = "mixamorig:"
 
 

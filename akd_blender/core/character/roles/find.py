@@ -57,6 +57,9 @@ class _Finder(BodyPlan):
         trunk, limb_tops, other_central = self._trunk(root, leg_tops, central_contacts)
         chest, upper = self._chest(root, trunk, limb_tops, leg_tops, many_legs=len(leg_chains) > 2)
         head = self._head(trunk[chest + 1 :])
+        reversed_chain: list[int] = []
+        if not leg_chains and not upper and not other_central and head is not None and self._head_at_root(root, trunk):
+            reversed_chain, trunk, head, chest = trunk, [], root, -1  # a legless chain rigged from its head back
 
         def carries_legs(c: int) -> bool:
             return any(t.is_ancestor(c, top) for top in leg_tops)
@@ -66,6 +69,8 @@ class _Finder(BodyPlan):
         pool = other_central + central_contacts + [k for h in hubs for k in t.body_children[h] if k not in leg_tops]
         tail_candidates = [c for c in pool if not carries_legs(c) and not self._lateral(c) and self._reach(c) >= 0.15 * self.size]
         tail_top = max(tail_candidates, key=lambda c: (self._reach(c), -c)) if tail_candidates else None
+        if reversed_chain:
+            tail_top = reversed_chain[0]
 
         forward = self._facing(leg_chains, head, root, tail_top)
         left = np.cross(self.up, forward)
@@ -85,8 +90,10 @@ class _Finder(BodyPlan):
         arm_limbs = self._limbs([[c] + t.continue_chain(c) for c in arms], many=False, forward=forward)
         wing_limbs = self._limbs([[c] + t.continue_chain(c) for c in wings], many=False, forward=forward)
 
-        kind = self._kind(len(legs), bool(wing_limbs), len(trunk))
-        if head is not None:
+        kind = self._kind(len(legs), bool(wing_limbs), len(trunk) + len(reversed_chain))
+        if reversed_chain:
+            spine, neck = [], []
+        elif head is not None:
             spine, neck = trunk[: chest + 1], trunk[chest + 1 : trunk.index(head)]
             if chest < 0 and not (upper or len(leg_chains) > 2):  # nothing hangs from the root but legs: no chest
                 spine, neck = self._split_neck(neck) if not leg_chains else (neck, [])
@@ -111,6 +118,18 @@ class _Finder(BodyPlan):
             wings=tuple(wing_limbs),
             extras=self._extras(used),
         )
+
+    def _head_at_root(self, root: int, trunk: list[int]) -> bool:
+        """Whether a legless body's single chain runs from its head back: the root ends the chain (one child)
+        and the fifth of the chain at the root is over 1.2 times as fat as the fifth at the far end (a
+        tail tapers)."""
+        if len(trunk) < 4 or len(self.tree.body_children[root]) != 1:
+            return False
+        chain = [root, *trunk]
+        n = max(1, len(chain) // 5)
+        near = float(np.mean([self._fatness(b) for b in chain[:n]]))
+        far = float(np.mean([self._fatness(b) for b in chain[-n:]]))
+        return near > 1.2 * far
 
     def _split_neck(self, before_head: list[int]) -> tuple[list[int], list[int]]:
         """A legless trunk before its head as (spine, neck): the neck is the run of bones just behind the

@@ -32,6 +32,14 @@ def turn_head(p: BodyPose, axis: np.ndarray, angle: np.ndarray) -> None:
     """Turn the head by ``angle`` (radians [F]) about ``axis`` ([3], armature space): the neck takes
     :data:`NECK_SHARE` of it, the head the rest."""
     neck, head = p.roles.neck, p.roles.head
+    if head is not None and head == p.roles.root:  # a body rigged from its head back: turned back behind the head
+        p.rotate(head, axis, angle)
+        behind = [b for b in (*p.roles.spine[:1], *p.roles.tail[:1]) if p.rig.parents[b] == head][:1]
+        for b in behind:
+            p.rotate(b, axis, -angle)
+            shift = p.head_position(b) - p.rig.heads[b]  # and kept where it lay
+            p.travel = p.travel - (shift - np.outer(shift @ p.up, p.up))
+        return
     share = NECK_SHARE if neck and head is not None else (1.0 if neck else 0.0)
     p.bend_chain(neck, axis, share * angle)
     if head is not None:

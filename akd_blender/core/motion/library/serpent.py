@@ -44,13 +44,37 @@ def _trunk(p: BodyPose) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 def _curl(p: BodyPose, curvature) -> None:
-    """Bend the trunk by ``curvature(places [B]) -> [F,B]`` (radians per body length) about the body's up axis."""
+    """Bend the trunk by ``curvature(places [B]) -> [F,B]`` (radians per body length) about the body's up
+    axis; the whole body turns back by its mean heading change (length-weighted), so a body rigged from
+    one end keeps heading where it faced instead of swinging about that end."""
     bones, signs, places, shares = _trunk(p)
     if not len(bones):
         return
     bend = curvature(places) * shares[None] * signs[None]  # [F,B]
     for k, b in enumerate(bones):
         p.rotate(int(b), p.up, bend[:, k])
+    front = signs < 0  # each chain's bones in order from the root: a segment turns by the bends up to it
+    heading = np.concatenate([np.cumsum(bend[:, front], axis=1), np.cumsum(bend[:, ~front], axis=1)], axis=1)
+    yaw = -heading @ np.concatenate([shares[front], shares[~front]])
+    p.yaw = p.yaw + yaw
+    # and slides back by its centre's sideways and lengthways shift, so the body's centre keeps its path
+    rig = p.rig
+    mass = rig.weights[:, bones].sum(0) if rig.num_vertices else shares  # the skin each bone carries
+    weights = mass / mass.sum() if mass.sum() > 0 else shares / shares.sum()
+    posed = sum(
+        w * (p.head_position(int(b)) + 0.5 * p.posed(int(b)) @ (rig.tails[b] - rig.heads[b])) for b, w in zip(bones, weights)
+    )
+    rest = sum(w * 0.5 * (rig.heads[b] + rig.tails[b]) for b, w in zip(bones, weights))
+    turns = _turns(p.up, p.yaw)  # the whole body's turn about its centre, applied by the clip
+    shift = np.einsum("fij,fj->fi", turns, posed - rest)
+    p.travel = p.travel - (shift - np.outer(shift @ p.up, p.up))
+
+
+def _turns(up: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """[F,3,3] rotations by ``angles`` [F] radians about the unit axis ``up`` [3] (Rodrigues)."""
+    k = np.array([[0.0, -up[2], up[1]], [up[2], 0.0, -up[0]], [-up[1], up[0], 0.0]])
+    a = np.asarray(angles, dtype=np.float64)[:, None, None]
+    return np.eye(3) + np.sin(a) * k + (1.0 - np.cos(a)) * (k @ k)
 
 
 def _travelling_wave(p: BodyPose, v: Variation, cycles: float, waves: float, swing: float, distance: float) -> MotionClip:
@@ -63,21 +87,21 @@ def _travelling_wave(p: BodyPose, v: Variation, cycles: float, waves: float, swi
     ramp = smoothstep(p.t / 0.15)
     phase = 2 * np.pi * (cycles * v.speed * p.t + v.phase)
     _curl(p, lambda s: amplitude * ramp[:, None] * np.sin(phase[:, None] - k * s[None]))
-    if p.roles.head is not None:
+    if p.roles.head is not None and p.roles.head != p.roles.root:
         p.level(p.roles.head, 0.6)
-    p.travel = np.outer(distance * v.speed * a * p.t * float(p.roles.frame.length), p.forward)
+    p.travel = p.travel + np.outer(distance * v.speed * a * p.t * float(p.roles.frame.length), p.forward)
     return p.clip(v.facing)
 
 
 def slither(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """Slither or swim forward: 1.5 waves pass along the body (1.2 on it at once, heading ±30°), 0.4 body
+    """Slither or swim forward: 1.5 waves pass along the body (1.2 on it at once, heading ±45°), 0.4 body
     lengths travelled over the clip."""
-    return _travelling_wave(BodyPose(rig, roles, frames, fps), v, cycles=1.5, waves=1.2, swing=30, distance=0.4)
+    return _travelling_wave(BodyPose(rig, roles, frames, fps), v, cycles=1.5, waves=1.2, swing=45, distance=0.4)
 
 
 def dash(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """Slither or swim fast: 3 waves pass (heading ±38°), 1.1 body lengths travelled over the clip."""
-    return _travelling_wave(BodyPose(rig, roles, frames, fps), v, cycles=3.0, waves=1.0, swing=38, distance=1.1)
+    """Slither or swim fast: 3 waves pass (heading ±50°), 1.1 body lengths travelled over the clip."""
+    return _travelling_wave(BodyPose(rig, roles, frames, fps), v, cycles=3.0, waves=1.0, swing=50, distance=1.1)
 
 
 def turn(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
@@ -94,17 +118,25 @@ def turn(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation)
 
 def rear_up(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
     """Rear up: the front third of the body rises (its bones lift 70° in all), the head kept level, held,
-    then lowered back; the rest of the body stays on the ground."""
+    then lowered back; the rest of the body stays on the ground. A chain rigged from its head back (the
+    head is the root) rises by tilting the root up and the rest of the body back down behind the front third."""
     p = BodyPose(rig, roles, frames, fps)
     bones, signs, places, _ = _trunk(p)
-    front = [int(b) for b, sign, s in zip(bones, signs, places) if sign < 0 and s < 0.35]
-    if not front and len(bones):
-        front = [int(b) for b, sign in zip(bones, signs) if sign < 0][-2:]
     start = 0.05 + 0.1 * v.phase
     span = 0.8 / v.speed
     lift = rad(70) * min(v.amplitude, 1.2) * bump(p.t, start, start + span, 0.3 * span)
+    front = [int(b) for b, sign, s in zip(bones, signs, places) if sign < 0 and s < 0.35]
+    if roles.head is not None and roles.head == roles.root:
+        p.pitch(roles.root, lift)
+        for b in [int(b) for b, sign, s in zip(bones, signs, places) if sign > 0 and s >= 0.35][:1]:
+            p.pitch(b, -lift)
+            shift = p.head_position(b) - rig.heads[b]  # the body behind the rise stays where it lay
+            p.travel = p.travel - (shift - np.outer(shift @ p.up, p.up))
+        return p.clip(v.facing)
+    if not front and len(bones):
+        front = [int(b) for b, sign in zip(bones, signs) if sign < 0][-2:]
     for b in front:
         p.pitch(b, lift / len(front))
-    if p.roles.head is not None:
-        p.level(p.roles.head, 0.8)
+    if roles.head is not None:
+        p.level(roles.head, 0.8)
     return p.clip(v.facing)
