@@ -264,15 +264,18 @@ def _random_rig(rng: np.random.Generator):
 @pytest.mark.filterwarnings("error")
 def test_any_weighted_tree_gets_roles_without_warnings():
     """Random bone trees with capsule meshes: roles come back without raising or numpy warnings, each bone
-    holds at most one role or extra chain, and the root carries skin weight somewhere below it."""
+    holds at most one role or extra chain (but a legless chain rigged from its head back, whose head is
+    its root), and the root carries skin weight somewhere below it."""
     rng = np.random.default_rng(11)
     for _ in range(60):
         rig = _random_rig(rng)
         roles = find_roles(rig)
         limbs = [b for group in (roles.legs, roles.arms, roles.wings) for limb in group for b in limb.bones]
         bones = [roles.root, *roles.spine, *roles.neck, *roles.tail, *limbs, *(b for chain in roles.extras for b in chain)]
-        bones += [] if roles.head is None else [roles.head]
+        bones += [] if roles.head in (None, roles.root) else [roles.head]
         assert len(bones) == len(set(bones))
+        if roles.head == roles.root:
+            assert roles.kind == "serpent" and not (roles.spine or roles.neck) and roles.tail
         below = [b for b in range(rig.num_bones) if _descends(rig.parents, b, roles.root)]
         assert rig.weights[:, below].sum() > 0
         assert roles.kind in ("biped", "quadruped", "hexapod", "bird", "serpent", "other")

@@ -78,8 +78,8 @@ class _Finder(BodyPlan):
             self.normal, self.offset = -self.normal, -self.offset
         self.forward0 = forward
 
-        tail: list[int] = []
-        if tail_top is not None:
+        tail: list[int] = list(reversed_chain)
+        if tail_top is not None and not reversed_chain:
             direction = self._region(tail_top).mean(0) - t.heads[root]
             if direction @ forward < 0.25 * np.linalg.norm(direction):
                 tail = [tail_top] + t.continue_chain(tail_top)
@@ -120,10 +120,10 @@ class _Finder(BodyPlan):
         )
 
     def _head_at_root(self, root: int, trunk: list[int]) -> bool:
-        """Whether a legless body's single chain runs from its head back: the root ends the chain (one child)
-        and the fifth of the chain at the root is over 1.2 times as fat as the fifth at the far end (a
+        """Whether a legless body's single chain runs from its head back: the root ends the chain (one central
+        child) and the fifth of the chain at the root is over 1.2 times as fat as the fifth at the far end (a
         tail tapers)."""
-        if len(trunk) < 4 or len(self.tree.body_children[root]) != 1:
+        if len(trunk) < 4 or sum(not self._lateral(c) for c in self.tree.body_children[root]) != 1:
             return False
         chain = [root, *trunk]
         n = max(1, len(chain) // 5)
