@@ -4,8 +4,8 @@ FBX gets keys on its own bones, and the motion Blender evaluates is the one aske
 
 Rigify's human (a wave with the right hand) and basic quadruped (a walk), each a .blend holding the
 metarig beside its generated rig and a body bound to the rig's deform bones; a Mixamo-style character
-given as its .fbx file (a wave with the right hand, exported back to FBX); all three from
-``tests/blender/rig_zoo.py``, one ``--jobs`` run does them.
+given as its .fbx file (a wave with the right hand, exported back to FBX); a snake rigged from its head
+back (a slither); all four from ``tests/blender/rig_zoo.py``, one ``--jobs`` run does them.
 """
 
 from __future__ import annotations
@@ -19,11 +19,14 @@ from tests.e2e.akd_cli import ROOT, run_blender_script, run_cli
 _MAKE = r"""
 import sys, bpy
 sys.path.insert(0, sys.argv[1])
-from tests.blender.rig_zoo import mixamo_fbx, rigify_rig
+from tests.blender.rig_zoo import mixamo_fbx, rigify_rig, snake
 for name in ("human", "basic_quadruped"):
     bpy.ops.wm.read_homefile(use_empty=True)
     rigify_rig(name)
     bpy.ops.wm.save_as_mainfile(filepath=f"{sys.argv[2]}/{name}.blend")
+bpy.ops.wm.read_homefile(use_empty=True)
+snake(head_first=True)
+bpy.ops.wm.save_as_mainfile(filepath=f"{sys.argv[2]}/snake.blend")
 mixamo_fbx(f"{sys.argv[2]}/mixamo.fbx")
 """
 
@@ -73,6 +76,8 @@ def jobs(tmp_path_factory):
         | {"out": str(tmp / "quadruped_out.blend"), "report": str(tmp / "quadruped.json")},
         {"input": str(tmp / "mixamo.fbx"), "prompt": "a man waves hello with his right hand", "frames": 24}
         | {"out": str(tmp / "mixamo_out.blend"), "report": str(tmp / "mixamo.json"), "export": str(tmp / "mixamo_out.fbx")},
+        {"input": str(tmp / "snake.blend"), "prompt": "a snake slithers forward", "frames": 24}
+        | {"out": str(tmp / "snake_out.blend"), "report": str(tmp / "snake.json")},
     ]
     (tmp / "jobs.json").write_text(json.dumps(spec))
     done = run_cli("--jobs", str(tmp / "jobs.json"), "--quiet", timeout=1200)
@@ -134,3 +139,13 @@ def test_mixamo_fbx_waves_its_right_hand_on_its_own_bones(jobs):
         assert max(left) - min(left) < 0.05 * height, out  # the left one stays where it hung
         head = got["mixamorig:Head"]
         assert max(right) > max(p[2] for p in head) - 0.1 * height, out  # to about the head's height
+
+
+def test_snake_rigged_from_its_head_slithers_head_first(jobs):
+    report = json.loads((jobs / "snake.json").read_text())
+    assert report["distill"]["start"] == "library" and report["distill"]["motion"] == "serpent/walk"
+    got = _read(jobs / "snake_out.blend", "head", "body.06")
+    assert "head" in got["bones"] and "body.06" in got["bones"]
+    head, middle = got["head"], got["body.06"]
+    assert head[0][1] - head[-1][1] > 0.4  # 0.25 of its 2.06 length, head first (forward is -Y)
+    assert max(p[0] for p in middle) - min(p[0] for p in middle) > 0.2  # the body swings side to side
