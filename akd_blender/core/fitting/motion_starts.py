@@ -65,7 +65,7 @@ def prior_starts(
     of the kind its roles read as (:func:`~akd_blender.core.character.roles.find_roles`), at each of ``speeds``,
     ``phases`` start phases and both directions, at the library's base amplitude and the rig's own
     facing; duplicates (a phase or direction a motion ignores) are dropped. Empty when the rig's roles
-    cannot be read or its kind has no library motions (a serpent): the search then starts from the
+    cannot be read or its kind has no library motions ("other"): the search then starts from the
     standing pose alone. The starts of the last :data:`STARTS_KEPT` rigs (by content, at those
     settings) are kept and returned again without playing the library (the clips are shared: read
     them, do not change them)."""
