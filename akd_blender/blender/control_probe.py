@@ -313,14 +313,14 @@ def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> Co
         result.group.setdefault(name, []).append((deform[i], offset))
 
     # Handles: a location-unlocked control that carries a deform bone's head along and moves no deform
-    # bones beyond it, its deform parent and the bones sharing their controls (Rigify's tweaks).
+    # bones beyond it, its deform parent and children and the bones sharing their controls (Rigify's tweaks).
     groups: dict[str, set[int]] = {}
     for i, name in enumerate(deform):
         if name in result.control_of:
             groups.setdefault(result.control_of[name], set()).add(i)
     near_of = []
     for i in range(len(deform)):
-        near = {i} | ({int(parents[i])} if parents[i] >= 0 else set())
+        near = {i} | ({int(parents[i])} if parents[i] >= 0 else set()) | set(children[i].tolist())
         for j in list(near):
             near |= groups.get(result.control_of.get(deform[j]), set())
         near_of.append(near)

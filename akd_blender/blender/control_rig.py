@@ -8,7 +8,9 @@ else here only reads.
   with influence > 0, a place in an IK chain (the owner and ``chain_count`` ancestors), or a driver
   on a location/rotation/scale channel: keys on them do nothing in Blender.
 - *animatable bones* (candidates): shown in a visible bone collection (or in none), not hidden, a
-  rotation or location channel unlocked, not constraint-driven.
+  rotation or location channel unlocked, not in an IK chain or driven by a driver, and either free of
+  constraints that move it or a segment of a rotation chain (Copy Rotation mixed before or after its
+  own rotation, as Rigify's tail and finger controls are) that its own rotation still turns (probed).
 - *switch*: a number custom property of a pose bone that a driver reads to set a constraint's
   influence. It is an IK/FK switch when moving the rig's IK handles (each IK target, or its nearest
   animatable ancestor when the target is a mechanism bone) moves fewer deform bones at one end of
@@ -136,13 +138,51 @@ def candidates(armature_obj) -> list[str]:
     pose = armature_obj.pose.bones
     in_chain = {name for pb in pose for name in ik_chain(pb)}
     driven_channels = _driven_channels(armature_obj)
-    out = []
+    out, constrained = [], []
     for pb in pose:
-        if pb.name in in_chain or pb.name in driven_channels or driving_constraints(pb) or not _visible(pb.bone):
+        if pb.name in in_chain or pb.name in driven_channels or not _visible(pb.bone):
             continue
         if all(pb.lock_location) and all(pb.lock_rotation) and pb.rotation_mode != "AXIS_ANGLE":
             continue
-        out.append(pb.name)
+        driving = driving_constraints(pb)
+        if not driving:
+            out.append(pb.name)
+        elif all(c.type == "COPY_ROTATION" and (c.mix_mode != "REPLACE" or c.use_offset) for c in driving):
+            constrained.append(pb.name)  # a rotation chain's segment (Rigify's tail and finger controls)
+    keep = set(out) | _own_channels_count(armature_obj, constrained)
+    return [pb.name for pb in pose if pb.name in keep]
+
+
+def _unit_columns(m: np.ndarray) -> np.ndarray:
+    return m / np.maximum(np.linalg.norm(m, axis=0, keepdims=True), 1e-12)
+
+
+def _own_channels_count(armature_obj, names: list[str]) -> set[str]:
+    """Those of the constrained bones ``names`` whose own rotation (else location) channel still turns or
+    moves them in Blender's evaluation (a channel that only rolls the bone does not count). Probed one
+    bone at a time, each restored exactly."""
+    from mathutils import Matrix, Vector
+
+    pose = armature_obj.pose.bones
+    out = set()
+    for name in names:
+        pb = pose[name]
+        before, saved = np.array(pb.matrix), _save(pb)
+        axis = Vector([0.0 if lock else w for lock, w in zip(pb.lock_rotation, (0.45, 0.62, 0.64))])
+        if pb.rotation_mode == "AXIS_ANGLE" or axis.length > 1e-6:
+            unit = axis.normalized() if axis.length > 1e-6 else Vector((0.45, 0.62, 0.64)).normalized()
+            pb.matrix_basis = pb.matrix_basis @ Matrix.Rotation(PROBE_ANGLE, 4, unit)
+        else:
+            pb.location = [v if lock else v + 0.05 * pb.bone.length for v, lock in zip(pb.location, pb.lock_location)]
+        bpy.context.view_layer.update()
+        after = np.array(pb.matrix)
+        turned = np.abs(_unit_columns(after[:3, :3])[:, 1] - _unit_columns(before[:3, :3])[:, 1]).max() > 1e-3
+        moved = turned or np.abs(after[:3, 3] - before[:3, 3]).max() > 1e-4 * max(pb.bone.length, 1e-6)
+        _restore(pb, saved)
+        if moved:
+            out.add(name)
+    if names:
+        bpy.context.view_layer.update()
     return out
 
 

@@ -46,6 +46,7 @@ from .control_check import (
 )
 from .control_probe import ControlMap, find_controls
 from .control_rig import _restore, _save, deform_parents, pose_matrices, rig_height
+from .deform_skeleton import frame_offsets
 
 __all__ = [
     "CHECK_FRAMES",
@@ -60,8 +61,9 @@ __all__ = [
 
 
 def deform_targets(armature_obj: bpy.types.Object, clip: MotionClip) -> np.ndarray:
-    """[F,J,4,4] armature-space matrices of the clip's bones: the mirror's forward kinematics of ``clip``
-    (``core.kinematics.Skeleton`` of :func:`~.extract.rig_from_armature`) when the mirror's bones are the
+    """[F,J,4,4] armature-space matrices of the clip's bones (Blender's bone frames): the mirror's forward
+    kinematics of ``clip`` (``core.kinematics.Skeleton`` of :func:`~.extract.rig_from_armature`, a flipped
+    bone's frame turned back to Blender's, :func:`~.deform_skeleton.frame_offsets`) when the mirror's bones are the
     clip's; otherwise (no mesh to mirror, another bone set) the same kinematics over the deform
     skeleton's hierarchy (:func:`~.control_rig.deform_parents`) with the bones' rest matrices, a bone
     whose deform parent is its Blender parent keeping Blender's inheritance flags, one re-parented past
@@ -75,7 +77,9 @@ def deform_targets(armature_obj: bpy.types.Object, clip: MotionClip) -> np.ndarr
     except RigError:
         rig = None
     if rig is not None and tuple(rig.bone_names) == tuple(clip.bone_names):
-        return Skeleton(rig, torch.float64).pose_matrices(*clip.pose_channels(torch.float64)).numpy()
+        posed = Skeleton(rig, torch.float64).pose_matrices(*clip.pose_channels(torch.float64)).numpy()
+        offsets = frame_offsets(armature_obj, rig)
+        return posed if offsets is None else posed @ np.linalg.inv(offsets)  # flipped bones in Blender's frames
     bones = armature_obj.data.bones
     names = clip.bone_names
     parents = deform_parents(armature_obj, names)

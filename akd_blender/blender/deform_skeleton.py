@@ -21,8 +21,10 @@ The rule, read from the rig itself (never from bone names):
    rest head and tail coincide with those of a kept bone (a helper a deform bone is a copy of, as
    Rigify's ``ORG-spine.003`` is of ``DEF-spine.003``), gives the parent; none gives a root.
 5. **One tree.** When rule 4 leaves several trees (Rigify parents a tail's deform chain under its
-   controls, tip first), each smaller tree's root is parented to the bone of the largest tree that
-   comes nearest to it at rest (the least distance between the two trees' bone heads and tails).
+   controls, tip first), each smaller tree hangs from the bone of the largest tree that comes nearest
+   to it at rest (the least distance between the two trees' bone heads and tails), by its own bone
+   nearest to that one: the tree is re-rooted there (its root when as near), so a tail built tip
+   first hangs from its base.
    Bones are ordered parents first (Blender's order where the hierarchy allows).
 
 In a control rig the kept bones are often moved by constraints (Rigify's ``DEF-`` bones copy
@@ -53,6 +55,8 @@ __all__ = [
     "evaluated_channels",
     "evaluated_pose",
     "evaluated_clip",
+    "frame_offsets",
+    "mirror_frame",
 ]
 
 _COINCIDE = 1e-5  # × the armature's rest extent: heads and tails this close are the same bone
@@ -72,6 +76,8 @@ class DeformSkeleton:
         rig whose every bone is mirrored (rule 3).
     driven: the kept bones that Blender moves through constraints or drivers (keys on them do
         nothing in Blender), Blender order.
+    flipped: bones of a re-rooted tree (rule 5) that point back towards the bone they now hang from: the
+        mirror's frame of each runs from its Blender tail towards its head (:func:`mirror_frame`).
     """
 
     bones: tuple[str, ...]
@@ -81,6 +87,7 @@ class DeformSkeleton:
     parented: tuple[tuple[bpy.types.Object, str], ...]
     control_rig: bool
     driven: tuple[str, ...]
+    flipped: frozenset[str] = frozenset()
 
 
 def moving_constraints(pose_bone: bpy.types.PoseBone) -> list[bpy.types.Constraint]:
@@ -148,10 +155,39 @@ def find_deform_skeleton(armature_obj: bpy.types.Object) -> DeformSkeleton:
         return DeformSkeleton(names, parents, frozenset(reaching), skinned, parented, False, ())
     kept = sorted(reaching, key=order.__getitem__)
     parent_of = _deform_parents(armature_obj, kept)
-    _join_trees(armature_obj, parent_of, order)
+    turned = _join_trees(armature_obj, parent_of, order)
     names, parents = _parents_first(kept, parent_of, order)
     driven = tuple(n for n in names if n in moved)
-    return DeformSkeleton(names, parents, frozenset(reaching), skinned, parented, True, driven)
+    flipped = frozenset(n for n in turned if _points_back(bones[n], bones[parent_of[n]]))
+    return DeformSkeleton(names, parents, frozenset(reaching), skinned, parented, True, driven, flipped)
+
+
+def _points_back(bone, parent) -> bool:
+    """Whether ``bone``'s rest tail lies nearer its mirror parent's segment than its head does."""
+    a, b = np.array(parent.head_local), np.array(parent.tail_local)
+
+    def gap(p: np.ndarray) -> float:
+        t = np.clip((p - a) @ (b - a) / max(float((b - a) @ (b - a)), 1e-12), 0.0, 1.0)
+        return float(np.linalg.norm(p - (a + t * (b - a))))
+
+    return gap(np.array(bone.tail_local)) < gap(np.array(bone.head_local))
+
+
+def mirror_frame(length: float) -> np.ndarray:
+    """[4,4] a flipped bone's mirror frame in its Blender frame: origin at the Blender tail (``length`` along
+    its Y axis), turned half round its Z axis so that its Y axis points back along the bone."""
+    out = np.diag([-1.0, -1.0, 1.0, 1.0])
+    out[1, 3] = length
+    return out
+
+
+def frame_offsets(armature_obj: bpy.types.Object, rig: RigAsset) -> np.ndarray | None:
+    """[J,4,4] each of ``rig``'s bones' mirror rest frame in its Blender rest frame (identity but for flipped
+    bones), or None when all are identity: a mirror pose ``M`` is Blender's ``M · offset⁻¹``."""
+    bones = armature_obj.data.bones
+    blender = np.stack([np.array(bones[n].matrix_local, dtype=np.float64) for n in rig.bone_names])
+    offsets = np.linalg.solve(blender, rig.rest_matrices)
+    return None if np.abs(offsets - np.eye(4)).max() < 1e-6 else offsets
 
 
 def _deform_parents(armature_obj: bpy.types.Object, kept: list[str]) -> dict[str, str | None]:
@@ -184,8 +220,9 @@ def _deform_parents(armature_obj: bpy.types.Object, kept: list[str]) -> dict[str
     return parent_of
 
 
-def _join_trees(armature_obj: bpy.types.Object, parent_of: dict[str, str | None], order: dict[str, int]) -> None:
-    """Rule 5: parent each smaller tree's root to the nearest bone of the largest tree (in place)."""
+def _join_trees(armature_obj: bpy.types.Object, parent_of: dict[str, str | None], order: dict[str, int]) -> list[str]:
+    """Rule 5: hang each smaller tree, re-rooted at its bone nearest the largest tree, from the nearest bone of
+    the largest tree (in place). Returns the bones whose parent link turned round."""
     bones = armature_obj.data.bones
 
     def root_of(name: str) -> str:
@@ -197,19 +234,37 @@ def _join_trees(armature_obj: bpy.types.Object, parent_of: dict[str, str | None]
     for name in sorted(parent_of, key=order.__getitem__):
         trees.setdefault(root_of(name), []).append(name)
     if len(trees) < 2:
-        return
+        return []
     main = max(trees, key=lambda r: (len(trees[r]), -order[r]))
 
     def ends(names: list[str]) -> np.ndarray:
         return np.array([tuple(bones[n].head_local) + tuple(bones[n].tail_local) for n in names]).reshape(-1, 3)
 
-    joined = list(trees.pop(main))
+    joined, turned = list(trees.pop(main)), []
     for root, members in sorted(trees.items(), key=lambda item: -len(item[1])):
-        theirs = ends(members)
+        theirs = ends(members).reshape(len(members), 2, 3)
         ours = ends(joined).reshape(len(joined), 2, 3)
-        gap = np.linalg.norm(ours[:, :, None, :] - theirs[None, None], axis=-1).min(axis=(1, 2))
-        parent_of[root] = joined[int(np.argmin(gap))]
+        gap = np.linalg.norm(ours[:, None, :, None, :] - theirs[None, :, None], axis=-1).min(axis=(2, 3))  # [ours, theirs]
+        near = gap.min(axis=0)
+        nearest = root if near[members.index(root)] <= near.min() + 1e-9 else members[int(np.argmin(near))]
+        turned += _reroot(
+            parent_of, nearest
+        )  # a chain built from its free end (a Rigify tail) hangs from the end that meets the body
+        parent_of[nearest] = joined[int(np.argmin(gap[:, members.index(nearest)]))]
         joined += members
+    return turned
+
+
+def _reroot(parent_of: dict[str, str | None], new_root: str) -> list[str]:
+    """Make ``new_root`` the root of its tree (in place): the parent links on its path to the old root turn
+    round. Returns the path's bones whose link turned (``new_root`` first), empty when it was the root."""
+    previous, node, path = None, new_root, []
+    while node is not None:
+        parent = parent_of[node]
+        parent_of[node] = previous
+        previous, node = node, parent
+        path.append(previous)
+    return path if len(path) > 1 else []
 
 
 def _placement(bone, extent: float) -> tuple:
@@ -259,6 +314,9 @@ def evaluated_channels(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[n
     are rigid). Call ``bpy.context.view_layer.update()`` after changing the pose or frame.
     """
     pose = np.stack([np.array(armature_obj.pose.bones[name].matrix, dtype=np.float64) for name in rig.bone_names])
+    offsets = frame_offsets(armature_obj, rig)
+    if offsets is not None:  # flipped bones: the mirror's frame from Blender's
+        pose = pose @ offsets
     rigid = pose.copy()
     for j in range(len(pose)):
         rigid[j, :3, :3] = nearest_rotation(pose[j, :3, :3])

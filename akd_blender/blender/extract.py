@@ -39,7 +39,7 @@ import numpy as np
 
 from ..core.character.rig import RigAsset, RigError, transform_points
 from ..core.character.vertex_colors import GREY, corner_mean, sample_nearest
-from .deform_skeleton import DeformSkeleton, find_deform_skeleton, moving_constraints
+from .deform_skeleton import DeformSkeleton, find_deform_skeleton, mirror_frame, moving_constraints
 
 __all__ = ["rig_from_armature"]
 
@@ -134,6 +134,12 @@ def _read_bones(obj: bpy.types.Object, skeleton: DeformSkeleton) -> dict:
         [(b.parent.name if b.parent else None) == (names[p] if p >= 0 else None) for b, p in zip(bones, parents)], dtype=bool
     )
     rest = np.stack([_matrix(b.matrix_local) for b in bones]) if j else np.zeros((0, 4, 4))  # double precision
+    flipped = np.array([name in skeleton.flipped for name in names], dtype=bool)
+    for i in np.flatnonzero(flipped):  # its frame from its Blender tail, pointing back along it
+        rest[i] = rest[i] @ mirror_frame(bones[i].length)
+    heads = np.array([tuple(b.head_local) for b in bones], dtype=np.float64).reshape(j, 3)
+    tails = np.array([tuple(b.tail_local) for b in bones], dtype=np.float64).reshape(j, 3)
+    heads[flipped], tails[flipped] = tails[flipped], heads[flipped].copy()
 
     def flags(attr: str, source=bones) -> np.ndarray:
         return np.array([bool(getattr(b, attr)) for b in source], dtype=bool)
@@ -154,8 +160,8 @@ def _read_bones(obj: bpy.types.Object, skeleton: DeformSkeleton) -> dict:
         "bone_names": names,
         "parents": parents,
         "rest_matrices": rest,
-        "heads": np.array([tuple(b.head_local) for b in bones], dtype=np.float64).reshape(j, 3),
-        "tails": np.array([tuple(b.tail_local) for b in bones], dtype=np.float64).reshape(j, 3),
+        "heads": heads,
+        "tails": tails,
         "lengths": np.array([b.length for b in bones], dtype=np.float64),
         "use_deform": flags("use_deform"),
         "use_connect": flags("use_connect") & same_parent,
@@ -203,7 +209,9 @@ def _read_part(obj, bone: str, world_to_arm: np.ndarray, bone_index: dict, rest:
     """A mesh rigidly following ``bone``: its vertices as Blender places them now, carried back to
     the bone's rest placement (``rest_b · pose_b⁻¹``), weight 1 on the bone."""
     b = bone_index[bone]
-    pose = _matrix(armature_obj.pose.bones[bone].matrix)
+    pose = _matrix(armature_obj.pose.bones[bone].matrix) @ np.linalg.solve(
+        _matrix(armature_obj.data.bones[bone].matrix_local), rest[b]
+    )
     to_arm = rest[b] @ np.linalg.inv(pose) @ world_to_arm @ _matrix(obj.matrix_world)
     weights = np.zeros((len(obj.data.vertices), len(bone_index)), dtype=np.float32)
     weights[:, b] = 1.0

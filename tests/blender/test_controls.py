@@ -18,6 +18,7 @@ import torch
 
 from akd_blender.blender.actions import write_action
 from akd_blender.blender.controls import deform_targets, result_of
+from akd_blender.blender.deform_skeleton import frame_offsets
 from akd_blender.blender.extract import rig_from_armature
 from akd_blender.blender.job_rig import job_rig
 from akd_blender.blender.key_figures import key_figures, key_summary
@@ -92,6 +93,8 @@ def _evaluated_error(arm, rig: RigAsset, clip: MotionClip, bones=None) -> tuple[
     ``pose_bone.matrix`` of the clip's bones and the mirror's forward kinematics of the clip, over
     every frame."""
     want = Skeleton(rig, torch.float64).pose_matrices(*clip.pose_channels(torch.float64)).numpy()
+    offsets = frame_offsets(arm, rig)  # flipped bones (a tail built tip first) back in Blender's frames
+    want = want if offsets is None else want @ np.linalg.inv(offsets)
     pick = [rig.bone_names.index(b) for b in (bones or rig.bone_names)]
     position = rotation = 0.0
     for f in range(clip.num_frames):
@@ -289,6 +292,22 @@ def test_rigify_spine_bend_within_a_degree(metarig):
     body = [b for b in rig.bone_names if any(p in b for p in parts)]
     position, rotation = _evaluated_error(arm, rig, clip, body)
     assert position <= 0.002 and rotation <= 0.02
+
+
+def test_rigify_cat_tail_swings_on_its_tail_controls():
+    """Rigify's tail controls turn each other through Copy Rotation mixed before their own rotation: they are
+    animatable, and a swing of the tail (hung from its base in the mirror) is keyed on them and reached."""
+    arm, _ = rig_zoo.rigify_rig("cat")
+    rig = rig_from_armature(arm)
+    rotations, locations, s = _rest_channels(rig)
+    for bone in ("DEF-tail.001", "DEF-tail.002", "DEF-tail.003"):
+        _turn(rig, rotations, bone, (0.0, 0.0, 1.0), 0.3 * np.sin(2 * np.pi * s), armature_axis=True)
+    clip = MotionClip(rig.bone_names, 24.0, 1, rotations, locations)
+    action, _ = _write_checked(arm, rig, clip, "Rigify cat tail swing")
+    assert _keyed_bones(action) & {"tail.001", "tail.002", "tail.003", "tail.004"}
+    tail = [f"DEF-tail.00{k}" for k in range(1, 5)]
+    position, rotation = _evaluated_error(arm, rig, clip, tail)
+    assert position <= 0.01 and rotation <= 0.05, (position, rotation)
 
 
 def test_edit_mode_is_refused_in_one_line():

@@ -11,7 +11,13 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.blender.deform_skeleton import evaluated_channels, evaluated_clip, evaluated_pose, find_deform_skeleton
+from akd_blender.blender.deform_skeleton import (
+    evaluated_channels,
+    evaluated_clip,
+    evaluated_pose,
+    find_deform_skeleton,
+    frame_offsets,
+)
 from akd_blender.blender.extract import rig_from_armature
 from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.character.rig import load_rig, save_rig
@@ -79,6 +85,8 @@ def test_rigify_rig_mirrors_its_deform_bones(metarig):
     rotate(free, np.random.default_rng(0))
     bpy.context.view_layer.update()
     pose = np.stack([np.array(arm.pose.bones[name].matrix, dtype=np.float64) for name in rig.bone_names])
+    offsets = frame_offsets(arm, rig)  # a tail built tip first is mirrored from its base: its frames turned
+    pose = pose if offsets is None else pose @ offsets
     skinned = Skeleton(rig, torch.float64).skin(torch.as_tensor(pose)[None])[0].numpy()
     assert moved(rig) > 0.05
     assert np.abs(skinned - evaluated_world_vertices(rig.mesh_names)).max() <= TOLERANCE * rig.height
@@ -114,6 +122,19 @@ def test_rigify_shark_is_a_serpent_whose_fins_are_not_legs():
     fins = {rig.bone_names[b] for limb in (*roles.arms, *roles.wings) for b in limb.bones}
     assert {"DEF-side_fin.L", "DEF-side_fin.R"} <= fins
     assert rig.heads[roles.head] @ roles.frame.forward > rig.heads[roles.root] @ roles.frame.forward + 0.3 * roles.frame.length
+
+
+def test_rigify_tail_built_tip_first_hangs_from_its_base():
+    """Rigify's cat tail is a deform chain parented tip first under its controls: the mirror hangs it from
+    the hips by its base bone and runs it out to the tip, which the roles then read as the tail."""
+    arm, _ = rigify_rig("cat")
+    rig = rig_from_armature(arm)
+    parent = {n: (rig.bone_names[p] if p >= 0 else None) for n, p in zip(rig.bone_names, rig.parents)}
+    assert arm.data.bones["DEF-tail.001"].parent.name == "DEF-tail.002"  # Blender's own order: tip first
+    assert parent["DEF-tail.001"] == "DEF-spine"
+    assert [parent[f"DEF-tail.00{k}"] for k in (2, 3, 4)] == ["DEF-tail.001", "DEF-tail.002", "DEF-tail.003"]
+    roles = find_roles(rig)
+    assert [rig.bone_names[b] for b in roles.tail] == ["DEF-tail.001", "DEF-tail.002", "DEF-tail.003", "DEF-tail.004"]
 
 
 def test_rigify_human_roles_skip_the_face():
