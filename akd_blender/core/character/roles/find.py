@@ -8,6 +8,7 @@ Method, in armature space with the world's up (:class:`.body.BodyGeometry`, :cla
    weight (the topmost body bone when no legs are found). Contacts whose common ancestor is a contact or
    lies low share a foot; a leg runs from the highest bone carrying only that foot (below the root or a
    trunk bone) down through the foot's single or dominant children, and lies to one side of the plane.
+   Two such limbs that reach out from their joint at least 3/4 as far as down are fins, not legs.
 3. Trunk: from the root, central children (mesh on the plane) with the most skin weight. Upper-body
    limbs are lateral chains off the trunk reaching 20 % of the height; arms, or wings (flat and broad,
    or spread sideways on a body that is not upright or spanning more than it is tall). The chest is the
@@ -17,7 +18,9 @@ Method, in armature space with the world's up (:class:`.body.BodyGeometry`, :cla
    non-trunk child of the root carrying legs), when it does not go forward.
 5. Forward: perpendicular to up and the mirror normal, signed by the feet (footprint centre in front of
    the hip), the head (face in front of the head joint and of the root) and the tail (behind the root);
-   left = cross(up, forward). Kind from the number of legs (and wings).
+   left = cross(up, forward). Kind from the number of legs (and wings); a legless body at least twice as
+   long as tall is a serpent. A serpent's single chain whose root end is fatter than its far end runs from
+   its head back: the root is its head and the rest of the chain its tail.
 """
 
 from __future__ import annotations
@@ -58,7 +61,12 @@ class _Finder(BodyPlan):
         chest, upper = self._chest(root, trunk, limb_tops, leg_tops, many_legs=len(leg_chains) > 2)
         head = self._head(trunk[chest + 1 :])
         reversed_chain: list[int] = []
-        if not leg_chains and not upper and not other_central and head is not None and self._head_at_root(root, trunk):
+        if (
+            not (leg_chains or upper or other_central)
+            and head is not None
+            and self._long_and_low()
+            and self._head_at_root(root, trunk)
+        ):
             reversed_chain, trunk, head, chest = trunk, [], root, -1  # a legless chain rigged from its head back
 
         def carries_legs(c: int) -> bool:
@@ -118,6 +126,10 @@ class _Finder(BodyPlan):
             wings=tuple(wing_limbs),
             extras=self._extras(used),
         )
+
+    def _long_and_low(self) -> bool:
+        """Whether the body spans at least twice its height (a serpent's or a fish's build)."""
+        return self.size >= 2.0 * self.height
 
     def _head_at_root(self, root: int, trunk: list[int]) -> bool:
         """Whether a legless body's single chain runs from its head back: the root ends the chain (one central
@@ -202,7 +214,7 @@ class _Finder(BodyPlan):
             return "quadruped"
         if legs == 6:
             return "hexapod"
-        if legs == 0 and trunk >= 3 and self.size >= 2.0 * self.height:  # legless, long and low
+        if legs == 0 and trunk >= 3 and self._long_and_low():
             return "serpent"
         return "other"
 

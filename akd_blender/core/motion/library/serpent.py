@@ -17,7 +17,7 @@ from ...character.rig import RigAsset
 from ..clip import MotionClip
 from .labelled import Variation
 from .limbs import rad
-from .pose import BodyPose, bump, smoothstep, untied
+from .pose import BodyPose, _rotation_matrices, bump, smoothstep, untied
 
 if TYPE_CHECKING:
     from ...character.roles import BoneRoles
@@ -65,16 +65,9 @@ def _curl(p: BodyPose, curvature) -> None:
         w * (p.head_position(int(b)) + 0.5 * p.posed(int(b)) @ (rig.tails[b] - rig.heads[b])) for b, w in zip(bones, weights)
     )
     rest = sum(w * 0.5 * (rig.heads[b] + rig.tails[b]) for b, w in zip(bones, weights))
-    turns = _turns(p.up, p.yaw)  # the whole body's turn about its centre, applied by the clip
+    turns = _rotation_matrices(p.yaw[:, None] * p.up)  # the whole body's turn about its centre, applied by the clip
     shift = np.einsum("fij,fj->fi", turns, posed - rest)
     p.travel = p.travel - (shift - np.outer(shift @ p.up, p.up))
-
-
-def _turns(up: np.ndarray, angles: np.ndarray) -> np.ndarray:
-    """[F,3,3] rotations by ``angles`` [F] radians about the unit axis ``up`` [3] (Rodrigues)."""
-    k = np.array([[0.0, -up[2], up[1]], [up[2], 0.0, -up[0]], [-up[1], up[0], 0.0]])
-    a = np.asarray(angles, dtype=np.float64)[:, None, None]
-    return np.eye(3) + np.sin(a) * k + (1.0 - np.cos(a)) * (k @ k)
 
 
 def _travelling_wave(p: BodyPose, v: Variation, cycles: float, waves: float, swing: float, distance: float) -> MotionClip:
