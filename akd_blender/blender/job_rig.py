@@ -35,7 +35,8 @@ def tied_bones(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[str, ...]
     mirrored parent, found by probing the rig in Blender (:func:`~.control_probe.find_controls`): a
     bone is tied when the control that carries it turns (an FK control, not an IK target, pole or
     parentless control, which bend a chain) and was chosen for its parent, or for the bone its tied
-    parent follows. ``()`` when no control moves the mirrored bones."""
+    parent follows, or for a sibling (one control turning both hip bones of Rigify's horse with the
+    spine: neither can swing a leg alone). ``()`` when no control moves the mirrored bones."""
     from ..core.errors import InputError
     from .control_probe import find_controls
 
@@ -53,4 +54,6 @@ def tied_bones(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[str, ...]
         parent = rig.bone_names[p]
         if lead == parent or (parent in tied and cmap.followers.get(parent) == lead):
             tied.add(name)
+        elif rig.parents[rig.bone_names.index(lead)] == p:  # one control turns two siblings (both hips): body, not limb
+            tied |= {name, lead}
     return tuple(n for n in rig.bone_names if n in tied)

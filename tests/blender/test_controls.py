@@ -310,6 +310,15 @@ def test_rigify_cat_tail_swings_on_its_tail_controls():
     assert position <= 0.01 and rotation <= 0.05, (position, rotation)
 
 
+def test_rigify_horse_hip_bones_turned_by_one_spine_control_are_tied():
+    """Rigify's horse turns both pelvis bones (the top of each hind leg) with one spine tweak: neither can
+    swing its leg, so both rest on the spine and the legs swing from the thighs."""
+    arm, _ = rig_zoo.rigify_rig("horse")
+    tied = set(job_rig(arm, None).tied_bones)
+    assert {"DEF-pelvis.L", "DEF-pelvis.R"} <= tied
+    assert not tied & {"DEF-thigh.L", "DEF-thigh.R", "DEF-shoulder.L", "DEF-shoulder.R"}
+
+
 def test_edit_mode_is_refused_in_one_line():
     arm, _ = rig_zoo.ik_biped()
     rig = rig_from_armature(arm)
