@@ -44,7 +44,9 @@ from .control_rig import (
     PROBE_SHIFT,
     Switch,
     _restore,
+    _rotation_probe,
     _save,
+    _shift_probe,
     candidates,
     constraint_driven,
     deform_parents,
@@ -133,28 +135,6 @@ class ControlMap:
         names = set(self.driven) | {g.control for g in self.goals} | ({self.carrier} if self.carrier else set())
         names |= set(self.fixers.values()) | set(self.handles.values())
         return sorted(names, key=lambda n: (self.order.get(n, 0), n))
-
-
-def _rotation_probe(pb):
-    """The basis matrix turned by PROBE_ANGLE about a fixed skew axis with locked axes left out, or None."""
-    from mathutils import Matrix, Vector
-
-    axis = Vector([0.0 if lock else w for lock, w in zip(pb.lock_rotation, (0.45, 0.62, 0.64))])
-    if pb.rotation_mode == "AXIS_ANGLE":
-        axis = Vector((0.45, 0.62, 0.64))
-    if axis.length < 1e-6:
-        return None
-    return pb.matrix_basis @ Matrix.Rotation(PROBE_ANGLE, 4, axis.normalized())
-
-
-def _shift_probe(pb, shift: float):
-    """The basis matrix moved by ``shift`` along a skew direction with locked axes left out, or None."""
-    from mathutils import Matrix, Vector
-
-    step = Vector([0.0 if lock else w for lock, w in zip(pb.lock_location, (0.5, 0.6, 0.62))])
-    if step.length < 1e-6 or (pb.bone.use_connect and pb.parent is not None):
-        return None
-    return Matrix.Translation(step.normalized() * shift) @ pb.matrix_basis
 
 
 class _Prober:

@@ -153,37 +153,53 @@ def candidates(armature_obj) -> list[str]:
     return [pb.name for pb in pose if pb.name in keep]
 
 
-def _unit_columns(m: np.ndarray) -> np.ndarray:
-    return m / np.maximum(np.linalg.norm(m, axis=0, keepdims=True), 1e-12)
-
-
 def _own_channels_count(armature_obj, names: list[str]) -> set[str]:
     """Those of the constrained bones ``names`` whose own rotation (else location) channel still turns or
     moves them in Blender's evaluation (a channel that only rolls the bone does not count). Probed one
-    bone at a time, each restored exactly."""
-    from mathutils import Matrix, Vector
-
+    bone at a time (:func:`_rotation_probe`, else :func:`_shift_probe` by 5 % of its length), each restored
+    exactly."""
     pose = armature_obj.pose.bones
     out = set()
     for name in names:
         pb = pose[name]
+        basis = _rotation_probe(pb)
+        basis = basis if basis is not None else _shift_probe(pb, 0.05 * pb.bone.length)
+        if basis is None:
+            continue
         before, saved = np.array(pb.matrix), _save(pb)
-        axis = Vector([0.0 if lock else w for lock, w in zip(pb.lock_rotation, (0.45, 0.62, 0.64))])
-        if pb.rotation_mode == "AXIS_ANGLE" or axis.length > 1e-6:
-            unit = axis.normalized() if axis.length > 1e-6 else Vector((0.45, 0.62, 0.64)).normalized()
-            pb.matrix_basis = pb.matrix_basis @ Matrix.Rotation(PROBE_ANGLE, 4, unit)
-        else:
-            pb.location = [v if lock else v + 0.05 * pb.bone.length for v, lock in zip(pb.location, pb.lock_location)]
+        pb.matrix_basis = basis
         bpy.context.view_layer.update()
         after = np.array(pb.matrix)
-        turned = np.abs(_unit_columns(after[:3, :3])[:, 1] - _unit_columns(before[:3, :3])[:, 1]).max() > 1e-3
-        moved = turned or np.abs(after[:3, 3] - before[:3, 3]).max() > 1e-4 * max(pb.bone.length, 1e-6)
         _restore(pb, saved)
-        if moved:
+        axes = [m[:3, 1] / max(float(np.linalg.norm(m[:3, 1])), 1e-12) for m in (before, after)]
+        turned = np.abs(axes[1] - axes[0]).max() > 1e-3
+        if turned or np.abs(after[:3, 3] - before[:3, 3]).max() > 1e-4 * max(pb.bone.length, 1e-6):
             out.add(name)
     if names:
         bpy.context.view_layer.update()
     return out
+
+
+def _rotation_probe(pb):
+    """The basis matrix turned by PROBE_ANGLE about a fixed skew axis with locked axes left out, or None."""
+    from mathutils import Matrix, Vector
+
+    axis = Vector([0.0 if lock else w for lock, w in zip(pb.lock_rotation, (0.45, 0.62, 0.64))])
+    if pb.rotation_mode == "AXIS_ANGLE":
+        axis = Vector((0.45, 0.62, 0.64))
+    if axis.length < 1e-6:
+        return None
+    return pb.matrix_basis @ Matrix.Rotation(PROBE_ANGLE, 4, axis.normalized())
+
+
+def _shift_probe(pb, shift: float):
+    """The basis matrix moved by ``shift`` along a skew direction with locked axes left out, or None."""
+    from mathutils import Matrix, Vector
+
+    step = Vector([0.0 if lock else w for lock, w in zip(pb.lock_location, (0.5, 0.6, 0.62))])
+    if step.length < 1e-6 or (pb.bone.use_connect and pb.parent is not None):
+        return None
+    return Matrix.Translation(step.normalized() * shift) @ pb.matrix_basis
 
 
 def _save(pb) -> tuple:

@@ -78,8 +78,7 @@ def deform_targets(armature_obj: bpy.types.Object, clip: MotionClip) -> np.ndarr
         rig = None
     if rig is not None and tuple(rig.bone_names) == tuple(clip.bone_names):
         posed = Skeleton(rig, torch.float64).pose_matrices(*clip.pose_channels(torch.float64)).numpy()
-        offsets = frame_offsets(armature_obj, rig)
-        return posed if offsets is None else posed @ np.linalg.inv(offsets)  # flipped bones in Blender's frames
+        return posed @ np.linalg.inv(frame_offsets(armature_obj, rig))  # flipped bones in Blender's frames
     bones = armature_obj.data.bones
     names = clip.bone_names
     parents = deform_parents(armature_obj, names)

@@ -181,13 +181,12 @@ def mirror_frame(length: float) -> np.ndarray:
     return out
 
 
-def frame_offsets(armature_obj: bpy.types.Object, rig: RigAsset) -> np.ndarray | None:
+def frame_offsets(armature_obj: bpy.types.Object, rig: RigAsset) -> np.ndarray:
     """[J,4,4] each of ``rig``'s bones' mirror rest frame in its Blender rest frame (identity but for flipped
-    bones), or None when all are identity: a mirror pose ``M`` is Blender's ``M · offset⁻¹``."""
+    bones): a mirror pose ``M`` is Blender's ``M · offset⁻¹``."""
     bones = armature_obj.data.bones
     blender = np.stack([np.array(bones[n].matrix_local, dtype=np.float64) for n in rig.bone_names])
-    offsets = np.linalg.solve(blender, rig.rest_matrices)
-    return None if np.abs(offsets - np.eye(4)).max() < 1e-6 else offsets
+    return np.linalg.solve(blender, rig.rest_matrices)
 
 
 def _deform_parents(armature_obj: bpy.types.Object, kept: list[str]) -> dict[str, str | None]:
@@ -247,9 +246,8 @@ def _join_trees(armature_obj: bpy.types.Object, parent_of: dict[str, str | None]
         gap = np.linalg.norm(ours[:, None, :, None, :] - theirs[None, :, None], axis=-1).min(axis=(2, 3))  # [ours, theirs]
         near = gap.min(axis=0)
         nearest = root if near[members.index(root)] <= near.min() + 1e-9 else members[int(np.argmin(near))]
-        turned += _reroot(
-            parent_of, nearest
-        )  # a chain built from its free end (a Rigify tail) hangs from the end that meets the body
+        # a chain built from its free end (a Rigify tail) hangs from the end that meets the body
+        turned += _reroot(parent_of, nearest)
         parent_of[nearest] = joined[int(np.argmin(gap[:, members.index(nearest)]))]
         joined += members
     return turned
@@ -304,19 +302,20 @@ def _parents_first(kept: list[str], parent_of: dict[str, str | None], order: dic
     return tuple(names), tuple(index[parent_of[n]] if parent_of[n] is not None else -1 for n in names)
 
 
-def evaluated_channels(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[np.ndarray, np.ndarray]:
+def evaluated_channels(
+    armature_obj: bpy.types.Object, rig: RigAsset, offsets: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The mirror's pose channels reproducing Blender's evaluated pose of ``rig``'s bones now.
 
     Reads ``pose_bone.matrix`` (armature space, constraints, IK and drivers evaluated) of every bone
     in ``rig.bone_names`` and inverts the mirror's forward kinematics over ``rig.parents`` and its
     flags: float64 rotations [J,4] (wxyz) and locations [J,3], so that ``Skeleton(rig)`` poses
     the bones where Blender shows them (a bone's stretch or scale is dropped: the mirror's bones
-    are rigid). Call ``bpy.context.view_layer.update()`` after changing the pose or frame.
+    are rigid). ``offsets``: :func:`frame_offsets` of the rig (read here when None; pass them when
+    reading many frames). Call ``bpy.context.view_layer.update()`` after changing the pose or frame.
     """
     pose = np.stack([np.array(armature_obj.pose.bones[name].matrix, dtype=np.float64) for name in rig.bone_names])
-    offsets = frame_offsets(armature_obj, rig)
-    if offsets is not None:  # flipped bones: the mirror's frame from Blender's
-        pose = pose @ offsets
+    pose = pose @ (frame_offsets(armature_obj, rig) if offsets is None else offsets)  # flipped bones in the mirror's frames
     rigid = pose.copy()
     for j in range(len(pose)):
         rigid[j, :3, :3] = nearest_rotation(pose[j, :3, :3])
@@ -364,10 +363,11 @@ def evaluated_clip(
     frames = range(int(frame_start), int(frame_end) + 1)
     rotations = np.empty((len(frames), rig.num_bones, 4))
     locations = np.empty((len(frames), rig.num_bones, 3))
+    offsets = frame_offsets(armature_obj, rig)
     try:
         for i, frame in enumerate(frames):
             scene.frame_set(frame)
-            rotations[i], locations[i] = evaluated_channels(armature_obj, rig)
+            rotations[i], locations[i] = evaluated_channels(armature_obj, rig, offsets)
     finally:
         scene.frame_set(saved)
     return MotionClip(rig.bone_names, float(fps or _fps()), int(frame_start), rotations, locations)

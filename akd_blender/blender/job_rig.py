@@ -46,6 +46,7 @@ def tied_bones(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[str, ...]
         return ()
     placed = cmap.free | {goal.control for goal in cmap.goals}  # IK targets, poles, parentless controls
     tied: set[str] = set()
+    index = {name: b for b, name in enumerate(rig.bone_names)}
     for b, name in enumerate(rig.bone_names):  # parents precede children
         p = int(rig.parents[b])
         lead = cmap.followers.get(name)
@@ -54,6 +55,6 @@ def tied_bones(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[str, ...]
         parent = rig.bone_names[p]
         if lead == parent or (parent in tied and cmap.followers.get(parent) == lead):
             tied.add(name)
-        elif rig.parents[rig.bone_names.index(lead)] == p:  # one control turns two siblings (both hips): body, not limb
+        elif rig.parents[index[lead]] == p:  # one control turns two siblings (both hips): body, not limb
             tied |= {name, lead}
     return tuple(n for n in rig.bone_names if n in tied)

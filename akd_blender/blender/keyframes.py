@@ -372,12 +372,14 @@ def read_clip(
         count = rig.num_bones if evaluated else len(bones)
         rotations = np.empty((len(frames), count, 4))
         locations = np.empty((len(frames), count, 3))
+        if evaluated:
+            from .deform_skeleton import evaluated_channels, frame_offsets
+
+            offsets = frame_offsets(armature_obj, rig)
         for i, frame in enumerate(frames):
             scene.frame_set(frame)
             if evaluated:
-                from .deform_skeleton import evaluated_channels
-
-                rotations[i], locations[i] = evaluated_channels(armature_obj, rig)
+                rotations[i], locations[i] = evaluated_channels(armature_obj, rig, offsets)
                 continue
             for j, pb in enumerate(bones):
                 rotations[i, j] = tuple(pb.matrix_basis.to_quaternion())

@@ -93,8 +93,7 @@ def _evaluated_error(arm, rig: RigAsset, clip: MotionClip, bones=None) -> tuple[
     ``pose_bone.matrix`` of the clip's bones and the mirror's forward kinematics of the clip, over
     every frame."""
     want = Skeleton(rig, torch.float64).pose_matrices(*clip.pose_channels(torch.float64)).numpy()
-    offsets = frame_offsets(arm, rig)  # flipped bones (a tail built tip first) back in Blender's frames
-    want = want if offsets is None else want @ np.linalg.inv(offsets)
+    want = want @ np.linalg.inv(frame_offsets(arm, rig))  # flipped bones (a tail built tip first) in Blender's frames
     pick = [rig.bone_names.index(b) for b in (bones or rig.bone_names)]
     position = rotation = 0.0
     for f in range(clip.num_frames):

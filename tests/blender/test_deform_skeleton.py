@@ -85,8 +85,7 @@ def test_rigify_rig_mirrors_its_deform_bones(metarig):
     rotate(free, np.random.default_rng(0))
     bpy.context.view_layer.update()
     pose = np.stack([np.array(arm.pose.bones[name].matrix, dtype=np.float64) for name in rig.bone_names])
-    offsets = frame_offsets(arm, rig)  # a tail built tip first is mirrored from its base: its frames turned
-    pose = pose if offsets is None else pose @ offsets
+    pose = pose @ frame_offsets(arm, rig)  # a tail built tip first is mirrored from its base: its frames turned
     skinned = Skeleton(rig, torch.float64).skin(torch.as_tensor(pose)[None])[0].numpy()
     assert moved(rig) > 0.05
     assert np.abs(skinned - evaluated_world_vertices(rig.mesh_names)).max() <= TOLERANCE * rig.height

@@ -37,8 +37,7 @@ def turn_head(p: BodyPose, axis: np.ndarray, angle: np.ndarray) -> None:
         behind = [b for b in (*p.roles.spine[:1], *p.roles.tail[:1]) if p.rig.parents[b] == head][:1]
         for b in behind:
             p.rotate(b, axis, -angle)
-            shift = p.head_position(b) - p.rig.heads[b]  # and kept where it lay
-            p.travel = p.travel - (shift - np.outer(shift @ p.up, p.up))
+            p.hold_place(p.head_position(b) - p.rig.heads[b])  # and kept where it lay
         return
     share = NECK_SHARE if neck and head is not None else (1.0 if neck else 0.0)
     p.bend_chain(neck, axis, share * angle)

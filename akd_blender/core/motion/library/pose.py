@@ -324,6 +324,13 @@ class BodyPose:
         weight = np.broadcast_to(np.asarray(weight, dtype=np.float64), (self.frames,))
         return self.rotate(bone, axis, np.arctan2(sin, cos) * weight)
 
+    def hold_place(self, shift: np.ndarray) -> BodyPose:
+        """Move the body back by the horizontal part of ``shift`` ([F,3] or [3], armature units; the clip
+        grounds the vertical): what a pose displaced stays where it lay."""
+        shift = np.broadcast_to(np.asarray(shift, dtype=np.float64), (self.frames, 3))
+        self.travel = self.travel - (shift - np.outer(shift @ self.up, self.up))
+        return self
+
     def level(self, bone: int, weight: np.ndarray | float = 1.0) -> BodyPose:
         """Turn ``bone`` back towards its rest orientation in armature space (a foot kept level)."""
         weight = np.broadcast_to(np.asarray(weight, dtype=np.float64), (self.frames,))

@@ -31,7 +31,7 @@ def _trunk(p: BodyPose) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     (summing to 1 over the body's length)."""
     rig, roles = p.rig, p.roles
     front = untied(rig, (*roles.spine, *roles.neck))
-    away = rig.heads[roles.root]  # a tail bone pointing back towards the root (a chain built tip first) stays rigid
+    away = rig.heads[roles.root]  # a tail bone pointing back towards the root would turn about its far end: kept rigid
     back = tuple(b for b in untied(rig, roles.tail) if np.linalg.norm(rig.tails[b] - away) >= np.linalg.norm(rig.heads[b] - away))
     bones = np.array([*front, *back], dtype=np.int64)
     signs = np.array([-1.0] * len(front) + [1.0] * len(back))
@@ -66,8 +66,7 @@ def _curl(p: BodyPose, curvature) -> None:
     )
     rest = sum(w * 0.5 * (rig.heads[b] + rig.tails[b]) for b, w in zip(bones, weights))
     turns = _rotation_matrices(p.yaw[:, None] * p.up)  # the whole body's turn about its centre, applied by the clip
-    shift = np.einsum("fij,fj->fi", turns, posed - rest)
-    p.travel = p.travel - (shift - np.outer(shift @ p.up, p.up))
+    p.hold_place(np.einsum("fij,fj->fi", turns, posed - rest))
 
 
 def _travelling_wave(p: BodyPose, v: Variation, cycles: float, waves: float, swing: float, distance: float) -> MotionClip:
@@ -123,8 +122,7 @@ def rear_up(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variati
         p.pitch(roles.root, lift)
         for b in [int(b) for b, sign, s in zip(bones, signs, places) if sign > 0 and s >= 0.35][:1]:
             p.pitch(b, -lift)
-            shift = p.head_position(b) - rig.heads[b]  # the body behind the rise stays where it lay
-            p.travel = p.travel - (shift - np.outer(shift @ p.up, p.up))
+            p.hold_place(p.head_position(b) - rig.heads[b])  # the body behind the rise stays where it lay
         return p.clip(v.facing)
     if not front and len(bones):
         front = [int(b) for b, sign in zip(bones, signs) if sign < 0][-2:]
