@@ -104,6 +104,8 @@ class ControlMap:
         switches: IK/FK switches (:class:`Switch`), keyed at their FK value.
         fixers: deform bone → a second control that turns only that bone (and bones sharing its control)
             rigidly, used to take out what its control cannot (a roll the rig distributes along a limb).
+        fixer_reach: fixer → positions in ``deform`` of the deform bones its turn moves (the bone it fixes
+            and the near bones it also turns: a spine tweak fixing a belly bone turns a spine bone too).
         handles: deform bone → a control whose move carries that bone's head and moves only bones near
             it (see ``find_controls``), used to put heads its control leaves off target (a spine whose
             deform bones stretch between tweak controls).
@@ -124,6 +126,7 @@ class ControlMap:
     goals: list[IKGoal] = field(default_factory=list)
     switches: list[Switch] = field(default_factory=list)
     fixers: dict[str, str] = field(default_factory=dict)
+    fixer_reach: dict[str, np.ndarray] = field(default_factory=dict)
     handles: dict[str, str] = field(default_factory=dict)
     order: dict[str, int] = field(default_factory=dict)
     unreached: dict[str, str] = field(default_factory=dict)
@@ -328,6 +331,7 @@ def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> Co
         ]
         if fits:
             result.fixers[name] = min(fits)[1]
+            result.fixer_reach[result.fixers[name]] = rot[result.fixers[name]]["moved"]
 
     result.free = {n for n in animatable if pose[n].parent is None}
     result.free |= {b for _, con in ik_targets(armature_obj) for b in (con.subtarget, con.pole_subtarget) if b in pose}

@@ -187,10 +187,10 @@ def _pose_pass(
     if cmap.carrier not in cmap.driven:  # a carrier that turns nothing itself: the bones fit about heads on target
         _shift_carrier(armature_obj, cmap, frame_targets, deform_pos, height)
     for level in sorted({cmap.order.get(c, 0) for c in keyed}):
+        wanted: dict[str, tuple[np.ndarray, bool]] = {}
         for name in (c for c in keyed if cmap.order.get(c, 0) == level):
             if name == cmap.carrier and name in cmap.driven and not refine:
-                matrix = frame_targets[deform_pos[cmap.driven[name]]] @ np.linalg.inv(cmap.offset[name])
-                _set_pose(pose[name], matrix, keep_location=False)
+                wanted[name] = (frame_targets[deform_pos[cmap.driven[name]]] @ np.linalg.inv(cmap.offset[name]), False)
             elif name in cmap.driven:
                 free = name in cmap.free or name == cmap.carrier
                 current = np.array(pose[name].matrix)
@@ -198,15 +198,59 @@ def _pose_pass(
                 if refine:  # the response as Blender evaluates it now
                     inverse = np.linalg.inv(current)
                     group = [(bone, inverse @ _rigid(np.array(pose[bone].matrix))) for bone, _ in group]
-                matrix = _group_fit(current, group, frame_targets, deform_pos, armature_obj, free)
-                _set_pose(pose[name], matrix, keep_location=not free)
+                wanted[name] = (_group_fit(current, group, frame_targets, deform_pos, armature_obj, free), not free)
             elif name in goals and not refine:
-                goal = goals[name]
-                _set_pose(pose[name], frame_targets[deform_pos[goal.deform]] @ goal.offset, keep_location=False)
+                wanted[name] = (frame_targets[deform_pos[goals[name].deform]] @ goals[name].offset, False)
+        for name, (matrix, keep_location) in wanted.items():
+            _set_pose(pose[name], matrix, keep_location)
         bpy.context.view_layer.update()
+        _meet_own_constraints(armature_obj, wanted)
     _shift_carrier(armature_obj, cmap, frame_targets, deform_pos, height)
     _place_heads(armature_obj, cmap, frame_targets, deform_pos, height)
-    _fix(armature_obj, cmap, frame_targets, deform_pos)
+    _fix(armature_obj, cmap, frame_targets, deform_idx, height)
+
+
+def _turn_error(armature_obj, wanted: dict) -> dict[str, float]:
+    """Control → the angle (radians) between its evaluated rotation and the one it was set to (``wanted``)."""
+    pose = armature_obj.pose.bones
+    return {
+        name: float(_angle(np.array(pose[name].matrix)[None, :3, :3], matrix[None, :3, :3])[0])
+        for name, (matrix, _) in wanted.items()
+    }
+
+
+def _meet_own_constraints(armature_obj, wanted: dict, rounds: int = 2) -> None:
+    """Set again the controls that Blender evaluates more than 1e-4 rad off the rotation they were set to
+    (``wanted``: control → (armature-space [4,4], keep_location)) because of their own constraints (a
+    Rigify tail control copies the previous control's local rotation before its own): the rotation is
+    set to ``set · got⁻¹ · wanted`` (exact when the constraint turns the control by a fixed rotation
+    before its own), kept only where Blender's evaluation then comes closer; up to ``rounds`` times."""
+    pose = armature_obj.pose.bones
+    error = _turn_error(armature_obj, wanted)
+    set_to = {name: matrix for name, (matrix, _) in wanted.items()}
+    for _ in range(rounds):
+        off = {name for name, e in error.items() if e > 1e-4}
+        if not off:
+            return
+        saved = {name: (_save(pose[name]), set_to[name]) for name in off}
+        for name in off:
+            matrix, keep_location = wanted[name]
+            got = _unit(np.swapaxes(np.array(pose[name].matrix)[:3, :3], 0, 1)).T
+            again = matrix.copy()
+            again[:3, :3] = set_to[name][:3, :3] @ got.T @ matrix[:3, :3]
+            set_to[name] = again
+            _set_pose(pose[name], again, keep_location)
+        bpy.context.view_layer.update()
+        now = _turn_error(armature_obj, {name: wanted[name] for name in off})
+        worse = [name for name in off if now[name] >= error[name]]
+        for name in worse:
+            _restore(pose[name], saved[name][0])
+            set_to[name] = saved[name][1]
+        if worse:
+            bpy.context.view_layer.update()
+        error.update({name: now[name] for name in off if name not in worse})
+        if len(worse) == len(off):
+            return
 
 
 def _shift_carrier(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: dict, height: float) -> None:
@@ -281,14 +325,19 @@ def _place_heads(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, defo
         bpy.context.view_layer.update()
 
 
-def _fix(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: dict, rounds: int = 6) -> None:
+def _fix(
+    armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_idx: np.ndarray, height: float, rounds: int = 6
+) -> None:
     """Turn each fixer so that its deform bone's evaluated rotation meets the target (about the
     fixer's own head: its location channel is kept), locked Euler axes kept. All fixers more than
-    1e-5 rad off turn together, then one view-layer update; repeated while any is off (fixers of one
-    limb move each other's bones a little)."""
+    1e-5 rad off turn together, then one view-layer update; a fixer whose turn leaves the deform bones
+    it moves (``cmap.fixer_reach``) farther off in all (:func:`_offness`, summed) than before is turned
+    back. Repeated while any turn is kept (fixers of one limb move each other's bones a little)."""
     pose = armature_obj.pose.bones
+    deform_pos = {n: i for i, n in enumerate(cmap.deform)}
     for _ in range(rounds):
-        acted = False
+        before = _offness(armature_obj, deform_idx, frame_targets, height)
+        turned: dict[str, tuple] = {}
         for bone, control in cmap.fixers.items():
             target = frame_targets[deform_pos[bone]]
             now = np.array(pose[bone].matrix)
@@ -299,15 +348,23 @@ def _fix(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: 
             about = np.eye(4)
             about[:3, :3], about[:3, 3] = turn, now[:3, 3] - turn @ now[:3, 3]
             pb = pose[control]
+            turned.setdefault(control, _save(pb))
             euler = tuple(pb.rotation_euler)
             # turned in place: a fixer's own location stays (it may place other bones: a spine tweak)
             _set_pose(pb, about @ np.array(pb.matrix), keep_location=True)
             if pb.rotation_mode not in ("QUATERNION", "AXIS_ANGLE"):
                 pb.rotation_euler = [old if lock else new for old, new, lock in zip(euler, pb.rotation_euler, pb.lock_rotation)]
-            acted = True
-        if not acted:
+        if not turned:
             break
         bpy.context.view_layer.update()
+        after = _offness(armature_obj, deform_idx, frame_targets, height)
+        worse = [c for c in turned if after[cmap.fixer_reach[c]].sum() > before[cmap.fixer_reach[c]].sum()]
+        for control in worse:
+            _restore(pose[control], turned[control])
+        if worse:
+            bpy.context.view_layer.update()
+        if len(worse) == len(turned):
+            break
 
 
 def write_to_controls(
