@@ -97,6 +97,7 @@ class ControlMap:
         group: control → ``[(deform bone, [4,4] control⁻¹ · deform)]`` for the bone it was chosen for
             and the bones following it (the bones it turns as one).
         driven: control → the deform bone it was chosen for.
+        carried: control → the deform bones its turn carries rigidly (as probed), for the controls chosen.
         followers: deform bone → the deform bone whose control carries it too.
         carrier: the control that carries the travel, or None.
         carrier_root: the deform root that the carrier translates rigidly (its head is put on target).
@@ -120,6 +121,7 @@ class ControlMap:
     group: dict[str, list] = field(default_factory=dict)
     free: set[str] = field(default_factory=set)
     driven: dict[str, str] = field(default_factory=dict)
+    carried: dict[str, frozenset[str]] = field(default_factory=dict)
     followers: dict[str, str] = field(default_factory=dict)
     carrier: str | None = None
     carrier_root: str | None = None
@@ -294,9 +296,11 @@ def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> Co
             result.driven[name] = deform[i]
             result.offset[name] = offset
         result.group.setdefault(name, []).append((deform[i], offset))
+        result.carried.setdefault(name, frozenset(deform[j] for j in rot[name]["rigid"]))
 
     # Handles: a location-unlocked control that carries a deform bone's head along and moves no deform
-    # bones beyond it, its deform parent and children and the bones sharing their controls (Rigify's tweaks).
+    # bones beyond it, its deform parent, its deform subtree and the bones sharing the controls of its
+    # parent and children (Rigify's tweaks; the shark's spine tweak carries its top fin along).
     groups: dict[str, set[int]] = {}
     for i, name in enumerate(deform):
         if name in result.control_of:
@@ -308,7 +312,7 @@ def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> Co
             near |= groups.get(result.control_of.get(deform[j]), set())
         near_of.append(near)
     for i, name in enumerate(deform):
-        near = near_of[i]
+        near = near_of[i] | subtree[i]  # a head carries the bones hanging from it
         fits = [
             (len(probe["moved"]), c)
             for c, probe in shift.items()

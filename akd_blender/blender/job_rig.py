@@ -36,7 +36,9 @@ def tied_bones(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[str, ...]
     bone is tied when the control that carries it turns (an FK control, not an IK target, pole or
     parentless control, which bend a chain) and was chosen for its parent, or for the bone its tied
     parent follows, or for a sibling (one control turning both hip bones of Rigify's horse with the
-    spine: neither can swing a leg alone). ``()`` when no control moves the mirrored bones."""
+    spine: neither can swing a leg alone). An IK target, pole or parentless control ties a bone only to
+    a lead it carries rigidly with it (Rigify's head control turns the head and skull bones as one; an
+    IK target that bends a chain ties nothing). ``()`` when no control moves the mirrored bones."""
     from ..core.errors import InputError
     from .control_probe import find_controls
 
@@ -50,7 +52,8 @@ def tied_bones(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[str, ...]
     for b, name in enumerate(rig.bone_names):  # parents precede children
         p = int(rig.parents[b])
         lead = cmap.followers.get(name)
-        if p < 0 or lead is None or cmap.control_of.get(name) in placed:
+        control = cmap.control_of.get(name)
+        if p < 0 or lead is None or (control in placed and not {name, lead} <= cmap.carried.get(control, set())):
             continue
         parent = rig.bone_names[p]
         if lead == parent or (parent in tied and cmap.followers.get(parent) == lead):

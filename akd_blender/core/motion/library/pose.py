@@ -250,6 +250,7 @@ class BodyPose:
         self.yaw = np.zeros(frames)
         self.legs = tuple(replace(limb, bones=leg_bones(rig, limb)) for limb in roles.legs if limb.bones)
         self.wings = tuple(replace(limb, bones=untied(rig, limb.bones)) for limb in roles.wings if limb.bones)
+        self._tied = {rig.bone_names.index(n) for n in rig.tied_bones}
 
     # ------------------------------------------------------------------ orientation bookkeeping
 
@@ -284,7 +285,11 @@ class BodyPose:
 
     def rotate_by(self, bone: int, rotvec: np.ndarray) -> BodyPose:
         """Turn the bone (and its subtree) about its head by rotation vectors [3] or [F,3] given in
-        armature space as posed now: D_b ← R(rotvec) · D_b."""
+        armature space as posed now: D_b ← R(rotvec) · D_b. A tied bone (``RigAsset.tied_bones``: the
+        rig's controls turn it only with its parent) is turned with its nearest untied ancestor, about
+        that one's head (Rigify's skull, the head role, turns with the head bone that carries it)."""
+        while bone in self._tied and self.rig.inherit_rotation[bone] and self.rig.parents[bone] >= 0:
+            bone = int(self.rig.parents[bone])
         rotvec = np.broadcast_to(np.asarray(rotvec, dtype=np.float64), (self.frames, 3))
         parent = self._parent_posed(bone)
         local_rotvec = np.einsum("fji,fj->fi", parent, rotvec)  # D_pᵀ · rotvec
