@@ -318,6 +318,33 @@ def test_rigify_horse_hip_bones_turned_by_one_spine_control_are_tied():
     assert not tied & {"DEF-thigh.L", "DEF-thigh.R", "DEF-shoulder.L", "DEF-shoulder.R"}
 
 
+def test_rigify_horse_head_and_skull_turn_as_one():
+    """Rigify's horse head control turns the head and skull bones rigidly as one (it is also the neck's IK
+    goal): the skull is tied to the head bone, which is not tied (it turns from the neck)."""
+    arm, _ = rig_zoo.rigify_rig("horse")
+    tied = set(job_rig(arm, None).tied_bones)
+    assert "DEF-skull" in tied and "DEF-head" not in tied
+
+
+def test_rigify_horse_tail_curl_and_neck_nod_are_reached():
+    """The horse's tail controls copy the previous control's local rotation before their own, and its mane
+    hangs from neck bones whose tweaks only twist: a tail curl with a neck nod (the mane carried) is reached
+    in Blender's evaluation, every deform bone within 0.01 heights and 0.05 rad."""
+    arm, _ = rig_zoo.rigify_rig("horse")
+    rig = job_rig(arm, None)
+    rotations, locations, s = _rest_channels(rig)
+    for k in range(1, 6):
+        _turn(rig, rotations, f"DEF-tail.00{k}", (1.0, 0.0, 0.0), 0.25 * s, armature_axis=True)
+    _turn(rig, rotations, "DEF-neck.001", (1.0, 0.0, 0.0), -0.4 * s, armature_axis=True)
+    _turn(rig, rotations, "DEF-head", (1.0, 0.0, 0.0), 0.3 * s, armature_axis=True)
+    clip = MotionClip(rig.bone_names, 24.0, 1, rotations, locations)
+    action, result = _write_checked(arm, rig, clip, "Rigify horse tail curl and neck nod")
+    assert _keyed_bones(action) & {"tail.001", "tail.005"} and "neck" in _keyed_bones(action)
+    assert result.position_error <= 0.01 and result.rotation_error <= 0.05, result.undriven
+    position, rotation = _evaluated_error(arm, rig, clip)
+    assert position <= 0.01 and rotation <= 0.05, (position, rotation)
+
+
 def test_edit_mode_is_refused_in_one_line():
     arm, _ = rig_zoo.ik_biped()
     rig = rig_from_armature(arm)
