@@ -46,6 +46,11 @@ def tied_bones(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[str, ...]
         cmap = find_controls(armature_obj, tuple(rig.bone_names))
     except InputError:
         return ()
+    for switch in cmap.switches:  # the probe leaves IK/FK switches at FK: reading the rig changes nothing
+        pose_bone = armature_obj.pose.bones[switch.bone]
+        pose_bone[switch.prop] = type(pose_bone[switch.prop])(switch.value)
+    if cmap.switches:
+        bpy.context.view_layer.update()
     placed = cmap.free | {goal.control for goal in cmap.goals}  # IK targets, poles, parentless controls
     tied: set[str] = set()
     index = {name: b for b, name in enumerate(rig.bone_names)}

@@ -318,6 +318,16 @@ def test_rigify_horse_hip_bones_turned_by_one_spine_control_are_tied():
     assert not tied & {"DEF-thigh.L", "DEF-thigh.R", "DEF-shoulder.L", "DEF-shoulder.R"}
 
 
+def test_reading_a_rigify_rig_leaves_its_switches_as_they_were():
+    """Reading the rig for a job (the tied bones are probed with the IK/FK switches at FK) leaves every
+    custom property of the rig as the user left it (Rigify's human: its arms and legs in IK)."""
+    arm, _ = rig_zoo.rigify_rig("human")
+    before = _rig_state(arm)
+    assert any(k[1] == "IK_FK" for k in before["props"])
+    job_rig(arm, None)
+    assert _rig_state(arm) == before
+
+
 def test_rigify_horse_head_and_skull_turn_as_one():
     """Rigify's horse head control turns the head and skull bones rigidly as one (it is also the neck's IK
     goal): the skull is tied to the head bone, which is not tied (it turns from the neck)."""
