@@ -318,6 +318,11 @@ def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> Co
             for c, probe in shift.items()
             if c not in result.driven and c != result.carrier and i in probe["heads"] and set(probe["moved"].tolist()) <= near
         ]
+        own = result.control_of.get(name)
+        if not fits and result.driven.get(own) == name and own != result.carrier and own in shift:
+            probe = shift[own]  # no other handle: a location-unlocked control places its own bone's head
+            if i in probe["heads"] and set(probe["moved"].tolist()) <= near:
+                fits = [(len(probe["moved"]), own)]
         if fits:
             result.handles[name] = min(fits)[1]
 
