@@ -269,6 +269,61 @@ def parented_robot(name: str = "Robot") -> tuple[bpy.types.Object, list[bpy.type
     return obj, [p for p, _ in parts]
 
 
+def robot_dog(name: str = "RobotDog") -> tuple[bpy.types.Object, list[bpy.types.Object]]:
+    """A blocky four-legged robot, 0.75 units tall, facing -Y: ``(armature_obj, part_objs)``.
+
+    Every part is a box parented to one bone (no skinning). Bones ``root → body`` (horizontal), ``neck → head``
+    and a ``tail`` off the body; legs ``{front,hind}_upper/lower/foot.{L,R}`` whose lower legs carry IK
+    (chain 2) to ``{front,hind}_target.{L,R}`` with ``{front,hind}_pole.{L,R}`` pole targets (children of
+    ``root``, no part of their own); the feet copy the targets' rotation.
+    """
+    arm = bpy.data.armatures.new(name)
+    obj = _link(bpy.data.objects.new(name, arm))
+    spec = [
+        ("root", (0, 0, 0), (0, 0.3, 0), None, False),
+        ("body", (0, 0.35, 0.55), (0, -0.35, 0.55), "root", True),
+        ("neck", (0, -0.35, 0.55), (0, -0.45, 0.7), "body", True),
+        ("head", (0, -0.45, 0.7), (0, -0.65, 0.7), "neck", True),
+        ("tail", (0, 0.35, 0.55), (0, 0.6, 0.65), "body", True),
+    ]
+    for end, y, knee in (("front", -0.3, 0.03), ("hind", 0.3, -0.03)):
+        for side, s in (("L", 1), ("R", -1)):
+            x = s * 0.15
+            spec += [
+                (f"{end}_upper.{side}", (x, y, 0.5), (x, y - knee, 0.28), "body", True),
+                (f"{end}_lower.{side}", (x, y - knee, 0.28), (x, y, 0.05), f"{end}_upper.{side}", True),
+                (f"{end}_foot.{side}", (x, y, 0.05), (x, y - 0.08, 0.02), f"{end}_lower.{side}", True),
+                (f"{end}_target.{side}", (x, y, 0.05), (x, y - 0.08, 0.05), "root", False),
+                (f"{end}_pole.{side}", (x, y - 4 * knee, 0.28), (x, y - 5 * knee, 0.28), "root", False),
+            ]
+    _edit_bones(obj, spec)
+    for end in ("front", "hind"):
+        for side in ("L", "R"):
+            _ik(obj, f"{end}_lower.{side}", f"{end}_target.{side}", f"{end}_pole.{side}", 2)
+            if end == "hind":  # its knee points back: the pole behind, at the angle that keeps the rest pose
+                obj.pose.bones[f"{end}_lower.{side}"].constraints["IK"].pole_angle = np.pi / 2
+            con = obj.pose.bones[f"{end}_foot.{side}"].constraints.new("COPY_ROTATION")
+            con.target, con.subtarget = obj, f"{end}_target.{side}"
+    parts = [
+        (_box(f"{name}_body", (0, 0, 0.55), (0.34, 0.8, 0.2)), "body"),
+        (_box(f"{name}_neck", (0, -0.4, 0.62), (0.1, 0.12, 0.16)), "neck"),
+        (_box(f"{name}_head", (0, -0.55, 0.7), (0.16, 0.24, 0.14)), "head"),
+        (_box(f"{name}_tail", (0, 0.48, 0.6), (0.05, 0.26, 0.05)), "tail"),
+    ]
+    for end, y in (("front", -0.3), ("hind", 0.3)):
+        for side, s in (("L", 1), ("R", -1)):
+            x = s * 0.15
+            parts += [
+                (_box(f"{name}_{end}_upper.{side}", (x, y, 0.39), (0.07, 0.07, 0.24)), f"{end}_upper.{side}"),
+                (_box(f"{name}_{end}_lower.{side}", (x, y, 0.17), (0.06, 0.06, 0.24)), f"{end}_lower.{side}"),
+                (_box(f"{name}_{end}_foot.{side}", (x, y - 0.03, 0.025), (0.08, 0.12, 0.05)), f"{end}_foot.{side}"),
+            ]
+    for part, bone in parts:
+        _parent_to_bone(part, obj, bone)
+    _object_mode()
+    return obj, [p for p, _ in parts]
+
+
 def snake(name: str = "Snake", head_first: bool = False) -> tuple[bpy.types.Object, bpy.types.Object]:
     """A snake lying along Y, its head at -Y, 2.06 units long: ``(armature_obj, body_obj)``.
 

@@ -234,6 +234,26 @@ def test_parented_robot_sparse_keys_on_its_controls():
     assert figures["location_error"] <= 3 * bound.location_fraction
 
 
+@pytest.mark.parametrize("motion", ["walk", "sit"])
+def test_robot_dog_of_parented_parts_moves_on_its_ik_targets(motion):
+    """A four-legged robot of parts parented to bones, its legs IK chains with pole targets, is read as a
+    quadruped with four legs; the library's walk and sit land on its targets, poles, body and head within
+    0.01 heights and 0.05 rad in Blender's evaluation, no key on an IK chain's own bones."""
+    from akd_blender.core.character.roles import find_roles
+    from akd_blender.core.motion.library import make_role_clip
+
+    arm, _ = rig_zoo.robot_dog()
+    rig = job_rig(arm, None)
+    roles = find_roles(rig)
+    assert roles.kind == "quadruped" and len(roles.legs) == 4
+    clip = make_role_clip(rig, roles, motion, frames=16, fps=8.0)
+    action, result = _write_checked(arm, rig, clip, f"robot dog {motion}")
+    keyed = _keyed_bones(action)
+    assert {"front_target.L", "hind_target.R", "body"} <= keyed
+    assert not keyed & {"front_upper.L", "front_lower.L", "hind_upper.R", "hind_lower.R"}
+    assert result.position_error <= 0.01 and result.rotation_error <= 0.05, result.undriven
+
+
 def test_robot_sinking_into_a_stride_keeps_its_body_upright_and_its_legs_to_the_ik():
     """The robot's carrier (``root``, which turns no deform bone) sinks the body 0.11 units: the body and
     the parts above it meet their targets, and the IK legs are neither fitted by turning ``root`` nor
