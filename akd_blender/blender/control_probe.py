@@ -25,10 +25,13 @@ and switches):
   deform bones, all within the parent's subtree; else it is shared (the bone *follows* the higher one).
 - *Near* bones of a deform bone: itself, its deform parent and the bones sharing their controls. A
   *handle* is an animatable bone (not a control) whose move carries the deform bone's head along and
-  moves only near bones; a *fixer* one whose turn carries it rigidly and moves only near bones
+  moves only near bones or bones hanging from the deform bone; a *fixer* one whose turn carries it rigidly and moves only near bones
   (Rigify's tweaks): handles put heads on target, fixers take out the roll.
 - IK constraints whose target or pole is an animatable bone that still moves deform bones (no
-  switch turned them off) get it placed from the chain's tip (target) or first bone (pole).
+  switch turned them off) get it placed from the chain's tip (target) or first bone (pole). Where such
+  a chain has no pole target, Blender's IK solver starts from the chain's own rotations and bends the
+  way they do: its visible, rotatable bones are *bend hints*, keyed with the motion's rotations.
+- A handle may also be the bone's own control when nothing else places its head and its location is free.
 - *Order*: a keyed control that another keyed control's probe moved is posed after it.
 """
 
@@ -47,6 +50,7 @@ from .control_rig import (
     _rotation_probe,
     _save,
     _shift_probe,
+    _visible,
     candidates,
     constraint_driven,
     deform_parents,
@@ -102,6 +106,8 @@ class ControlMap:
         carrier: the control that carries the travel, or None.
         carrier_root: the deform root that the carrier translates rigidly (its head is put on target).
         goals: IK targets and poles keyed from the chain (:class:`IKGoal`).
+        bend_hints: bones of live IK chains without a pole target, parents first: keyed with the motion's
+            rotations, the solver's starting pose, so that it bends the chain the motion's way.
         switches: IK/FK switches (:class:`Switch`), keyed at their FK value.
         fixers: deform bone → a second control that turns only that bone (and bones sharing its control)
             rigidly, used to take out what its control cannot (a roll the rig distributes along a limb).
@@ -126,6 +132,7 @@ class ControlMap:
     carrier: str | None = None
     carrier_root: str | None = None
     goals: list[IKGoal] = field(default_factory=list)
+    bend_hints: tuple[str, ...] = ()
     switches: list[Switch] = field(default_factory=list)
     fixers: dict[str, str] = field(default_factory=dict)
     fixer_reach: dict[str, np.ndarray] = field(default_factory=dict)
@@ -138,6 +145,7 @@ class ControlMap:
     def keyed(self) -> list[str]:
         """The controls whose channels get keys, in evaluation order."""
         names = set(self.driven) | {g.control for g in self.goals} | ({self.carrier} if self.carrier else set())
+        names |= set(self.bend_hints)
         names |= set(self.fixers.values()) | set(self.handles.values())
         return sorted(names, key=lambda n: (self.order.get(n, 0), n))
 
@@ -359,6 +367,12 @@ def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> Co
             result.goals.append(IKGoal(bone_name, anchor[0], offset, kind))
             for n in chain:
                 result.control_of.setdefault(n, bone_name)
+    for owner, con in ik_targets(armature_obj):  # live chains with no pole: the solver bends them from their own rotations
+        probe = shift.get(con.subtarget) or rot.get(con.subtarget)
+        if con.pole_subtarget or probe is None or not len(probe["moved"]):
+            continue
+        hints = [n for n in reversed(ik_chain(owner)) if n in deform_pos and _visible(pose[n].bone)]
+        result.bend_hints += tuple(n for n in hints if n not in result.bend_hints and not all(pose[n].lock_rotation))
 
     # Evaluation order: a control moved by another keyed control comes after it.
     keyed = result.keyed

@@ -205,9 +205,38 @@ def _pose_pass(
             _set_pose(pose[name], matrix, keep_location)
         bpy.context.view_layer.update()
         _meet_own_constraints(armature_obj, wanted)
+    if cmap.bend_hints:
+        _hint_bends(armature_obj, cmap, frame_targets, deform_pos)
     _shift_carrier(armature_obj, cmap, frame_targets, deform_pos, height)
     _place_heads(armature_obj, cmap, frame_targets, deform_pos, height)
     _fix(armature_obj, cmap, frame_targets, deform_idx, height)
+
+
+def _hint_bends(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, deform_pos: dict) -> None:
+    """Turn the bend hints (bones of IK chains without a pole, parents first) so that their own pose, before
+    the IK, is the motion's: rotation channels only (the basis from the target rotation, the parent's
+    target where the parent is a hint too, else its evaluated rotation); then one view-layer update."""
+    from mathutils import Matrix
+
+    pose = armature_obj.pose.bones
+    hints = set(cmap.bend_hints)
+    for name in cmap.bend_hints:
+        pb = pose[name]
+        want = frame_targets[deform_pos[name], :3, :3]
+        rest = np.array(pb.bone.matrix_local)[:3, :3]
+        parent = pb.parent
+        if parent is None or not pb.bone.use_inherit_rotation:
+            basis = rest.T @ want
+        else:
+            above = frame_targets[deform_pos[parent.name], :3, :3] if parent.name in hints else np.array(parent.matrix)[:3, :3]
+            above = _unit(np.swapaxes(above, 0, 1)).T
+            basis = (np.array(parent.bone.matrix_local)[:3, :3].T @ rest).T @ above.T @ _unit(np.swapaxes(want, 0, 1)).T
+        matrix = np.array(pb.matrix_basis)
+        matrix[:3, :3] = basis
+        location, scale = tuple(pb.location), tuple(pb.scale)
+        pb.matrix_basis = Matrix(matrix.tolist())
+        pb.location, pb.scale = location, scale
+    bpy.context.view_layer.update()
 
 
 def _turn_error(armature_obj, wanted: dict) -> dict[str, float]:
