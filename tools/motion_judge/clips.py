@@ -31,6 +31,7 @@ from tools.family.truth import truth_roles
 __all__ = [
     "JUDGE_KINDS",
     "LOCOMOTION",
+    "UNJUDGED",
     "BODY_MOTION",
     "judge_labels",
     "JudgeItem",
@@ -42,6 +43,11 @@ __all__ = [
 
 JUDGE_KINDS: tuple[str, ...] = tuple(LIBRARY)
 """Kinds with library motions (the judge's kinds)."""
+
+UNJUDGED: dict[str, frozenset[str]] = {"serpent": frozenset({"look_around", "nod", "shake_head"})}
+"""Library motions left out of the judge's clips, per kind: a serpent's head motions barely move its body
+tracks, so they (and their low-amplitude "none" copies) teach the judge that a small head motion is
+nothing in particular, and a quadruped's look around (the Fox's Survey) falls to "none"."""
 
 LOCOMOTION = frozenset({"walk", "run", "gallop", "hop"})
 """Labels also played on the spot (no horizontal root travel)."""
@@ -83,11 +89,12 @@ def member_items(kind: str, seed: int, split: str, per_motion: int, negatives: i
         """Azimuth, elevation (degrees) and how much of the frame the character fills."""
         return float(DEFAULT_VIEW[0] + rng.uniform(-40, 40)), float(rng.uniform(6, 26)), float(rng.uniform(0.35, 0.85))
 
-    for spec in motions_for(kind):
+    specs = [s for s in motions_for(kind) if s.label not in UNJUDGED.get(kind, ())]
+    for spec in specs:
         for k in range(per_motion):
             in_place = spec.label in LOCOMOTION and rng.random() < 0.5
             items.append(JudgeItem(kind, seed, spec.label, spec.label, seed * 100 + k, 1.0, in_place, *view()))
-    labels = [s.label for s in motions_for(kind)]
+    labels = [s.label for s in specs]
     for k in range(negatives):
         source = ("rest", "wiggle", "low")[k % 3]
         if source == "low":
