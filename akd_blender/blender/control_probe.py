@@ -31,7 +31,6 @@ and switches):
   switch turned them off) get it placed from the chain's tip (target) or first bone (pole). Where such
   a chain has no pole target, Blender's IK solver starts from the chain's own rotations and bends the
   way they do: its visible, rotatable bones are *bend hints*, keyed with the motion's rotations.
-- A handle may also be the bone's own control when nothing else places its head and its location is free.
 - *Order*: a keyed control that another keyed control's probe moved is posed after it.
 """
 
@@ -326,11 +325,6 @@ def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> Co
             for c, probe in shift.items()
             if c not in result.driven and c != result.carrier and i in probe["heads"] and set(probe["moved"].tolist()) <= near
         ]
-        own = result.control_of.get(name)
-        if not fits and result.driven.get(own) == name and own != result.carrier and own in shift:
-            probe = shift[own]  # no other handle: a location-unlocked control places its own bone's head
-            if i in probe["heads"] and set(probe["moved"].tolist()) <= near:
-                fits = [(len(probe["moved"]), own)]
         if fits:
             result.handles[name] = min(fits)[1]
 
