@@ -37,6 +37,7 @@ __all__ = [
     "candidates",
     "rig_height",
     "find_switches",
+    "set_switches",
 ]
 
 PROBE_ANGLE = 0.3  # radians
@@ -276,6 +277,7 @@ def find_switches(armature_obj, deform_idx: np.ndarray, height: float, candidate
     turn = Matrix.Rotation(PROBE_ANGLE, 4, Vector((0.45, 0.62, 0.64)).normalized())
 
     def moved_by_handles() -> int:
+        armature_obj.update_tag()  # a custom property set: its drivers evaluate again
         bpy.context.view_layer.update()
         base = pose_matrices(armature_obj)[deform_idx]
         saved = [_save(h) for h in handles]
@@ -300,8 +302,15 @@ def find_switches(armature_obj, deform_idx: np.ndarray, height: float, candidate
         pb[prop] = value
         if counts[0] != counts[1]:
             switches.append(Switch(bone, prop, float(value), float(low if counts[0] < counts[1] else high)))
+    set_switches(armature_obj, switches, fk=True)
+    return switches
+
+
+def set_switches(armature_obj, switches: list[Switch], fk: bool) -> None:
+    """Set each switch's property to its FK value (``fk``) or back to the value it had when found, then
+    have Blender evaluate the rig again, drivers included (a custom property set alone does not)."""
     for s in switches:
         pb = armature_obj.pose.bones[s.bone]
-        pb[s.prop] = type(pb[s.prop])(s.fk_value)
+        pb[s.prop] = type(pb[s.prop])(s.fk_value if fk else s.value)
+    armature_obj.update_tag()
     bpy.context.view_layer.update()
-    return switches

@@ -45,7 +45,7 @@ from .control_check import (
     result_of,
 )
 from .control_probe import ControlMap, find_controls
-from .control_rig import _restore, _save, deform_parents, pose_matrices, rig_height
+from .control_rig import _restore, _save, deform_parents, pose_matrices, rig_height, set_switches
 from .deform_skeleton import frame_offsets
 
 __all__ = [
@@ -431,8 +431,8 @@ def write_to_controls(
     except BaseException:
         for pb in armature_obj.pose.bones:
             _restore(pb, saved_pose[pb.name])
-        for s in cmap.switches if cmap is not None else ():
-            armature_obj.pose.bones[s.bone][s.prop] = type(armature_obj.pose.bones[s.bone][s.prop])(s.value)
+        if cmap is not None:
+            set_switches(armature_obj, cmap.switches, fk=False)
         if ad is not None:
             ad.action = previous
         bpy.context.view_layer.update()

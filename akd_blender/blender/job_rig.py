@@ -41,16 +41,14 @@ def tied_bones(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[str, ...]
     IK target that bends a chain ties nothing). ``()`` when no control moves the mirrored bones."""
     from ..core.errors import InputError
     from .control_probe import find_controls
+    from .control_rig import set_switches
 
     try:
         cmap = find_controls(armature_obj, tuple(rig.bone_names))
     except InputError:
         return ()
-    for switch in cmap.switches:  # the probe leaves IK/FK switches at FK: reading the rig changes nothing
-        pose_bone = armature_obj.pose.bones[switch.bone]
-        pose_bone[switch.prop] = type(pose_bone[switch.prop])(switch.value)
-    if cmap.switches:
-        bpy.context.view_layer.update()
+    if cmap.switches:  # the probe leaves IK/FK switches at FK: reading the rig changes nothing
+        set_switches(armature_obj, cmap.switches, fk=False)
     placed = cmap.free | {goal.control for goal in cmap.goals}  # IK targets, poles, parentless controls
     tied: set[str] = set()
     index = {name: b for b, name in enumerate(rig.bone_names)}

@@ -364,6 +364,40 @@ def test_reading_a_rigify_rig_leaves_its_switches_as_they_were():
     assert _rig_state(arm) == before
 
 
+def test_a_rig_probed_again_unchanged_reuses_the_probe():
+    """Reading Rigify's basic human for a job leaves its evaluated pose and its fingerprint as they were (the
+    switches' drivers evaluated again), so the write's probe is the read's copy; a constraint, a custom
+    property or a bone collection's visibility changed in between makes the fingerprint differ."""
+    from akd_blender.blender.control_probe import _LAST_PROBE, find_controls
+    from akd_blender.blender.control_rig import pose_matrices
+    from akd_blender.blender.rig_fingerprint import rig_fingerprint
+
+    arm, _ = rig_zoo.rigify_rig("basic_human")
+    bpy.context.view_layer.update()
+    rest = pose_matrices(arm).copy()
+    rig = rig_from_armature(arm)
+    deform = tuple(rig.bone_names)
+    before = rig_fingerprint(arm, deform)
+    rig = job_rig(arm, None)
+    assert np.array_equal(pose_matrices(arm), rest) and rig_fingerprint(arm, deform) == before
+    first = _LAST_PROBE["probe"][1]
+    again = find_controls(arm, deform)
+    assert again is not first and again.control_of == first.control_of and again.handles == first.handles
+    switch = again.switches[0]
+    assert arm.pose.bones[switch.bone][switch.prop] == switch.fk_value  # left at FK, as a fresh probe does
+    arm.pose.bones[switch.bone][switch.prop] = switch.value
+    constraint = next(pb for pb in arm.pose.bones if pb.constraints).constraints[0]
+    changes = (
+        lambda: setattr(constraint, "influence", 0.5 * constraint.influence),
+        lambda: arm.pose.bones[switch.bone].__setitem__(switch.prop, 0.5),
+        lambda: setattr(arm.data.collections_all[0], "is_visible", not arm.data.collections_all[0].is_visible),
+    )
+    for change in changes:
+        digest = rig_fingerprint(arm, deform)
+        change()
+        assert rig_fingerprint(arm, deform) != digest
+
+
 def test_rigify_horse_head_and_skull_turn_as_one():
     """Rigify's horse head control turns the head and skull bones rigidly as one (it is also the neck's IK
     goal): the skull is tied to the head bone, which is not tied (it turns from the neck)."""
