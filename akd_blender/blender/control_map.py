@@ -1,0 +1,87 @@
+"""What a probe of a rig's controls finds (:func:`~.control_probe.find_controls`): :class:`ControlMap`,
+and :class:`IKGoal` for the IK targets and poles placed from their chains. Plain data: names and numpy arrays."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .control_rig import Switch
+
+__all__ = ["ControlMap", "IKGoal"]
+
+
+@dataclass(frozen=True)
+class IKGoal:
+    """An IK constraint's target or pole that is a control: placed each frame as ``deform`` (a deform bone
+    of the chain: the tip for a target, the chain's first bone for a pole) times ``offset`` [4,4] (the
+    control's rest matrix in that bone's frame, as evaluated when probed)."""
+
+    control: str
+    deform: str
+    offset: np.ndarray
+    kind: str  # "target" or "pole"
+
+
+@dataclass
+class ControlMap:
+    """What :func:`find_controls` found.
+
+    Attributes:
+        deform: the deform bones (the motion's bone names).
+        control_of: deform bone → the control that carries it.
+        offset: control → [4,4] ``control⁻¹ · deform`` as evaluated (armature space) for the deform bone
+            it was chosen for; the deform bone's target times its inverse is the control's target.
+        free: controls placed by position as well as rotation: IK targets and poles and bones without
+            a parent (the others keep their location channel and turn about their head).
+        group: control → ``[(deform bone, [4,4] control⁻¹ · deform)]`` for the bone it was chosen for
+            and the bones following it (the bones it turns as one).
+        driven: control → the deform bone it was chosen for.
+        carried: control → the deform bones its turn carries rigidly (as probed), for the controls chosen.
+        followers: deform bone → the deform bone whose control carries it too.
+        carrier: the control that carries the travel, or None.
+        carrier_root: the deform root that the carrier translates rigidly (its head is put on target).
+        goals: IK targets and poles keyed from the chain (:class:`IKGoal`).
+        bend_hints: bones of live IK chains without a pole target, parents first: keyed with the motion's
+            rotations, the solver's starting pose, so that it bends the chain the motion's way.
+        switches: IK/FK switches (:class:`Switch`), keyed at their FK value.
+        fixers: deform bone → a second control that turns only that bone (and bones sharing its control)
+            rigidly, used to take out what its control cannot (a roll the rig distributes along a limb).
+        fixer_reach: fixer → positions in ``deform`` of the deform bones its turn moves (the bone it fixes
+            and the near bones it also turns: a spine tweak fixing a belly bone turns a spine bone too).
+        handles: deform bone → a control whose move carries that bone's head and moves only bones near
+            it (see ``find_controls``), used to put heads its control leaves off target (a spine whose
+            deform bones stretch between tweak controls).
+        order: control → evaluation level (a control moved by another comes after it).
+        unreached: deform bone → why no control moves it.
+        candidates: number of animatable bones probed.
+    """
+
+    deform: tuple[str, ...]
+    control_of: dict[str, str] = field(default_factory=dict)
+    offset: dict[str, np.ndarray] = field(default_factory=dict)
+    group: dict[str, list] = field(default_factory=dict)
+    free: set[str] = field(default_factory=set)
+    driven: dict[str, str] = field(default_factory=dict)
+    carried: dict[str, frozenset[str]] = field(default_factory=dict)
+    followers: dict[str, str] = field(default_factory=dict)
+    carrier: str | None = None
+    carrier_root: str | None = None
+    goals: list[IKGoal] = field(default_factory=list)
+    bend_hints: tuple[str, ...] = ()
+    switches: list[Switch] = field(default_factory=list)
+    fixers: dict[str, str] = field(default_factory=dict)
+    fixer_reach: dict[str, np.ndarray] = field(default_factory=dict)
+    handles: dict[str, str] = field(default_factory=dict)
+    order: dict[str, int] = field(default_factory=dict)
+    unreached: dict[str, str] = field(default_factory=dict)
+    candidates: int = 0
+
+    @property
+    def keyed(self) -> list[str]:
+        """The controls whose channels get keys, in evaluation order."""
+        names = set(self.driven) | {g.control for g in self.goals} | ({self.carrier} if self.carrier else set())
+        names |= set(self.bend_hints)
+        names |= set(self.fixers.values()) | set(self.handles.values())
+        return sorted(names, key=lambda n: (self.order.get(n, 0), n))
