@@ -64,3 +64,20 @@ def test_keyed_slither_carries_the_head_first_snake_forward_in_blender():
     length = roles.frame.length
     assert head[0, 1] - head[-1, 1] > 0.25 * length  # forward is -Y
     assert np.ptp(middle[:, 0]) > 0.1 * length  # the middle of the body swings side to side
+
+
+def test_the_judge_reads_rigify_sharks_swim_and_rear_up_without_its_fins():
+    """Rigify's shark is a serpent whose side fins its roles hold as arms; a serpent's limbs take no slot in
+    the judge's body tracks (the judge's serpents have none), so its library swim, turn and rear-up are
+    read as those motions (with the fins in the arm slots the swim and rear-up read "none")."""
+    from akd_blender.blender.job_rig import job_rig
+    from akd_blender.core.motion.judge import load_motion_judge
+
+    arm, _ = rig_zoo.rigify_rig("shark")
+    rig = job_rig(arm, None)
+    roles = find_roles(rig)
+    assert roles.kind == "serpent" and roles.arms
+    judge = load_motion_judge()
+    for motion in ("walk", "turn", "rear_up"):
+        clip = make_role_clip(rig, roles, motion, frames=48, fps=24.0)
+        assert judge.judge(rig, roles, clip)["label"] == motion, motion

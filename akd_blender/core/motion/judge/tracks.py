@@ -12,7 +12,8 @@ matter. Per frame (all lengths in character heights):
   in the body axes turned by the frame's yaw, minus its first-frame value (so a body's proportions
   do not show, its motion does), plus a 1/0 "present" flag.
 
-Limbs without a front/middle/hind position (bipeds' and birds' legs) take the hind slots.
+Limbs without a front/middle/hind position (bipeds' and birds' legs) take the hind slots; a serpent's
+limbs (fins) take none.
 """
 
 from __future__ import annotations
@@ -47,9 +48,11 @@ TRACK_CHANNELS = ROOT_CHANNELS + 4 * len(SLOTS)
 
 
 def slot_chains(roles: BoneRoles) -> dict[str, tuple[int, ...]]:
-    """Slot name → its chain of bones, body outwards (absent slots left out)."""
+    """Slot name → its chain of bones, body outwards (absent slots left out). A serpent's limbs (a fish's
+    or a shark's fins) take no slot: a serpent is its body, head and tail."""
     out: dict[str, tuple[int, ...]] = {}
-    for group, word in (("legs", "leg"), ("arms", "arm"), ("wings", "wing")):
+    groups = () if roles.kind == "serpent" else (("legs", "leg"), ("arms", "arm"), ("wings", "wing"))
+    for group, word in groups:
         for limb in getattr(roles, group):
             position = limb.position or ("hind" if word == "leg" else "")
             name = ".".join(p for p in (word, position, limb.side) if p)
