@@ -140,15 +140,15 @@ def _hint_bends(armature_obj, cmap: ControlMap, frame_targets: np.ndarray, defor
     hints = set(cmap.bend_hints)
     for name in cmap.bend_hints:
         pb = pose[name]
-        want = frame_targets[deform_pos[name], :3, :3]
+        want = _unit_columns(frame_targets[deform_pos[name], :3, :3])
         rest = np.array(pb.bone.matrix_local)[:3, :3]
         parent = pb.parent
         if parent is None or not pb.bone.use_inherit_rotation:
             basis = rest.T @ want
         else:
             above = frame_targets[deform_pos[parent.name], :3, :3] if parent.name in hints else np.array(parent.matrix)[:3, :3]
-            above = _unit(np.swapaxes(above, 0, 1)).T
-            basis = (np.array(parent.bone.matrix_local)[:3, :3].T @ rest).T @ above.T @ _unit(np.swapaxes(want, 0, 1)).T
+            rest_in_parent = np.array(parent.bone.matrix_local)[:3, :3].T @ rest
+            basis = rest_in_parent.T @ _unit_columns(above).T @ want
         matrix = np.array(pb.matrix_basis)
         matrix[:3, :3] = basis
         location, scale = tuple(pb.location), tuple(pb.scale)
@@ -182,7 +182,7 @@ def _meet_own_constraints(armature_obj, wanted: dict, rounds: int = 2) -> None:
         saved = {name: (_save(pose[name]), set_to[name]) for name in off}
         for name in off:
             matrix, keep_location = wanted[name]
-            got = _unit(np.swapaxes(np.array(pose[name].matrix)[:3, :3], 0, 1)).T
+            got = _unit_columns(np.array(pose[name].matrix)[:3, :3])
             again = matrix.copy()
             again[:3, :3] = set_to[name][:3, :3] @ got.T @ matrix[:3, :3]
             set_to[name] = again
@@ -222,10 +222,15 @@ def _fit_points(length: float) -> np.ndarray:
     return np.array([[0, 0, 0, 1], [0, length, 0, 1], [0.5 * length, 0, 0, 1], [0, 0, 0.5 * length, 1]], dtype=np.float64)
 
 
+def _unit_columns(rotation: np.ndarray) -> np.ndarray:
+    """``rotation`` [3,3] with each column scaled to length 1 (a bone's stretch or scale dropped)."""
+    return _unit(np.swapaxes(rotation, 0, 1)).T
+
+
 def _rigid(matrix: np.ndarray) -> np.ndarray:
-    """``matrix`` [4,4] with its rotation columns normalised (a bone's stretch dropped)."""
+    """``matrix`` [4,4] with its rotation columns normalised (:func:`_unit_columns`)."""
     out = matrix.copy()
-    out[:3, :3] = _unit(np.swapaxes(matrix[:3, :3], 0, 1)).T
+    out[:3, :3] = _unit_columns(matrix[:3, :3])
     return out
 
 
@@ -287,8 +292,7 @@ def _fix(
         turned: dict[str, tuple] = {}
         for bone, control in cmap.fixers.items():
             target = frame_targets[deform_pos[bone]]
-            now = np.array(pose[bone].matrix)
-            now[:3, :3] = _unit(np.swapaxes(now[:3, :3], 0, 1)).T
+            now = _rigid(np.array(pose[bone].matrix))
             turn = target[:3, :3] @ now[:3, :3].T
             if _angle(turn[None], np.eye(3)[None])[0] < 1e-5:
                 continue

@@ -128,6 +128,12 @@ class _Prober:
         bpy.context.view_layer.update()
 
 
+def _moves_deform(name: str, shift: dict, rot: dict) -> bool:
+    """Whether probing animatable bone ``name`` (its shift, else its turn) moved any deform bone."""
+    probe = shift.get(name) or rot.get(name)
+    return probe is not None and len(probe["moved"]) > 0
+
+
 def _goal_chains(armature_obj, deform: tuple[str, ...], shift: dict, rot: dict) -> dict[int, str]:
     """Bones in IK chains whose target is an animatable bone that moves deform bones when probed (the IK is
     live: Blender solves these bones from the target, not from their keys): index into ``deform`` → why
@@ -135,8 +141,7 @@ def _goal_chains(armature_obj, deform: tuple[str, ...], shift: dict, rot: dict) 
     position = {n: i for i, n in enumerate(deform)}
     out = {}
     for owner, con in ik_targets(armature_obj):
-        probe = shift.get(con.subtarget) or rot.get(con.subtarget)
-        if probe is not None and len(probe["moved"]):
+        if _moves_deform(con.subtarget, shift, rot):
             bend = f"pole {con.pole_subtarget}" if con.pole_subtarget else "no pole target: the solver picks the bend"
             why = f"Blender's IK solves it from {con.subtarget} ({bend})"
             out |= {position[n]: why for n in ik_chain(owner) if n in position}
@@ -301,8 +306,7 @@ def _probe_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> 
     for owner, con in ik_targets(armature_obj):
         chain = [n for n in ik_chain(owner) if n in deform_pos]
         for kind, bone_name, anchor in (("target", con.subtarget, chain[:1]), ("pole", con.pole_subtarget, chain[-1:])):
-            probe = shift.get(bone_name) or rot.get(bone_name)
-            if not anchor or probe is None or not len(probe["moved"]) or bone_name in result.driven:
+            if not anchor or not _moves_deform(bone_name, shift, rot) or bone_name in result.driven:
                 continue
             if any(g.control == bone_name for g in result.goals):
                 continue
@@ -311,8 +315,7 @@ def _probe_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> 
             for n in chain:
                 result.control_of.setdefault(n, bone_name)
     for owner, con in ik_targets(armature_obj):  # live chains with no pole: the solver bends them from their own rotations
-        probe = shift.get(con.subtarget) or rot.get(con.subtarget)
-        if con.pole_subtarget or probe is None or not len(probe["moved"]):
+        if con.pole_subtarget or not _moves_deform(con.subtarget, shift, rot):
             continue
         hints = [n for n in reversed(ik_chain(owner)) if n in deform_pos and _visible(pose[n].bone)]
         result.bend_hints += tuple(n for n in hints if n not in result.bend_hints and not all(pose[n].lock_rotation))
