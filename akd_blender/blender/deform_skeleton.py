@@ -5,8 +5,9 @@ Needs: any mode (reads data only); call on Blender's main thread. The scene is n
 The rule, read from the rig itself (never from bone names):
 
 1. **Meshes reached.** A mesh is reached by the armature when it has an enabled Armature modifier
-   using it (skinned), or when its object-parent chain ends at the armature with ``parent_type
-   'BONE'`` (a rigid part following that bone, weight 1 on it).
+   using it (skinned), or when it follows a bone rigidly (a rigid part, weight 1 on that bone): its
+   object-parent chain ends at the armature with ``parent_type 'BONE'``, or it (or an object it hangs
+   from) is held whole by a Child Of or Copy Transforms constraint on the bone (:func:`bone_followed`).
 2. **Bones that reach a mesh.** A deform bone (``use_deform``) whose vertex group in a skinned mesh
    holds at least one non-zero weight, and every bone a rigid part is parented to.
 3. **Plain rigs.** When no bone of the armature is moved by a constraint (any enabled one other
@@ -46,7 +47,7 @@ import torch
 from ..core.character.rig import RigAsset
 from ..core.character.rotations import matrix_to_quat, nearest_rotation
 from ..core.motion.clip import MotionClip
-from .io import skinned_meshes
+from .io import bone_followed, skinned_meshes
 
 __all__ = [
     "DeformSkeleton",
@@ -112,17 +113,14 @@ def _driven_by_drivers(armature_obj: bpy.types.Object) -> set[str]:
 
 
 def _parented_parts(armature_obj: bpy.types.Object, skinned) -> list[tuple[bpy.types.Object, str]]:
-    """Meshes in the view layer whose object-parent chain ends at a bone of ``armature_obj``."""
+    """Meshes in the view layer (not skinned) that follow a bone of ``armature_obj`` (:func:`bone_followed`)."""
     parts = []
-    bones = armature_obj.data.bones
     for obj in bpy.context.view_layer.objects:
         if obj.type != "MESH" or obj in skinned:
             continue
-        o = obj
-        while o.parent is not None and o.parent != armature_obj:
-            o = o.parent
-        if o.parent == armature_obj and o.parent_type == "BONE" and o.parent_bone in bones:
-            parts.append((obj, o.parent_bone))
+        bone = bone_followed(obj, armature_obj)
+        if bone is not None:
+            parts.append((obj, bone))
     return sorted(parts, key=lambda part: part[0].name)
 
 

@@ -11,7 +11,7 @@ import bpy
 
 from ..core.errors import InputError
 
-__all__ = ["SUPPORTED_INPUTS", "load_scene", "find_armature", "skinned_meshes"]
+__all__ = ["SUPPORTED_INPUTS", "load_scene", "find_armature", "skinned_meshes", "bone_followed"]
 
 SUPPORTED_INPUTS = (".blend", ".gltf", ".glb", ".fbx")
 
@@ -73,12 +73,15 @@ def find_armature(name: str | None = None) -> bpy.types.Object:
 
 
 def moves_a_mesh(armature_obj: bpy.types.Object) -> bool:
-    """Whether any mesh follows ``armature_obj``: through an Armature modifier, or parented to it (to
-    one of its bones or to the object), directly or through other objects."""
+    """Whether any mesh follows ``armature_obj``: through an Armature modifier, held on one of its bones
+    by a constraint (:func:`bone_followed`), or parented to it (to one of its bones or to the object),
+    directly or through other objects."""
     if skinned_meshes(armature_obj):
         return True
     for obj in bpy.data.objects:
         if obj.type == "MESH":
+            if bone_followed(obj, armature_obj) is not None:
+                return True
             parent = obj.parent
             while parent is not None and parent != armature_obj:
                 parent = parent.parent
@@ -96,3 +99,33 @@ def skinned_meshes(armature_obj: bpy.types.Object) -> list[bpy.types.Object]:
         if any(m.type == "ARMATURE" and m.object == armature_obj and m.show_viewport for m in obj.modifiers):
             meshes.append(obj)
     return sorted(meshes, key=lambda o: o.name)
+
+
+_FOLLOWING = {"CHILD_OF", "COPY_TRANSFORMS"}
+"""Object constraints that, whole (influence 1, every channel), place an object rigidly on a bone."""
+
+
+def bone_followed(obj: bpy.types.Object, armature_obj: bpy.types.Object) -> str | None:
+    """The bone of ``armature_obj`` that ``obj`` follows rigidly, or None.
+
+    Up ``obj``'s object-parent chain (``obj`` first), the first object that is held whole by a Child Of
+    or Copy Transforms constraint on a bone of the armature (enabled, influence 1, every location and
+    rotation channel of a Child Of) follows that bone; else the chain's last object follows the bone it
+    is parented to (``parent_type 'BONE'``) when its parent is the armature."""
+    bones = armature_obj.data.bones
+    o = obj
+    while o is not None:
+        for con in o.constraints:
+            if con.type not in _FOLLOWING or con.mute or not con.is_valid:
+                continue
+            if con.type == "CHILD_OF":
+                channels = all(getattr(con, f"use_{c}_{a}") for c in ("location", "rotation") for a in "xyz")
+            else:
+                channels = con.mix_mode == "REPLACE" and con.target_space == con.owner_space == "WORLD"
+            whole = channels and con.influence >= 1.0 - 1e-6
+            if whole and con.target == armature_obj and con.subtarget in bones:
+                return con.subtarget
+        if o.parent == armature_obj:
+            return o.parent_bone if o.parent_type == "BONE" and o.parent_bone in bones else None
+        o = o.parent
+    return None

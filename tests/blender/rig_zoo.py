@@ -220,11 +220,32 @@ def _parent_to_bone(mesh_obj: bpy.types.Object, armature_obj: bpy.types.Object, 
     mesh_obj.matrix_world = world
 
 
-def parented_robot(name: str = "Robot") -> tuple[bpy.types.Object, list[bpy.types.Object]]:
+def _follow_bone(mesh_obj: bpy.types.Object, armature_obj: bpy.types.Object, bone: str, follow: str) -> None:
+    """Make ``mesh_obj`` follow ``bone`` rigidly, keeping its world placement: ``"parent"`` (Ctrl+P →
+    Bone), ``"child_of"`` (a Child Of constraint, its inverse set as the constraint's Set Inverse does) or
+    ``"copy_transforms"`` (a Copy Transforms constraint; the mesh's vertices moved into the bone's space)."""
+    if follow == "parent":
+        _parent_to_bone(mesh_obj, armature_obj, bone)
+        return
+    bone_world = armature_obj.matrix_world @ armature_obj.pose.bones[bone].matrix
+    if follow == "child_of":
+        con = mesh_obj.constraints.new("CHILD_OF")
+        con.target, con.subtarget = armature_obj, bone
+        con.inverse_matrix = bone_world.inverted()
+    elif follow == "copy_transforms":
+        mesh_obj.data.transform(bone_world.inverted() @ mesh_obj.matrix_world)
+        con = mesh_obj.constraints.new("COPY_TRANSFORMS")
+        con.target, con.subtarget = armature_obj, bone
+    else:
+        raise ValueError(f"unknown follow {follow!r}")
+    bpy.context.view_layer.update()
+
+
+def parented_robot(name: str = "Robot", follow: str = "parent") -> tuple[bpy.types.Object, list[bpy.types.Object]]:
     """A blocky robot, 1.6 units tall, facing -Y: ``(armature_obj, part_objs)``.
 
-    Every body part is a box mesh parented to one bone (``parent_type 'BONE'``; no vertex groups,
-    no Armature modifier). Bones ``root → body → torso → head``, ``arm_upper/arm_lower.{L,R}``,
+    Every body part is a box mesh following one bone rigidly (no vertex groups, no Armature modifier):
+    parented to it (``parent_type 'BONE'``) or held by an object constraint (:func:`_follow_bone`). Bones ``root → body → torso → head``, ``arm_upper/arm_lower.{L,R}``,
     ``leg_upper/leg_lower/foot.{L,R}``; the lower legs carry IK (chain 2) to ``foot_target.{L,R}``
     (children of ``root``, no part of their own), the feet copy the targets' rotation.
     """
@@ -264,7 +285,7 @@ def parented_robot(name: str = "Robot") -> tuple[bpy.types.Object, list[bpy.type
             (_box(f"{name}_foot.{side}", (s * 0.12, -0.06, 0.05), (0.12, 0.24, 0.1)), f"foot.{side}"),
         ]
     for part, bone in parts:
-        _parent_to_bone(part, obj, bone)
+        _follow_bone(part, obj, bone, follow)
     _object_mode()
     return obj, [p for p, _ in parts]
 

@@ -208,6 +208,26 @@ def test_robot_parts_parented_to_bones_are_mirrored_rigidly(tmp_path):
     }
 
 
+@pytest.mark.parametrize("follow", ["child_of", "copy_transforms"])
+def test_robot_parts_held_on_bones_by_constraints_are_mirrored_rigidly(follow):
+    """Parts held on their bones by a Child Of or Copy Transforms constraint (no parent) are rigid parts
+    of those bones, as parented ones are; a constraint at half influence does not make a part."""
+    arm, parts = parented_robot(follow=follow)
+    held = {p.name: p.constraints[0].subtarget for p in parts}
+    assert all(p.parent is None for p in parts)
+    rig = rig_from_armature(arm)
+    assert set(rig.mesh_names) == set(held) and dict(zip(rig.mesh_names, rig.mesh_bones)) == held
+    assert set(rig.bone_names) == set(held.values())
+    assert np.abs(rig.world_vertices() - evaluated_world_vertices(rig.mesh_names)).max() <= TOLERANCE * rig.height
+    rotate([arm.pose.bones[n] for n in ("body", "torso", "head", "arm_upper.L", "arm_lower.R")], np.random.default_rng(3))
+    arm.pose.bones["foot_target.R"].location = (0.0, 0.1, 0.2)
+    assert moved(rig) > 0.05
+    assert mirror_error(arm, rig) <= TOLERANCE
+    assert find_roles(rig).kind == "biped"
+    parts[0].constraints[0].influence = 0.5
+    assert parts[0].name not in rig_from_armature(arm).mesh_names
+
+
 def test_a_plain_rig_with_parts_keeps_every_bone_in_blender_order():
     """Without constraints the robot is a plain FK rig: every bone is mirrored, as Blender orders them."""
     arm, parts = parented_robot()
