@@ -46,12 +46,16 @@ def _activate(obj: bpy.types.Object, *others: bpy.types.Object) -> None:
     bpy.context.view_layer.objects.active = obj
 
 
-def rigify_rig(metarig: str = "human") -> tuple[bpy.types.Object, bpy.types.Object]:
+def rigify_rig(metarig: str = "human", weights: str = "nearest") -> tuple[bpy.types.Object, bpy.types.Object]:
     """Add Rigify's ``metarig``, generate its rig, bind a box body: ``(rig_obj, body_obj)``.
 
     The body has one box per deform bone (see ``box_body``), joined into one mesh and bound to the
-    generated rig by nearest-bone weights. The metarig is hidden afterwards.
+    generated rig by nearest-bone weights, or with ``weights="automatic"`` by Blender's own automatic
+    weights (Ctrl+P → With Automatic Weights; on these boxes they bleed across the body, a leg's
+    vertices weighted to the other leg's bones). The metarig is hidden afterwards.
     """
+    if weights not in ("nearest", "automatic"):
+        raise ValueError(f"unknown weights {weights!r} (nearest or automatic)")
     if metarig not in RIGIFY_METARIGS:
         raise ValueError(f"unknown Rigify metarig '{metarig}' (known: {', '.join(RIGIFY_METARIGS)})")
     addon_utils.enable("rigify", default_set=True)
@@ -65,7 +69,11 @@ def rigify_rig(metarig: str = "human") -> tuple[bpy.types.Object, bpy.types.Obje
     meta.hide_set(True)
     deform = [b for b in rig.data.bones if b.use_deform]
     body = box_body(rig, deform, name=f"{metarig}_body")
-    bind_nearest(rig, body, deform)
+    if weights == "nearest":
+        bind_nearest(rig, body, deform)
+        return rig, body
+    _activate(rig, body)
+    bpy.ops.object.parent_set(type="ARMATURE_AUTO")
     return rig, body
 
 

@@ -136,8 +136,18 @@ def test_rigify_tail_built_tip_first_hangs_from_its_base():
     assert [rig.bone_names[b] for b in roles.tail] == ["DEF-tail.001", "DEF-tail.002", "DEF-tail.003", "DEF-tail.004"]
 
 
-def test_rigify_human_roles_skip_the_face():
-    arm, _ = rigify_rig("human")
+@pytest.mark.parametrize(("metarig", "weights"), [("human", "nearest"), ("human", "automatic"), ("basic_human", "automatic")])
+def test_rigify_human_roles_skip_the_face(metarig, weights):
+    """The roles of Rigify's humans, bound by nearest-bone weights or by Blender's automatic weights (which
+    on the box body weight each leg's vertices to the other leg's bones too: weights far from their bone
+    own no mesh)."""
+    arm, body = rigify_rig(metarig, weights=weights)
+    if weights == "automatic":  # the bleed: right-hand vertices (−X) weighted to the left leg's bones
+        left_leg = {g.index for g in body.vertex_groups if g.name.startswith(("DEF-thigh.L", "DEF-shin.L"))}
+        world = body.matrix_world
+        assert any(
+            (world @ v.co).x < -0.05 and any(g.group in left_leg and g.weight > 0.2 for g in v.groups) for v in body.data.vertices
+        )
     rig = rig_from_armature(arm)
     roles = find_roles(rig)
     names = rig.bone_names

@@ -1,4 +1,5 @@
-"""The bone tree of a rig with the mesh region each bone owns (from skin weights), for role finding."""
+"""The bone tree of a rig with the mesh region each bone owns (from skin weights, less those that bleed
+far from their bone), for role finding."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ __all__ = ["BodyTree"]
 
 OWN_WEIGHT = 0.25  # a vertex belongs to a bone's own region from this weight on (or where the bone dominates)
 WEIGHTED = 0.05  # a bone is weighted when some vertex has at least this weight on it
+FAR_FACTOR = 3.0  # a weight is far when its bone is this many times as far as the vertex's nearest weighted bone …
+FAR_SLACK = 0.01  # … plus this share of the mesh's largest extent
 
 
 class BodyTree:
@@ -50,9 +53,30 @@ class BodyTree:
         self.body = has_weighted & np.array([self.is_ancestor(self.top, b) for b in range(j)])
         self.body_children = [[c for c in self.children[b] if self.body[c]] for b in range(j)]
         skinned = weights.max(1) > 0
-        self.owner = np.where(skinned, weights.argmax(1), -1)
-        self._own = [np.flatnonzero((weights[:, b] >= OWN_WEIGHT) | (self.owner == b)) for b in range(j)]
+        near = weights * ~self._far_weights(rig, weights)
+        self.owner = np.where(skinned, near.argmax(1), -1)
+        self._own = [np.flatnonzero((near[:, b] >= OWN_WEIGHT) | (self.owner == b)) for b in range(j)]
         self.skinned_vertices = self.vertices[skinned]
+
+    def _far_weights(self, rig: RigAsset, weights: np.ndarray) -> np.ndarray:
+        """bool [V,J], the weights that lie far from their vertex: the bone (its rest segment) is more than
+        :data:`FAR_FACTOR` times as far from the vertex as the nearest bone weighting it, plus
+        :data:`FAR_SLACK` of the mesh's extent. Such weights bleed across the body (automatic weights give a
+        leg's vertices weight on the other leg's bones) and own no mesh."""
+        far = np.zeros(weights.shape, dtype=bool)
+        vi, bi = np.nonzero(weights > 0)
+        if not len(vi):
+            return far
+        heads, tails = np.asarray(rig.heads, dtype=np.float64), np.asarray(rig.tails, dtype=np.float64)
+        seg = tails[bi] - heads[bi]
+        rel = self.vertices[vi] - heads[bi]
+        along = np.clip((rel * seg).sum(1) / np.maximum((seg * seg).sum(1), 1e-24), 0.0, 1.0)
+        dist = np.linalg.norm(rel - along[:, None] * seg, axis=1)
+        nearest = np.full(len(self.vertices), np.inf)
+        np.minimum.at(nearest, vi, dist)
+        extent = float(np.ptp(self.vertices[weights.max(1) > 0], axis=0).max())
+        far[vi, bi] = dist > FAR_FACTOR * nearest[vi] + FAR_SLACK * extent
+        return far
 
     def _top_of(self, bones: np.ndarray) -> int:
         """The lowest common ancestor of ``bones``; where they lie in several hierarchies, that of the
