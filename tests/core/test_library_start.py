@@ -14,10 +14,10 @@ import torch
 from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.character.procedural import biped, quadruped
 from akd_blender.core.character.roles import find_roles
+from akd_blender.core.distillation.library_reader import LibraryReader
 from akd_blender.core.distillation.library_start import (
     SPEED_RANGE,
     LibraryChoice,
-    LibraryReader,
     choose_library_motion,
     prompt_variation,
 )

@@ -15,7 +15,8 @@ from dataclasses import FrozenInstanceError, fields, replace
 import pytest
 import torch
 
-from akd_blender.core.distillation.library_start import TEACHER_DIR, LibraryReader
+from akd_blender.core.distillation.library_reader import LibraryReader
+from akd_blender.core.distillation.library_start import TEACHER_DIR
 from akd_blender.core.errors import InputError
 from akd_blender.core.prompt.understanding import Understanding
 from akd_blender.core.settings import SDSSettings

@@ -11,17 +11,14 @@ facing (facing 0 in the body frame of its roles) and is played on top of the hel
 (:func:`library_motion`). :func:`write_library_start` writes it into a job's
 :class:`~akd_blender.core.motion.clip.MotionParams`, from where SDS steps or redraw rounds may continue.
 
-:class:`LibraryReader` stands in for the embedded teacher when a job is the library clip alone
-(no steps, no redraw rounds): it knows the teacher's frame count, rate and size from its
-``teacher.json`` and reads prompts as the teacher does, so the teacher's weights are never loaded.
+:class:`~akd_blender.core.distillation.library_reader.LibraryReader` stands in for the embedded teacher
+when a job is the library clip alone (no steps, no redraw rounds).
 """
 
 from __future__ import annotations
 
-import json
 import threading
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -34,7 +31,6 @@ from ..errors import InputError, ModelNotAvailable
 from ..motion.clip import MotionClip, MotionParams
 from ..motion.library.labelled import Variation
 from ..prompt.understanding import MOTIONS_COMMAND, PromptVocabulary, Understanding, library_vocabulary
-from ..video_models.capabilities import Capabilities
 
 if TYPE_CHECKING:
     from ..character.roles import BoneRoles
@@ -53,8 +49,6 @@ __all__ = [
     "library_clip",
     "library_motion",
     "write_library_start",
-    "LibraryReader",
-    "library_only",
     "TEACHER_DIR",
 ]
 
@@ -348,66 +342,3 @@ def write_library_start(rig: RigAsset, roles: BoneRoles, choice: LibraryChoice, 
     params.rotvec.copy_(keys_from_frames(offsets, keys, interpolation, smooth=0.0) * params.axis_mask)
     params.root_offset.copy_(keys_from_frames(drift[0].to(device), keys, interpolation, smooth=0.0))
     return choice.facts()
-
-
-def library_only(config, kind: str | None) -> bool:
-    """Whether a job of the embedded teacher with ``config`` (a
-    :class:`~akd_blender.core.settings.DistillConfig`) for a character of ``kind`` is the library clip
-    alone, so that the teacher's weights are not needed: start "auto" or "library", no steps, no
-    redraw rounds, no ranked start, and a kind the library has motions for. (A prompt the teacher
-    would refuse is refused all the same: :class:`LibraryReader` reads it as the teacher does.)"""
-    from ..motion.library import KINDS
-
-    return (
-        config.start in ("auto", "library")
-        and not config.steps
-        and not config.redraw.noise
-        and not config.ranked_start
-        and kind in KINDS
-    )
-
-
-class LibraryReader:
-    """The embedded teacher as a library-only job needs it, without its weights: ``name`` "tiny",
-    its ``frames``, ``fps``, ``height`` and ``width`` (from ``teacher.json`` in ``folder``) and
-    :meth:`encode_text`, which reads a prompt as the teacher does for a character of a kind. It cannot
-    draw, redraw or score: a job that needs those loads the teacher."""
-
-    reads_kind = True  # encode_text takes the character's kind, as the image teacher's does
-
-    def __init__(self, folder: str | Path = TEACHER_DIR, name: str = "tiny") -> None:
-        record = json.loads((Path(folder) / "teacher.json").read_text())["config"]
-        self.name = name
-        self.frames, self.fps = int(record["frames"]), float(record["fps"])
-        self.height, self.width = int(record["height"]), int(record["width"])
-        self.heldout_wordings = True
-        self.encoder = _shared_encoder()
-
-    @property
-    def capabilities(self) -> Capabilities:
-        """The teacher's clip (``frames`` at ``fps``, ``height`` × ``width``); it reads the character's
-        kind and prompts as known motions, and cannot draw, redraw, rank or take SDS settings
-        (a :class:`~akd_blender.core.video_models.capabilities.Capabilities`)."""
-        return Capabilities(
-            reads_kind=self.reads_kind,
-            reads_motions=True,
-            frames=self.frames,
-            fps=self.fps,
-            height=self.height,
-            width=self.width,
-        )
-
-    def encode_text(self, prompt: str, negative_prompt: str = "", kind: str | None = None):
-        """A :class:`~akd_blender.core.video_models.base.TextEmbedding` without embeddings (``cond`` empty)
-        whose ``extra`` holds the reading of ``prompt`` among ``kind``'s library motions
-        (:meth:`~akd_blender.core.prompt.understanding.Understanding.facts` and the Understanding under
-        ``"understanding"``), as :meth:`~akd_blender.core.video_models.tiny.TinyPrior.encode_text` gives it.
-        InputError for a kind without library motions."""
-        from ..motion.library import KINDS
-        from ..video_models.base import TextEmbedding
-
-        if kind not in KINDS:
-            raise InputError(f"the motion library has no motions for a {kind!r} character (known: {', '.join(KINDS)})")
-        reading = library_understanding(prompt, kind, self.encoder, self.heldout_wordings)
-        extra = {**reading.facts(), "understanding": reading}
-        return TextEmbedding(prompt, negative_prompt, torch.zeros(1, 1, 0), None, extra)

@@ -32,12 +32,11 @@ from ..settings import START_MODES, DistillConfig, SDSSettings, SearchSettings, 
 from ..video_models.capabilities import capabilities_of
 from . import parallel
 from .context import RunContext, first_frame
+from .library_reader import LibraryReader, library_only
 from .library_start import (
     LibraryChoice,
-    LibraryReader,
     choose_library_motion,
     library_motion,
-    library_only,
     plan_facts,
     plan_frames,
     write_library_start,
@@ -134,8 +133,8 @@ def _roles(rig: RigAsset):
 
 def _default_prior(config: DistillConfig, kind: str | None, device: torch.device):
     """The embedded teacher, or for a job that is its library clip alone
-    (:func:`~akd_blender.core.distillation.library_start.library_only`) the teacher's
-    :class:`~akd_blender.core.distillation.library_start.LibraryReader`: the prompt is read as the teacher reads
+    (:func:`~akd_blender.core.distillation.library_reader.library_only`) the teacher's
+    :class:`~akd_blender.core.distillation.library_reader.LibraryReader`: the prompt is read as the teacher reads
     it and its weights are never loaded."""
     if library_only(config, kind):
         return LibraryReader()

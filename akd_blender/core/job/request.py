@@ -108,9 +108,9 @@ class JobResult:
 
 def _library_only(request: JobRequest, config) -> bool:
     """Whether ``request`` is the embedded teacher's library clip alone
-    (:func:`~akd_blender.core.distillation.library_start.library_only`): then the teacher's weights are not loaded
+    (:func:`~akd_blender.core.distillation.library_reader.library_only`): then the teacher's weights are not loaded
     and :func:`~akd_blender.core.distillation.sds_loop.distill` reads the prompt as the teacher does without them."""
-    from ..distillation.library_start import library_only
+    from ..distillation.library_reader import library_only
     from ..distillation.plan import character_kind
 
     return request.model == "tiny" and library_only(config, character_kind(request.rig))

@@ -1,6 +1,6 @@
 """What a video prior can do, declared in one typed object: :class:`Capabilities`.
 
-Each adapter of :mod:`akd_blender.core.video_models` (and :class:`~akd_blender.core.distillation.library_start.LibraryReader`)
+Each adapter of :mod:`akd_blender.core.video_models` (and :class:`~akd_blender.core.distillation.library_reader.LibraryReader`)
 has a ``capabilities`` property that returns it, computed from the prior as it stands (a prior whose
 ``frames`` were lowered declares the lowered count). The distillation reads it through
 :func:`capabilities_of` only; for an object without that property (a third-party prior, a test's

@@ -20,12 +20,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-import torch
 
 from ...character.rig import RigAsset
-from ...character.rotations import quat_multiply, rotvec_to_quat
 from ..clip import MotionClip
 from .english import EXTRA_WORDINGS, TEACHER_PHRASINGS
+from .labelled_pose import LabelledPose, X, Y, Z
+from .pose import normalized_time, smoothstep
 
 __all__ = [
     "Variation",
@@ -42,7 +42,6 @@ __all__ = [
     "prompt_vocabulary",
 ]
 
-X, Y, Z = np.eye(3)
 NONE_LABEL = "none"
 
 
@@ -86,61 +85,6 @@ class MotionSpec:
     extra_phrasings: tuple[str, ...] = ()
 
 
-# --------------------------------------------------------------------------- clip building
-
-
-class _Pose:
-    """Accumulates per-bone world-axis rotations and the root path for F frames."""
-
-    def __init__(self, rig: RigAsset, frames: int, fps: float) -> None:
-        self.rig, self.frames, self.fps = rig, frames, fps
-        self.quat = torch.zeros(frames, rig.num_bones, 4, dtype=torch.float64)
-        self.quat[..., 0] = 1.0
-        self.root_delta = np.zeros((frames, 3))
-
-    def rotate(self, bone: str, axis: np.ndarray, angle: np.ndarray | float) -> _Pose:
-        """Post-multiply bone's rotation by ``angle`` [F] (radians) about ``axis`` (rest frame)."""
-        b = self.rig.bone_index(bone)
-        local_axis = self.rig.rest_matrices[b, :3, :3].T @ axis
-        angle = np.broadcast_to(np.asarray(angle, dtype=np.float64), (self.frames,))
-        q = rotvec_to_quat(torch.as_tensor(angle[:, None] * local_axis[None]))
-        self.quat[:, b] = quat_multiply(self.quat[:, b], q)
-        return self
-
-    def pre_rotate(self, bone: str, axis: np.ndarray, angle: np.ndarray | float) -> _Pose:
-        """Pre-multiply (apply after everything else, e.g. the facing yaw of the root)."""
-        b = self.rig.bone_index(bone)
-        local_axis = self.rig.rest_matrices[b, :3, :3].T @ axis
-        angle = np.broadcast_to(np.asarray(angle, dtype=np.float64), (self.frames,))
-        q = rotvec_to_quat(torch.as_tensor(angle[:, None] * local_axis[None]))
-        self.quat[:, b] = quat_multiply(q, self.quat[:, b])
-        return self
-
-    def clip(self, facing: float, yaw: np.ndarray | None = None) -> MotionClip:
-        """The clip: the root path (character frame) is turned by ``facing`` (+ per-frame ``yaw``)."""
-        root = int(self.rig.root_indices[0])
-        name = self.rig.bone_names[root]
-        total_yaw = facing + (np.zeros(self.frames) if yaw is None else yaw)
-        self.pre_rotate(name, Z, total_yaw)
-        c, s = np.cos(facing), np.sin(facing)
-        turn = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
-        delta = self.root_delta @ turn.T
-        locations = np.zeros((self.frames, self.rig.num_bones, 3))
-        rest = self.rig.rest_matrices[root, :3, :3]
-        locations[:, root] = delta @ rest if self.rig.use_local_location[root] else delta
-        return MotionClip(self.rig.bone_names, self.fps, 1, self.quat.numpy().copy(), locations).continuous()
-
-
-def _t(frames: int) -> np.ndarray:
-    """Normalised time [F] in [0, 1)."""
-    return np.arange(frames) / frames
-
-
-def _smoothstep(x: np.ndarray) -> np.ndarray:
-    x = np.clip(x, 0.0, 1.0)
-    return x * x * (3 - 2 * x)
-
-
 def _deg(x: float) -> float:
     return float(np.deg2rad(x))
 
@@ -148,7 +92,7 @@ def _deg(x: float) -> float:
 # --------------------------------------------------------------------------- biped
 
 
-def _biped_arms_down(p: _Pose, degrees: np.ndarray | float = 75.0) -> None:
+def _biped_arms_down(p: LabelledPose, degrees: np.ndarray | float = 75.0) -> None:
     p.rotate("upper_arm.R", Y, -np.deg2rad(degrees))
     p.rotate("upper_arm.L", Y, np.deg2rad(degrees))
 
@@ -156,9 +100,9 @@ def _biped_arms_down(p: _Pose, degrees: np.ndarray | float = 75.0) -> None:
 def _biped_gait(
     rig, frames, fps, v: Variation, cycles: float, swing: float, knee: float, elbow: float, stride: float, lean: float
 ):
-    p = _Pose(rig, frames, fps)
+    p = LabelledPose(rig, frames, fps)
     a = v.amplitude
-    w = 2 * np.pi * (cycles * v.speed * _t(frames) + v.phase)
+    w = 2 * np.pi * (cycles * v.speed * normalized_time(frames) + v.phase)
     _biped_arms_down(p)
     for side in "LR":
         ph = w + (0 if side == "L" else np.pi)
@@ -169,7 +113,7 @@ def _biped_gait(
         p.rotate(f"foot.{side}", X, -_deg(10) * a * np.sin(ph))
     p.rotate(rig.bone_names[0], X, -_deg(lean) * a)
     p.rotate("spine", Z, _deg(6) * a * np.sin(w))
-    p.root_delta[:, 1] = -stride * a * v.speed * cycles * _t(frames)
+    p.root_delta[:, 1] = -stride * a * v.speed * cycles * normalized_time(frames)
     p.root_delta[:, 2] = -0.03 * a * np.abs(np.cos(w))
     return p.clip(v.facing)
 
@@ -184,9 +128,9 @@ def biped_run(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionCli
 
 
 def biped_jump(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip:
-    p = _Pose(rig, frames, fps)
+    p = LabelledPose(rig, frames, fps)
     a = v.amplitude
-    ph = (v.speed * _t(frames) + v.phase * 0.25) % 1.0
+    ph = (v.speed * normalized_time(frames) + v.phase * 0.25) % 1.0
     crouch = np.exp(-(((ph - 0.15) / 0.09) ** 2)) + np.exp(-(((ph - 0.92) / 0.07) ** 2))
     air = np.where((ph > 0.25) & (ph < 0.82), np.sin(np.pi * (ph - 0.25) / 0.57), 0.0)
     _biped_arms_down(p, 75 - 150 * air)
@@ -200,10 +144,10 @@ def biped_jump(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionCl
 
 
 def biped_wave(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip:
-    p = _Pose(rig, frames, fps)
+    p = LabelledPose(rig, frames, fps)
     a = v.amplitude
-    w = 2 * np.pi * (2.0 * v.speed * _t(frames) + v.phase)
-    rise = _smoothstep(_t(frames) / 0.2)
+    w = 2 * np.pi * (2.0 * v.speed * normalized_time(frames) + v.phase)
+    rise = smoothstep(normalized_time(frames) / 0.2)
     p.rotate("upper_arm.L", Y, _deg(75))
     p.rotate("upper_arm.R", Y, -_deg(75) + rise * _deg(135))
     p.rotate("forearm.R", Y, rise * (_deg(30) + _deg(35) * a * v.direction * np.sin(w)))
@@ -213,10 +157,10 @@ def biped_wave(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionCl
 
 
 def biped_raise_arms(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip:
-    p = _Pose(rig, frames, fps)
+    p = LabelledPose(rig, frames, fps)
     a = v.amplitude
     start = 0.15 + 0.2 * v.phase
-    up = _smoothstep((_t(frames) - start) / (0.45 / v.speed))
+    up = smoothstep((normalized_time(frames) - start) / (0.45 / v.speed))
     angle = -_deg(75) + up * _deg(75 + 80 * a)
     p.rotate("upper_arm.R", Y, angle)
     p.rotate("upper_arm.L", Y, -angle)
@@ -225,10 +169,10 @@ def biped_raise_arms(rig: RigAsset, frames: int, fps: float, v: Variation) -> Mo
 
 
 def biped_turn(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip:
-    p = _Pose(rig, frames, fps)
+    p = LabelledPose(rig, frames, fps)
     a = v.amplitude
-    t = _t(frames)
-    yaw = v.direction * _deg(150) * a * _smoothstep((t - 0.05) / (0.85 / v.speed))
+    t = normalized_time(frames)
+    yaw = v.direction * _deg(150) * a * smoothstep((t - 0.05) / (0.85 / v.speed))
     steps = 2 * np.pi * (2.0 * v.speed * t + v.phase)
     _biped_arms_down(p)
     for side, off in (("L", 0.0), ("R", np.pi)):
@@ -246,9 +190,9 @@ _QUAD_LEGS = ("front", "back")
 def _quad_gait(
     rig, frames, fps, v: Variation, cycles: float, swing: float, knee: float, stride: float, offsets: dict, spine: float
 ):
-    p = _Pose(rig, frames, fps)
+    p = LabelledPose(rig, frames, fps)
     a = v.amplitude
-    w = 2 * np.pi * (cycles * v.speed * _t(frames) + v.phase)
+    w = 2 * np.pi * (cycles * v.speed * normalized_time(frames) + v.phase)
     for leg in _QUAD_LEGS:
         for side in "LR":
             ph = w + 2 * np.pi * offsets[(leg, side)]
@@ -258,7 +202,7 @@ def _quad_gait(
     p.rotate("spine", X, _deg(spine) * a * np.sin(2 * w))
     p.rotate("neck", X, _deg(6) * a * np.sin(2 * w))
     p.rotate("tail.1", Z, _deg(12) * a * np.sin(w))
-    p.root_delta[:, 1] = -stride * a * v.speed * cycles * _t(frames)
+    p.root_delta[:, 1] = -stride * a * v.speed * cycles * normalized_time(frames)
     p.root_delta[:, 2] = -0.03 * a * np.abs(np.sin(2 * w))
     return p.clip(v.facing)
 
@@ -274,9 +218,9 @@ def quad_run(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip
 
 
 def quad_jump(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip:
-    p = _Pose(rig, frames, fps)
+    p = LabelledPose(rig, frames, fps)
     a = v.amplitude
-    ph = (v.speed * _t(frames) + v.phase * 0.25) % 1.0
+    ph = (v.speed * normalized_time(frames) + v.phase * 0.25) % 1.0
     crouch = np.exp(-(((ph - 0.15) / 0.09) ** 2)) + np.exp(-(((ph - 0.92) / 0.07) ** 2))
     air = np.where((ph > 0.25) & (ph < 0.82), np.sin(np.pi * (ph - 0.25) / 0.57), 0.0)
     for side in "LR":
@@ -292,9 +236,9 @@ def quad_jump(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionCli
 
 
 def quad_wag_tail(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip:
-    p = _Pose(rig, frames, fps)
+    p = LabelledPose(rig, frames, fps)
     a = v.amplitude
-    w = 2 * np.pi * (2.5 * v.speed * _t(frames) + v.phase)
+    w = 2 * np.pi * (2.5 * v.speed * normalized_time(frames) + v.phase)
     p.rotate("tail.1", X, -_deg(35))
     for k, bone in enumerate(("tail.1", "tail.2", "tail.3")):
         p.rotate(bone, Z, v.direction * _deg(35 + 10 * k) * a * np.sin(w - 0.6 * k))
@@ -304,9 +248,9 @@ def quad_wag_tail(rig: RigAsset, frames: int, fps: float, v: Variation) -> Motio
 
 
 def quad_sit(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip:
-    p = _Pose(rig, frames, fps)
+    p = LabelledPose(rig, frames, fps)
     a = v.amplitude
-    s = _smoothstep((_t(frames) - 0.1 - 0.2 * v.phase) / (0.5 / v.speed)) * a
+    s = smoothstep((normalized_time(frames) - 0.1 - 0.2 * v.phase) / (0.5 / v.speed)) * a
     tilt = _deg(32) * s
     p.rotate("pelvis", X, -tilt)  # rear goes down, chest up
     for side in "LR":
@@ -321,16 +265,16 @@ def quad_sit(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip
 
 
 def quad_turn(rig: RigAsset, frames: int, fps: float, v: Variation) -> MotionClip:
-    p = _Pose(rig, frames, fps)
+    p = LabelledPose(rig, frames, fps)
     a = v.amplitude
-    t = _t(frames)
-    yaw = v.direction * _deg(150) * a * _smoothstep((t - 0.05) / (0.85 / v.speed))
+    t = normalized_time(frames)
+    yaw = v.direction * _deg(150) * a * smoothstep((t - 0.05) / (0.85 / v.speed))
     steps = 2 * np.pi * (2.0 * v.speed * t + v.phase)
     for k, (leg, side) in enumerate((("front", "L"), ("back", "R"), ("front", "R"), ("back", "L"))):
         lift = np.clip(np.sin(steps + np.pi * (k % 2)), 0, None)
         p.rotate(f"{leg}_upper.{side}", X, -_deg(20) * lift)
         p.rotate(f"{leg}_lower.{side}", X, (_deg(40) if leg == "back" else -_deg(40)) * lift)
-    p.rotate("neck", Z, v.direction * _deg(15) * _smoothstep(t / 0.3))
+    p.rotate("neck", Z, v.direction * _deg(15) * smoothstep(t / 0.3))
     return p.clip(v.facing, yaw)
 
 
@@ -385,13 +329,13 @@ def make_clip(
 
 def rest_clip(rig: RigAsset, frames: int = 16, fps: float = 8.0, facing: float = 0.0) -> MotionClip:
     """The rest pose held for ``frames`` frames, turned by ``facing`` (radians about Z)."""
-    return _Pose(rig, frames, fps).clip(facing)
+    return LabelledPose(rig, frames, fps).clip(facing)
 
 
 def neutral_clip(rig: RigAsset, frames: int = 1, fps: float = 8.0) -> MotionClip:
     """The library's standing pose held for ``frames`` frames: every motion starts from it (the
     biped's arms down at its sides instead of its T-pose rest; the quadruped's rest pose)."""
-    p = _Pose(rig, frames, fps)
+    p = LabelledPose(rig, frames, fps)
     if "upper_arm.L" in rig.bone_names:
         _biped_arms_down(p)
     return p.clip(0.0)

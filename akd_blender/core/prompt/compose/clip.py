@@ -35,7 +35,8 @@ from ...character.rig import RigAsset
 from ...errors import InputError
 from ...motion.clip import MotionClip
 from ...motion.library import role_motion
-from ...motion.library.pose import BodyPose, location_axes, location_carrier, lowest_heights, smoothstep
+from ...motion.library.ground_contact import lowest_heights
+from ...motion.library.pose import BodyPose, location_axes, location_carrier, smoothstep
 from .plan import HOLD, Part, Plan
 from .words import words
 
