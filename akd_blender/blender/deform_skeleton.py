@@ -16,7 +16,8 @@ The rule, read from the rig itself (never from bone names):
    every bone of the armature, in Blender's order and hierarchy (glTF/FBX skeletons, the procedural
    family: the mirror is what it always was, non-deforming roots and leaves included).
 4. **Control rigs** (some bone moved by a constraint or driver: Rigify, IK limbs): the deform
-   skeleton is exactly the bones of (2). Controls, mechanism and helper bones (IK targets and
+   skeleton is the bones of (2) and the deform bones that link two of them in Blender's hierarchy
+   (:func:`_links`). Controls, mechanism and helper bones (IK targets and
    poles, Rigify's ``MCH-``/``ORG-``/controls) reach no mesh and are left out. Each kept bone's
    parent is found by walking up its Blender ancestors: the first ancestor that is kept, or whose
    rest head and tail coincide with those of a kept bone (a helper a deform bone is a copy of, as
@@ -151,7 +152,7 @@ def find_deform_skeleton(armature_obj: bpy.types.Object) -> DeformSkeleton:
         names = tuple(b.name for b in bones)
         parents = tuple(order[b.parent.name] if b.parent else -1 for b in bones)
         return DeformSkeleton(names, parents, frozenset(reaching), skinned, parented, False, ())
-    kept = sorted(reaching, key=order.__getitem__)
+    kept = sorted(reaching | _links(armature_obj, reaching), key=order.__getitem__)
     parent_of = _deform_parents(armature_obj, kept)
     turned = _join_trees(armature_obj, parent_of, order)
     names, parents = _parents_first(kept, parent_of, order)
@@ -185,6 +186,22 @@ def frame_offsets(armature_obj: bpy.types.Object, rig: RigAsset) -> np.ndarray:
     bones = armature_obj.data.bones
     blender = np.stack([np.array(bones[n].matrix_local, dtype=np.float64) for n in rig.bone_names])
     return np.linalg.solve(blender, rig.rest_matrices)
+
+
+def _links(armature_obj: bpy.types.Object, reaching: set[str]) -> set[str]:
+    """Deform bones that reach no mesh but link two that do: each lies on the Blender parent chain from a
+    bone of ``reaching`` up to the next one (a finger's middle segment left without weights by Blender's
+    automatic weights still turns the segment beyond it)."""
+    links: set[str] = set()
+    for name in reaching:
+        path, a = [], armature_obj.data.bones[name].parent
+        while a is not None and a.name not in reaching:
+            if a.use_deform:
+                path.append(a.name)
+            a = a.parent
+        if a is not None:
+            links.update(path)
+    return links
 
 
 def _deform_parents(armature_obj: bpy.types.Object, kept: list[str]) -> dict[str, str | None]:

@@ -163,6 +163,37 @@ def test_rigify_human_roles_skip_the_face(metarig, weights):
     }
 
 
+@pytest.mark.parametrize(("metarig", "head"), [("wolf", "DEF-spine.011"), ("cat", "DEF-spine.006")])
+def test_rigify_animal_bound_by_automatic_weights_keeps_its_head(metarig, head):
+    """Automatic weights give the face bones inside the box head much of its mesh (the wolf's nose takes more
+    skin weight than its head); the head is still the bone the face fans out from, not a part of the face."""
+    arm, _ = rigify_rig(metarig, weights="automatic")
+    rig = rig_from_armature(arm)
+    roles = find_roles(rig)
+    assert roles.kind == "quadruped" and len(roles.legs) == 4
+    assert rig.bone_names[roles.head] == head
+
+
+def test_a_deform_bone_without_weights_that_links_two_with_weights_is_kept():
+    """A finger's middle segment holding no weight (Blender's automatic weights leave small bones so) is kept
+    between the segments that hold weight, so the tip still hangs from it and bends with it."""
+    arm, body = rigify_rig("human")
+    body.vertex_groups.remove(body.vertex_groups["DEF-f_index.02.L"])
+    rig = rig_from_armature(arm)
+    names = list(rig.bone_names)
+    middle = names.index("DEF-f_index.02.L")
+    assert not (rig.weights[:, middle] > 0).any()
+    assert names[rig.parents[middle]] == "DEF-f_index.01.L"
+    assert names[rig.parents[names.index("DEF-f_index.03.L")]] == "DEF-f_index.02.L"
+    assert "DEF-lid.T.L" in names  # leaves keep their weights here; only links are added
+    for bone in arm.data.bones:
+        bone.bbone_segments = 1  # the mirror deforms B-Bones as straight bones
+    controls = [pb for pb in arm.pose.bones if pb.name.startswith("f_index") and not pb.bone.use_deform]
+    rotate(controls, np.random.default_rng(4))
+    assert moved(rig) > 0.01
+    assert mirror_error(arm, rig) <= TOLERANCE
+
+
 def test_ik_biped_mirrors_its_deform_bones_and_follows_its_ik():
     arm, _ = ik_biped()
     rig = rig_from_armature(arm)

@@ -168,8 +168,8 @@ class BodyPlan(BodyGeometry):
     def _head(self, candidates: list[int]) -> int | None:
         """The head among the trunk bones after the chest: the last one that is not an appendage. Passed
         over: a bone under 60 % as fat as the last accepted one before it (a beak, tongue, mandible; also a
-        thin neck before a fatter head), or thinner than it with under half its skin weight (a jaw).
-        Bones owning fewer than 4 vertices are not judged."""
+        thin neck before a fatter head), or thinner than it with under half its skin weight (a jaw), and
+        every bone past an accepted face hub (:meth:`_hub`). Bones owning fewer than 4 vertices are not judged."""
         head, last_fat, last_mass = None, 0.0, 0.0
         for b in candidates:
             fat, mass = self._fatness(b), float(self.tree.mass[b])
@@ -178,4 +178,15 @@ class BodyPlan(BodyGeometry):
             if head is not None and (fat < 0.6 * last_fat or (fat < last_fat and mass < 0.5 * last_mass)):
                 continue
             head, last_fat, last_mass = b, fat, mass
+            if self._hub(b):
+                break
         return head if head is not None else (candidates[-1] if candidates else None)
+
+    def _hub(self, b: int) -> bool:
+        """Whether ``b`` fans out into parts (a face): three or more central body children, none of which
+        carries half of the skin weight below ``b`` (a neck bone carrying the head and mane bones has one that
+        does). The bones past a face hub are its parts, never the head, whatever skin weight they took."""
+        t = self.tree
+        kids = [c for c in t.body_children[b] if not self._lateral(c)]
+        below = float(t.subtree_mass[b] - t.mass[b])
+        return len(kids) >= 3 and all(t.subtree_mass[c] < 0.5 * below for c in kids)
