@@ -1,5 +1,5 @@
 # Judging motions on any body: artist fixtures, the motion judge's training, the unseen-rig benchmark.
-.PHONY: artist-fixtures motion-judge bench-unseen bench-quality test-judge
+.PHONY: artist-fixtures motion-judge bench-unseen bench-quality test-judge bench-gaits
 
 ARTISTS := bench_out/artists
 
@@ -22,3 +22,7 @@ bench-quality: bench-unseen
 
 test-judge: setup
 	$(PY) -m pytest -q tests/core/test_judge_window.py tests/core/test_motion_judge.py tests/tools
+
+## bench-gaits: gaits drawn off the library's (footfalls, duty factors, on the spot) on Rigify's quadrupeds and a robot dog, judged; exit 1 below 80 %
+bench-gaits: setup
+	$(PY) tests/bench/bench_gaits.py --out bench_out/gaits.json

@@ -13,7 +13,7 @@ from tools.family import make_member
 from tools.family.truth import truth_roles
 from tools.motion_judge.__main__ import train
 from tools.motion_judge.augment import corrupt, limb_jitter, secondary_motion
-from tools.motion_judge.clips import LOCOMOTION, JudgeItem, _remove_travel, judge_labels, member_clips, member_items
+from tools.motion_judge.clips import LOCOMOTION, JudgeItem, judge_labels, member_clips, member_items, remove_travel
 from tools.motion_judge.data import build_tracks
 
 
@@ -38,7 +38,7 @@ def test_in_place_removes_horizontal_travel_only():
     rig, roles = member.rig, truth_roles(member)
     item = JudgeItem("biped", 5, "walk", "walk", 500)
     (clip,) = member_clips("biped", 5, [item])
-    still = _remove_travel(rig, roles, clip)
+    still = remove_travel(rig, roles, clip)
     skeleton = Skeleton(rig)  # world-space vertices
     path, held = skeleton(clip).mean(1).numpy(), skeleton(still).mean(1).numpy()
     travel = np.linalg.norm((path[-1] - path[0])[:2])

@@ -23,7 +23,7 @@ from akd_blender.core.motion.judge import JUDGE_SECONDS
 from akd_blender.core.motion.library import LIBRARY, make_role_clip, motions_for, sample_variations
 from akd_blender.core.motion.library.labelled import NONE_LABEL
 from akd_blender.core.motion.library.limbs import gait
-from akd_blender.core.motion.library.pose import location_carrier
+from akd_blender.core.motion.library.pose import location_axes, location_carrier
 from akd_blender.core.render import DEFAULT_VIEW
 from tools.family import make_member
 from tools.family.truth import truth_roles
@@ -39,6 +39,7 @@ __all__ = [
     "member_clips",
     "body_motion",
     "gait_variant",
+    "remove_travel",
 ]
 
 JUDGE_KINDS: tuple[str, ...] = tuple(LIBRARY)
@@ -104,12 +105,11 @@ def member_items(kind: str, seed: int, split: str, per_motion: int, negatives: i
     return items
 
 
-def _remove_travel(rig, roles, clip: MotionClip) -> MotionClip:
-    """``clip`` with the root's horizontal travel removed (vertical bob and turns kept)."""
+def remove_travel(rig, roles, clip: MotionClip) -> MotionClip:
+    """``clip`` with the root's horizontal travel removed (vertical bob and turns kept), as artists' cycles
+    are played on the spot."""
     carrier = location_carrier(rig, roles.root)
-    axes = rig.rest_matrices[carrier, :3, :3] if rig.use_local_location[carrier] else np.eye(3)
-    if not rig.use_local_location[carrier] and rig.parents[carrier] >= 0:
-        axes = rig.rest_matrices[rig.parents[carrier], :3, :3]
+    axes = location_axes(rig, carrier)
     delta = clip.locations[:, carrier] @ axes.T  # armature-space displacement
     up = roles.frame.up
     moved = delta - delta[:1]
@@ -158,7 +158,7 @@ def member_clips(kind: str, seed: int, items: list[JudgeItem], frames: int = 16)
             variant = gait_variant(rig, roles, it.source, frames, fps, v, rng) if rng.random() < 0.6 else None
             clip = variant if variant is not None else make_role_clip(rig, roles, it.source, v, frames, fps)
             if it.in_place:
-                clip = _remove_travel(rig, roles, clip)
+                clip = remove_travel(rig, roles, clip)
         clips.append(clip)
     return clips
 
