@@ -174,6 +174,16 @@ def test_rigify_animal_bound_by_automatic_weights_keeps_its_head(metarig, head):
     assert rig.bone_names[roles.head] == head
 
 
+def test_rigify_bird_bound_by_automatic_weights_has_its_wings():
+    """Automatic weights give the bird's right hip bone more mesh than its left, reaching as far as a limb;
+    its partner does not, so it is no wing, and the wings are the shoulder chains."""
+    arm, _ = rigify_rig("bird", weights="automatic")
+    rig = rig_from_armature(arm)
+    roles = find_roles(rig)
+    assert roles.kind == "bird" and len(roles.legs) == 2
+    assert {rig.bone_names[w.bones[0]] for w in roles.wings} == {"DEF-shoulder.L", "DEF-shoulder.R"}
+
+
 def test_a_deform_bone_without_weights_that_links_two_with_weights_is_kept():
     """A finger's middle segment holding no weight (Blender's automatic weights leave small bones so) is kept
     between the segments that hold weight, so the tip still hangs from it and bends with it."""

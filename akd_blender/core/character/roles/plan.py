@@ -124,7 +124,7 @@ class BodyPlan(BodyGeometry):
         """The chest's trunk position (-1: the root) and the tops of the upper-body limbs (arms, wings).
 
         Upper-body limbs are lateral chains reaching at least 20 % of the height, not hanging below the
-        root. With more than two legs they attach no further out than the last leg attachment (so ears,
+        root, whose mirrored partner (if any) does too. With more than two legs they attach no further out than the last leg attachment (so ears,
         antennae and horns on the neck or head are not limbs) and reach at least half as far as the
         shortest leg (so hip, shoulder-blade or breast bones are not limbs); otherwise at the first
         trunk bone carrying any. The chest is the last trunk bone carrying legs or upper-body limbs."""
@@ -134,7 +134,9 @@ class BodyPlan(BodyGeometry):
         big = [
             (pos, top)
             for pos, top in limb_tops
-            if self._big_lateral(top) and (pos >= 0 or self._height_of(self._region(top).mean(0)) >= root_h)
+            if self._big_lateral(top)
+            and (pos >= 0 or self._height_of(self._region(top).mean(0)) >= root_h)
+            and self._partner_big(pos, top, limb_tops)
         ]
         if many_legs:
             last = max(legs_at, default=-1)
@@ -145,6 +147,18 @@ class BodyPlan(BodyGeometry):
             upper = [(p, c) for p, c in big if p == first]
         chest = max([*legs_at, *(p for p, _ in upper)], default=-1)
         return chest, [c for _, c in upper]
+
+    def _partner_big(self, pos: int, top: int, limb_tops) -> bool:
+        """Whether the lateral chains on the other side at ``top``'s trunk position are big too, or there are
+        none (a body's limbs come in mirrored pairs: a hip bone whose mesh took weight that bled from the leg
+        reaches further than its partner, but is no arm)."""
+        side = np.sign(float(self._region(top).mean(0) @ self.normal) - self.offset)
+        partners = [
+            c
+            for p, c in limb_tops
+            if p == pos and c != top and np.sign(float(self._region(c).mean(0) @ self.normal) - self.offset) == -side
+        ]
+        return not partners or any(self._big_lateral(c) for c in partners)
 
     def _is_wing(self, top: int, root: int, two_legs: bool) -> bool:
         """A wing rather than an arm: a broad, flat mesh; or, on a two-legged body, a chain that does not
