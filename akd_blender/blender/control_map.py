@@ -9,19 +9,58 @@ import numpy as np
 
 from .control_rig import Switch
 
-__all__ = ["ControlMap", "IKGoal"]
+__all__ = ["ControlMap", "IKGoal", "bend_frame"]
 
 
 @dataclass(frozen=True)
 class IKGoal:
     """An IK constraint's target or pole that is a control: placed each frame as ``deform`` (a deform bone
     of the chain: the tip for a target, the chain's first bone for a pole) times ``offset`` [4,4] (the
-    control's rest matrix in that bone's frame, as evaluated when probed)."""
+    control's rest matrix in that bone's frame, as evaluated when probed).
+
+    A pole whose chain bends at rest is placed by its chain's bend instead (:meth:`pole_position`): Blender's
+    IK lays the chain in the plane through its root, its target and the pole, turned by the constraint's
+    pole angle, so the pole keeps the place about the root-to-tip axis it has at rest relative to the bend.
+    ``chain``: the chain's deform bones, root first; ``tip_length``: the last one's rest length;
+    ``bend``: the index in ``chain`` of the bone whose head bends most at rest; ``plane`` [3]: the pole's head
+    at rest in the chain's bend frame (root-to-tip axis, bend direction, their cross product), from the
+    chain's root; None places it by ``offset``."""
 
     control: str
     deform: str
     offset: np.ndarray
     kind: str  # "target" or "pole"
+    chain: tuple[str, ...] = ()
+    tip_length: float = 0.0
+    bend: int = -1
+    plane: np.ndarray | None = None
+
+    def pole_position(self, matrices: dict[str, np.ndarray]) -> np.ndarray | None:
+        """The pole's head [3] for the chain's bone matrices ``matrices`` (name → [4,4], armature space), or
+        None where the chain has no bend frame (no ``plane``, or a chain straight within 1e-3 of its span)."""
+        if self.plane is None:
+            return None
+        frame = bend_frame([matrices[n] for n in self.chain], self.tip_length, self.bend)
+        return None if frame is None else frame[1] + frame[0] @ self.plane
+
+
+def bend_frame(matrices: list[np.ndarray], tip_length: float, bend: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """An IK chain's bend frame from its bones' matrices [4,4] (root first): (axes [3,3] as columns: root to
+    tip, the bend (joint ``bend``'s head off that axis), their cross product; origin [3]: the root's head),
+    or None where the joint lies within 1e-3 of the span off the axis."""
+    root = matrices[0][:3, 3]
+    tip = matrices[-1][:3, 3] + tip_length * matrices[-1][:3, 1]
+    span = tip - root
+    length = float(np.linalg.norm(span))
+    if length <= 0.0:
+        return None
+    axis = span / length
+    off = matrices[bend][:3, 3] - root
+    off = off - (off @ axis) * axis
+    if float(np.linalg.norm(off)) < 1e-3 * length:
+        return None
+    side = off / np.linalg.norm(off)
+    return np.stack([axis, side, np.cross(axis, side)], 1), root
 
 
 @dataclass

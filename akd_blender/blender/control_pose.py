@@ -11,7 +11,8 @@ updated before the next level, so constraints between controls are Blender's own
 - the bones of IK chains without a pole target get the motion's rotations (the solver's starting bend,
   :func:`_hint_bends`);
 - the carrier (travel) is shifted until the deform root it translates is on target;
-- an IK target / pole that still moves deform bones is placed from the chain's tip / first bone;
+- an IK target / pole that still moves deform bones is placed from the chain's tip / first bone (a pole
+  whose chain bends at rest: from the chain's bend, :meth:`~.control_map.IKGoal.pole_position`);
 - handles move deform heads onto target, fixers turn out the roll (a limb's distributed twist), a fixer's
   turn kept only where it brings the bones it moves closer;
 - while bones are off target and getting closer, passes repeat with each control fitted through
@@ -118,7 +119,12 @@ def _pose_pass(
                     group = [(bone, inverse @ _rigid(np.array(pose[bone].matrix))) for bone, _ in group]
                 wanted[name] = (_group_fit(current, group, frame_targets, deform_pos, armature_obj, free), not free)
             elif name in goals and not refine:
-                wanted[name] = (frame_targets[deform_pos[goals[name].deform]] @ goals[name].offset, False)
+                goal = goals[name]
+                matrix = frame_targets[deform_pos[goal.deform]] @ goal.offset
+                pole = goal.pole_position({n: frame_targets[deform_pos[n]] for n in goal.chain})
+                if pole is not None:
+                    matrix[:3, 3] = pole
+                wanted[name] = (matrix, False)
         for name, (matrix, keep_location) in wanted.items():
             _set_pose(pose[name], matrix, keep_location)
         bpy.context.view_layer.update()

@@ -41,7 +41,7 @@ import copy
 import bpy
 import numpy as np
 
-from .control_map import ControlMap, IKGoal
+from .control_map import ControlMap, IKGoal, bend_frame
 from .control_rig import (
     PROBE_ANGLE,
     PROBE_SHIFT,
@@ -152,6 +152,31 @@ _LAST_PROBE: dict[str, tuple[bytes, ControlMap]] = {}
 """The last probe and the rig's fingerprint when it ran (:func:`~.rig_fingerprint.rig_fingerprint`): a job
 probes a control rig when it reads it (tied bones) and again when it writes; the second is the first's
 copy while nothing the probe reads has changed."""
+
+
+def _pole_plane(kind: str, pole: str, chain: list[str], base: np.ndarray, index: dict, pose) -> dict:
+    """For a pole whose chain (deform bones, tip first) bends at rest: :class:`IKGoal`'s ``chain``,
+    ``tip_length``, ``bend`` and ``plane`` (the pole's head in the chain's rest bend frame); else nothing."""
+    if kind != "pole" or len(chain) < 2:
+        return {}
+    root_first = chain[::-1]
+    matrices = [base[index[n]] for n in root_first]
+    tip_length = float(pose[root_first[-1]].bone.length)
+    tip = matrices[-1][:3, 3] + tip_length * matrices[-1][:3, 1]
+    axis = tip - matrices[0][:3, 3]
+    axis = axis / max(float(np.linalg.norm(axis)), 1e-12)
+
+    def off_axis(m: np.ndarray) -> float:
+        d = m[:3, 3] - matrices[0][:3, 3]
+        return float(np.linalg.norm(d - (d @ axis) * axis))
+
+    bend = max(range(1, len(matrices)), key=lambda i: off_axis(matrices[i]))
+    frame = bend_frame(matrices, tip_length, bend)
+    if frame is None:
+        return {}
+    axes, origin = frame
+    plane = axes.T @ (base[index[pole]][:3, 3] - origin)
+    return {"chain": tuple(root_first), "tip_length": tip_length, "bend": bend, "plane": plane}
 
 
 def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> ControlMap:
@@ -311,7 +336,9 @@ def _probe_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> 
             if any(g.control == bone_name for g in result.goals):
                 continue
             offset = np.linalg.inv(base[index[anchor[0]]]) @ base[index[bone_name]]
-            result.goals.append(IKGoal(bone_name, anchor[0], offset, kind))
+            result.goals.append(
+                IKGoal(bone_name, anchor[0], offset, kind, **_pole_plane(kind, bone_name, chain, base, index, pose))
+            )
             for n in chain:
                 result.control_of.setdefault(n, bone_name)
     for owner, con in ik_targets(armature_obj):  # live chains with no pole: the solver bends them from their own rotations

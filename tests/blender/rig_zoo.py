@@ -169,13 +169,15 @@ def _ik(obj: bpy.types.Object, bone: str, target: str, pole: str | None, chain: 
     con.chain_count = chain
 
 
-def ik_biped(name: str = "IKBiped") -> tuple[bpy.types.Object, bpy.types.Object]:
+def ik_biped(name: str = "IKBiped", ik_arms: bool = False) -> tuple[bpy.types.Object, bpy.types.Object]:
     """A hand-made biped, 1.8 units tall, facing -Y: ``(armature_obj, body_obj)``.
 
     Deform bones ``hips → spine → chest → neck → head``, ``upper_arm/forearm/hand.{L,R}`` (FK) and
     ``thigh/shin/foot.{L,R}``; the shins carry IK constraints (chain 2) to ``foot_ik.{L,R}`` targets
     with ``knee_pole.{L,R}`` pole targets; the targets, poles and a ``root`` parent of everything are
-    non-deforming controls. One mesh of boxes bound by nearest-bone weights.
+    non-deforming controls. With ``ik_arms`` the forearms carry IK (chain 2) to ``hand_ik.{L,R}`` at the
+    wrists with ``elbow_pole.{L,R}`` behind the elbows, and the hands copy the targets' rotation. One mesh
+    of boxes bound by nearest-bone weights.
     """
     arm = bpy.data.armatures.new(name)
     obj = _link(bpy.data.objects.new(name, arm))
@@ -199,9 +201,20 @@ def ik_biped(name: str = "IKBiped") -> tuple[bpy.types.Object, bpy.types.Object]
             (f"foot_ik.{side}", (s * 0.1, 0, 0.08), (s * 0.1, 0.15, 0.08), "root", False),
             (f"knee_pole.{side}", (s * 0.1, -0.6, 0.5), (s * 0.1, -0.7, 0.5), "root", False),
         ]
+        if ik_arms:
+            spec += [
+                (f"hand_ik.{side}", (s * 0.7, -0.01, 1.42), (s * 0.8, -0.01, 1.42), "root", False),
+                (f"elbow_pole.{side}", (s * 0.45, 0.5, 1.42), (s * 0.45, 0.6, 1.42), "root", False),
+            ]
     _edit_bones(obj, spec)
     for side in ("L", "R"):
         _ik(obj, f"shin.{side}", f"foot_ik.{side}", f"knee_pole.{side}", 2)
+        if ik_arms:
+            _ik(obj, f"forearm.{side}", f"hand_ik.{side}", f"elbow_pole.{side}", 2)
+            # the pole angles that keep the rest pose (found by search: within 3e-6 of it)
+            obj.pose.bones[f"forearm.{side}"].constraints["IK"].pole_angle = -np.pi if side == "L" else 0.0
+            con = obj.pose.bones[f"hand.{side}"].constraints.new("COPY_ROTATION")
+            con.target, con.subtarget = obj, f"hand_ik.{side}"
     body = box_body(obj, [b for b in obj.data.bones if b.use_deform], name=f"{name}_body")
     bind_nearest(obj, body, [b for b in obj.data.bones if b.use_deform])
     return obj, body

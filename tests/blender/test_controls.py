@@ -202,6 +202,31 @@ def test_ik_legs_step_with_targets_and_poles():
     assert position <= POSITION_TOL and rotation <= ROTATION_TOL
 
 
+def test_ik_arms_with_poles_put_the_elbows_where_the_motion_has_them():
+    """IK arms with pole targets: the right arm raised, its forearm bent about a body axis (not the elbow's
+    rest hinge), the left one lowered and bent forwards. Each pole is placed from the chain's bend (where
+    the pole sits about the shoulder-to-wrist axis relative to the elbow, as at rest), so Blender's IK puts
+    elbows and wrists where the motion has them; a pole kept rigid on the upper arm put the right elbow
+    0.08 heights off in a wave."""
+    arm, _ = rig_zoo.ik_biped(ik_arms=True)
+    rig = rig_from_armature(arm)
+    rotations, locations, s = _rest_channels(rig)
+    _turn(rig, rotations, "upper_arm.R", (0.0, 1.0, 0.0), -0.4 * np.pi * s, armature_axis=True)
+    _turn(rig, rotations, "forearm.R", (1.0, 0.0, 0.0), 1.2 * s, armature_axis=True)
+    _turn(rig, rotations, "upper_arm.L", (0.0, 1.0, 0.0), 0.35 * np.pi * s, armature_axis=True)
+    _turn(rig, rotations, "forearm.L", (0.0, 0.0, 1.0), 0.9 * s, armature_axis=True)
+    clip = MotionClip(rig.bone_names, 24.0, 1, rotations, locations)
+
+    action, result = _write_checked(arm, rig, clip, "IK arms")
+
+    keyed = _keyed_bones(action)
+    assert {"hand_ik.L", "hand_ik.R", "elbow_pole.L", "elbow_pole.R"} <= keyed
+    assert not keyed & {"upper_arm.L", "forearm.L", "upper_arm.R", "forearm.R"}
+    position, _ = _evaluated_error(arm, rig, clip, ["forearm.L", "forearm.R", "hand.L", "hand.R"])
+    assert position <= POSITION_TOL
+    assert result.position_error <= 0.01
+
+
 def test_plain_rig_keys_its_own_bones():
     arm, _ = rig_zoo.ik_biped()
     for pb in arm.pose.bones:  # without IK the deform bones are the controls
