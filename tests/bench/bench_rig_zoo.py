@@ -37,7 +37,10 @@ RIGS = {
     "basic_human": ("rigify_rig('basic_human')", ("a woman raises both arms", "a woman sits down", "a woman kicks")),
     "basic_quadruped": ("rigify_rig('basic_quadruped')", ("a dog walks forward", "a dog sits down", "a dog jumps")),
     "ik_biped": ("ik_biped()", ("a person walks forward", "a person waves", "a person bows")),
-    "ik_arms": ("ik_biped(ik_arms=True)", ("a person waves hello with the right hand", "a person claps", "a person raises both arms")),
+    "ik_arms": (
+        "ik_biped(ik_arms=True)",
+        ("a person waves hello with the right hand", "a person claps", "a person raises both arms"),
+    ),
     "robot": ("parented_robot()", ("a robot walks forward", "a robot raises both arms", "a robot turns around")),
     "robot_held": ("parented_robot(follow='child_of')", ("a robot jumps", "a robot waves", "a robot kicks")),
     "robot_dog": ("robot_dog()", ("a robot dog walks forward", "a robot dog sits down", "a robot dog jumps")),
