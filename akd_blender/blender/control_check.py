@@ -34,6 +34,8 @@ class ControlResult:
         tail and its target over the checked frames.
     rotation_error: the largest angle (radians) between a deform bone's evaluated and target rotation.
     undriven: deform bone → why it is off target (beyond POSITION_TOLERANCE / ROTATION_TOLERANCE).
+    aimed: deform bones the rig aims at others (:attr:`~.control_map.ControlMap.aimed`) → the constraint:
+        Blender places them, so they are not held to the motion (nor counted in the errors).
     checked_frames: the frames evaluated.
     seconds: time spent probing, posing, keying and checking.
     """
@@ -43,6 +45,7 @@ class ControlResult:
     position_error: float = 0.0
     rotation_error: float = 0.0
     undriven: dict[str, str] = field(default_factory=dict)
+    aimed: dict[str, str] = field(default_factory=dict)
     checked_frames: list[int] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -79,13 +82,15 @@ def check(
         )
         pos_err = np.maximum(pos_err, np.maximum(heads, tails) * scale / height)
         rot_err = np.maximum(rot_err, _angle(got[:, :3, :3], want[:, :3, :3]))
+    held = np.array([bone not in cmap.aimed for bone in clip.bone_names], dtype=bool)
     result = ControlResult(
-        position_error=float(pos_err.max(initial=0.0)),
-        rotation_error=float(rot_err.max(initial=0.0)),
+        position_error=float(pos_err[held].max(initial=0.0)),
+        rotation_error=float(rot_err[held].max(initial=0.0)),
+        aimed={bone: why for bone, why in cmap.aimed.items() if bone in clip.bone_names},
         checked_frames=[int(clip.frame_start + f) for f in picks],
     )
     for i, bone in enumerate(clip.bone_names):
-        if pos_err[i] <= POSITION_TOLERANCE and rot_err[i] <= ROTATION_TOLERANCE:
+        if not held[i] or (pos_err[i] <= POSITION_TOLERANCE and rot_err[i] <= ROTATION_TOLERANCE):
             continue
         off = f"{pos_err[i]:.3f} heights / {rot_err[i]:.3f} rad off"
         if bone in cmap.unreached:

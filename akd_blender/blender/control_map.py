@@ -94,6 +94,9 @@ class ControlMap:
             deform bones stretch between tweak controls).
         order: control → evaluation level (a control moved by another comes after it).
         unreached: deform bone → why no control moves it.
+        aimed: deform bone → the constraint by which the rig aims it at another deform bone (a piston's
+            Damped Track to the part it points at): Blender places it; no control is fitted to it and the
+            check does not hold it to the motion.
         candidates: number of animatable bones probed.
     """
 
@@ -115,6 +118,7 @@ class ControlMap:
     handles: dict[str, str] = field(default_factory=dict)
     order: dict[str, int] = field(default_factory=dict)
     unreached: dict[str, str] = field(default_factory=dict)
+    aimed: dict[str, str] = field(default_factory=dict)
     candidates: int = 0
 
     @property

@@ -48,7 +48,8 @@ def pose_frames(armature_obj, cmap: ControlMap, targets: np.ndarray, height: flo
     """Pose the keyed controls at every frame; their ``matrix_basis`` quaternions [F,C,4] and locations [F,C,3].
 
     Per frame: level by level, each control fitted to its deform bones through its probed offsets, the
-    carrier shifted, handles and fixers applied; then, while some deform bone is more than
+    carrier shifted, handles and fixers applied; then, while some deform bone (not one the rig aims,
+    ``cmap.aimed``) is more than
     :data:`_REFINE_POSITION` heights or :data:`_REFINE_ROTATION` rad off (up to :data:`_REFINE_PASSES`
     times, and while the worst tenth of the bones keeps getting closer by 20 % a pass), the same again
     with each control fitted through its deform bones' evaluated response. A pass that leaves the
@@ -57,13 +58,14 @@ def pose_frames(armature_obj, cmap: ControlMap, targets: np.ndarray, height: flo
     keyed = cmap.keyed
     index = {pb.name: i for i, pb in enumerate(pose)}
     deform_idx = np.array([index[n] for n in cmap.deform])
+    held = np.array([n not in cmap.aimed for n in cmap.deform], dtype=bool)  # the rig aims the others itself
     quats = np.empty((len(targets), len(keyed), 4))
     locs = np.empty((len(targets), len(keyed), 3))
     for f, frame_targets in enumerate(targets):
         best, best_pose = np.inf, {}
         for refine in range(_REFINE_PASSES + 1):
             _pose_pass(armature_obj, cmap, frame_targets, deform_idx, height, refine > 0)
-            off = _offness(armature_obj, deform_idx, frame_targets, height)
+            off = _offness(armature_obj, deform_idx[held], frame_targets[held], height)
             worst = float(np.sort(off)[-max(1, len(off) // 10) :].sum())  # the worst tenth of the bones
             if worst >= best:  # this pass moved the bones away: back to the best pose so far
                 for name, saved in best_pose.items():

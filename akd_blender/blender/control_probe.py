@@ -179,6 +179,31 @@ def _pole_plane(kind: str, pole: str, chain: list[str], base: np.ndarray, index:
     return {"chain": tuple(root_first), "tip_length": tip_length, "bend": bend, "plane": plane}
 
 
+_AIMING = {"DAMPED_TRACK", "TRACK_TO", "LOCKED_TRACK", "STRETCH_TO"}
+"""Constraints that aim a bone at a target."""
+
+
+def aimed_bones(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> dict[str, str]:
+    """Deform bones the rig aims at another of ``deform`` (an enabled Damped Track, Track To, Locked Track or
+    Stretch To on this armature, influence over 0): bone → ``"its <type> to <bone>"``. A mechanical part (a
+    piston pointing at the limb below it) follows the bones it points at; Rigify's deform bones aim at
+    helper bones only."""
+    kept = set(deform)
+    aimed = {}
+    for name in deform:
+        for con in armature_obj.pose.bones[name].constraints:
+            if (
+                con.type in _AIMING
+                and not con.mute
+                and con.influence > 0
+                and con.target == armature_obj
+                and con.subtarget in kept
+            ):
+                aimed[name] = f"its {con.type.replace('_', ' ').title()} to {con.subtarget}"
+                break
+    return aimed
+
+
 def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> ControlMap:
     """Probe ``armature_obj`` (see the module docstring) for the controls of the deform bones ``deform``.
 
@@ -253,7 +278,10 @@ def _probe_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> 
             subtree[a].add(i)
     carrier_pos = animatable.index(result.carrier) if result.carrier else -1
     goal_chains = _goal_chains(armature_obj, deform, shift, rot)
+    result.aimed = aimed_bones(armature_obj, deform)
     for i in range(len(deform)):
+        if deform[i] in result.aimed:
+            continue
         ranked, behind = [], []
         for name, probe in rot.items():
             swing = set(probe["swing"].tolist())

@@ -262,11 +262,15 @@ def _follow_bone(mesh_obj: bpy.types.Object, armature_obj: bpy.types.Object, bon
     bpy.context.view_layer.update()
 
 
-def parented_robot(name: str = "Robot", follow: str = "parent") -> tuple[bpy.types.Object, list[bpy.types.Object]]:
+def parented_robot(
+    name: str = "Robot", follow: str = "parent", pistons: bool = False
+) -> tuple[bpy.types.Object, list[bpy.types.Object]]:
     """A blocky robot, 1.6 units tall, facing -Y: ``(armature_obj, part_objs)``.
 
     Every body part is a box mesh following one bone rigidly (no vertex groups, no Armature modifier):
-    parented to it (``parent_type 'BONE'``) or held by an object constraint (:func:`_follow_bone`). Bones ``root → body → torso → head``, ``arm_upper/arm_lower.{L,R}``,
+    parented to it (``parent_type 'BONE'``) or held by an object constraint (:func:`_follow_bone`). With
+    ``pistons`` each thigh carries a ``piston.{L,R}`` bone (a box part of its own) that a Damped Track aims
+    at the lower leg, as a mechanical rig's pistons are. Bones ``root → body → torso → head``, ``arm_upper/arm_lower.{L,R}``,
     ``leg_upper/leg_lower/foot.{L,R}``; the lower legs carry IK (chain 2) to ``foot_target.{L,R}``
     (children of ``root``, no part of their own), the feet copy the targets' rotation.
     """
@@ -287,11 +291,16 @@ def parented_robot(name: str = "Robot", follow: str = "parent") -> tuple[bpy.typ
             (f"foot.{side}", (s * 0.12, 0, 0.1), (s * 0.12, -0.15, 0.1), f"leg_lower.{side}", True),
             (f"foot_target.{side}", (s * 0.12, 0, 0.1), (s * 0.12, -0.15, 0.1), "root", False),
         ]
+        if pistons:
+            spec.append((f"piston.{side}", (s * 0.2, 0, 0.75), (s * 0.2, -0.02, 0.35), f"leg_upper.{side}", True))
     _edit_bones(obj, spec)
     for side in ("L", "R"):
         _ik(obj, f"leg_lower.{side}", f"foot_target.{side}", None, 2)
         con = obj.pose.bones[f"foot.{side}"].constraints.new("COPY_ROTATION")
         con.target, con.subtarget = obj, f"foot_target.{side}"
+        if pistons:
+            con = obj.pose.bones[f"piston.{side}"].constraints.new("DAMPED_TRACK")
+            con.target, con.subtarget, con.head_tail = obj, f"leg_lower.{side}", 0.3
     parts = [
         (_box(f"{name}_pelvis", (0, 0, 0.85), (0.34, 0.2, 0.15)), "body"),
         (_box(f"{name}_torso", (0, 0, 1.12), (0.4, 0.25, 0.35)), "torso"),
@@ -305,6 +314,8 @@ def parented_robot(name: str = "Robot", follow: str = "parent") -> tuple[bpy.typ
             (_box(f"{name}_leg_lower.{side}", (s * 0.12, -0.01, 0.28), (0.1, 0.1, 0.34)), f"leg_lower.{side}"),
             (_box(f"{name}_foot.{side}", (s * 0.12, -0.06, 0.05), (0.12, 0.24, 0.1)), f"foot.{side}"),
         ]
+        if pistons:
+            parts.append((_box(f"{name}_piston.{side}", (s * 0.2, -0.01, 0.55), (0.03, 0.03, 0.38)), f"piston.{side}"))
     for part, bone in parts:
         _follow_bone(part, obj, bone, follow)
     _object_mode()
