@@ -179,6 +179,30 @@ def test_the_library_clip_starts_from_the_held_pose(rigs):
     assert np.minimum(np.abs(result.clip.rotations - composed), np.abs(result.clip.rotations + composed)).max() < 1e-6
 
 
+@pytest.mark.parametrize("kind", ["biped", "quadruped"])
+def test_a_turned_character_walks_the_way_it_faces(rigs, kind):
+    """The held pose turns the whole body 90° about up (the animator turned its root): the library walk
+    travels along the body's new forward, as far as from the rest pose."""
+    from akd_blender.core.character.rotations import rotvec_to_quat
+    from akd_blender.core.motion.library.labelled import rest_clip
+
+    rig = rigs[kind]
+    roles = find_roles(rig)
+    root = int(rig.root_indices[0])
+    held = rest_clip(rig, frames=1)
+    rotations = held.rotations.copy()
+    local_up = rig.rest_matrices[root, :3, :3].T @ roles.frame.up
+    rotations[0, root] = rotvec_to_quat(torch.as_tensor(0.5 * np.pi * local_up)).numpy()
+    held = MotionClip(rig.bone_names, held.fps, 1, rotations, held.locations)
+    turned = distill(rig, f"a {'man' if kind == 'biped' else 'dog'} walks forward", CPU, init_pose=held)
+    straight = distill(rig, f"a {'man' if kind == 'biped' else 'dog'} walks forward", CPU)
+    assert turned.extra["library_motion"] == straight.extra["library_motion"] == "walk"
+    step = joints(rig, turned.clip)[-1, 0] - joints(rig, turned.clip)[0, 0]
+    ahead = np.cross(roles.frame.up, roles.frame.forward)  # the rest forward turned 90° about up (to the left)
+    assert step @ ahead > 0.9 * travel(rig, straight.clip)
+    assert abs(step @ roles.frame.forward) < 0.1 * travel(rig, straight.clip)
+
+
 def test_the_cli_default_job_is_the_library_start(tmp_path):
     from tests.e2e.akd_cli import make_blends, run_cli
 

@@ -317,8 +317,34 @@ def library_motion(
     if held is not None:
         base = np.repeat(held.rotations[:1], frames, axis=0)
         turned = quat_multiply(torch.as_tensor(base, dtype=torch.float64), torch.as_tensor(rotations, dtype=torch.float64))
-        rotations, locations = turned.numpy(), locations + held.locations[:1]
+        rotations, locations = turned.numpy(), held_travel(rig, roles, held, locations) + held.locations[:1]
     return MotionClip(rig.bone_names, float(fps), int(frame_start), rotations, locations).continuous()
+
+
+def held_travel(rig: RigAsset, roles: BoneRoles, held: MotionClip, locations: np.ndarray) -> np.ndarray:
+    """``locations`` [F,J,3] (a library clip's, travel on its carrier bone) with the carrier's travel turned
+    by the yaw of the body in ``held``'s first frame about the body's up axis: a character the animator has
+    turned (its root control) walks the way it faces. The yaw: the body root's forward, as ``held`` poses
+    it (the project's FK), against its rest forward, in the plane across ``up``; none when the root is
+    pitched so far that its forward has no such part."""
+    from ..character.kinematics import Skeleton
+    from ..motion.library.pose import location_axes, location_carrier
+
+    root, up, forward = roles.root, roles.frame.up, roles.frame.forward
+    pose = Skeleton(rig, torch.float64).pose_matrices(*held.pose_channels(torch.float64))[0, root].numpy()
+    turn = pose[:3, :3] @ rig.rest_matrices[root, :3, :3].T  # the root's armature-space turn from rest
+    ahead = turn @ forward
+    ahead = ahead - (ahead @ up) * up
+    if np.linalg.norm(ahead) < 1e-6:
+        return locations
+    yaw = float(np.arctan2(np.cross(forward, ahead) @ up, forward @ ahead))
+    k = np.array([[0.0, -up[2], up[1]], [up[2], 0.0, -up[0]], [-up[1], up[0], 0.0]])
+    about_up = np.eye(3) + np.sin(yaw) * k + (1.0 - np.cos(yaw)) * (k @ k)
+    carrier = location_carrier(rig, root)
+    axes = location_axes(rig, carrier)
+    out = locations.copy()
+    out[:, carrier] = locations[:, carrier] @ (np.linalg.inv(axes) @ about_up @ axes).T
+    return out
 
 
 @torch.no_grad()
