@@ -179,21 +179,26 @@ def test_the_library_clip_starts_from_the_held_pose(rigs):
     assert np.minimum(np.abs(result.clip.rotations - composed), np.abs(result.clip.rotations + composed)).max() < 1e-6
 
 
+def turned_pose(rig, frames: int = 1) -> MotionClip:
+    """The rest pose with the whole body turned 90° about up by its root bone (held for ``frames``)."""
+    from akd_blender.core.character.rotations import rotvec_to_quat
+    from akd_blender.core.motion.library.labelled import rest_clip
+
+    root = int(rig.root_indices[0])
+    held = rest_clip(rig, frames=frames)
+    rotations = held.rotations.copy()
+    local_up = rig.rest_matrices[root, :3, :3].T @ find_roles(rig).frame.up
+    rotations[:, root] = rotvec_to_quat(torch.as_tensor(0.5 * np.pi * local_up)).numpy()
+    return MotionClip(rig.bone_names, held.fps, 1, rotations, held.locations)
+
+
 @pytest.mark.parametrize("kind", ["biped", "quadruped"])
 def test_a_turned_character_walks_the_way_it_faces(rigs, kind):
     """The held pose turns the whole body 90° about up (the animator turned its root): the library walk
     travels along the body's new forward, as far as from the rest pose."""
-    from akd_blender.core.character.rotations import rotvec_to_quat
-    from akd_blender.core.motion.library.labelled import rest_clip
-
     rig = rigs[kind]
     roles = find_roles(rig)
-    root = int(rig.root_indices[0])
-    held = rest_clip(rig, frames=1)
-    rotations = held.rotations.copy()
-    local_up = rig.rest_matrices[root, :3, :3].T @ roles.frame.up
-    rotations[0, root] = rotvec_to_quat(torch.as_tensor(0.5 * np.pi * local_up)).numpy()
-    held = MotionClip(rig.bone_names, held.fps, 1, rotations, held.locations)
+    held = turned_pose(rig)
     turned = distill(rig, f"a {'man' if kind == 'biped' else 'dog'} walks forward", CPU, init_pose=held)
     straight = distill(rig, f"a {'man' if kind == 'biped' else 'dog'} walks forward", CPU)
     assert turned.extra["library_motion"] == straight.extra["library_motion"] == "walk"
@@ -201,6 +206,23 @@ def test_a_turned_character_walks_the_way_it_faces(rigs, kind):
     ahead = np.cross(roles.frame.up, roles.frame.forward)  # the rest forward turned 90° about up (to the left)
     assert step @ ahead > 0.9 * travel(rig, straight.clip)
     assert abs(step @ roles.frame.forward) < 0.1 * travel(rig, straight.clip)
+
+
+def test_the_library_start_of_a_refined_job_travels_the_way_a_turned_body_faces(rigs):
+    """The library start written into a job's parameters (the start SDS steps refine) on a body turned 90°
+    travels along its new forward."""
+    from akd_blender.core.distillation.library_start import write_library_start
+    from akd_blender.core.motion.clip import MotionParams
+
+    rig = rigs["quadruped"]
+    roles = find_roles(rig)
+    params = MotionParams(rig, 48, 24.0, keys=24, base=turned_pose(rig, frames=48))
+    write_library_start(rig, roles, LibraryChoice("quadruped", "walk", Variation()), params)
+    with torch.no_grad():
+        j = Skeleton(rig).joint_positions(*params.pose_channels(torch.float64)).numpy()
+    step = j[-1, 0] - j[0, 0]
+    ahead = np.cross(roles.frame.up, roles.frame.forward)
+    assert step @ ahead > 0.5 and abs(step @ roles.frame.forward) < 0.1 * (step @ ahead)
 
 
 def test_the_cli_default_job_is_the_library_start(tmp_path):

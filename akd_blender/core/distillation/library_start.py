@@ -321,29 +321,32 @@ def library_motion(
     return MotionClip(rig.bone_names, float(fps), int(frame_start), rotations, locations).continuous()
 
 
-def held_travel(rig: RigAsset, roles: BoneRoles, held: MotionClip, locations: np.ndarray) -> np.ndarray:
-    """``locations`` [F,J,3] (a library clip's, travel on its carrier bone) with the carrier's travel turned
-    by the yaw of the body in ``held``'s first frame about the body's up axis: a character the animator has
-    turned (its root control) walks the way it faces. The yaw: the body root's forward, as ``held`` poses
-    it (the project's FK), against its rest forward, in the plane across ``up``; none when the root is
-    pitched so far that its forward has no such part."""
+def held_yaw(rig: RigAsset, roles: BoneRoles, held: MotionClip) -> np.ndarray:
+    """[3,3] the turn about the body's up axis (armature space) of the body in ``held``'s first frame: the body
+    root's forward, as ``held`` poses it (the project's FK), against its rest forward, in the plane across
+    ``up``; the identity when the root is pitched so far that its forward has no such part."""
     from ..character.kinematics import Skeleton
-    from ..motion.library.pose import location_axes, location_carrier
 
     root, up, forward = roles.root, roles.frame.up, roles.frame.forward
     pose = Skeleton(rig, torch.float64).pose_matrices(*held.pose_channels(torch.float64))[0, root].numpy()
-    turn = pose[:3, :3] @ rig.rest_matrices[root, :3, :3].T  # the root's armature-space turn from rest
-    ahead = turn @ forward
+    ahead = pose[:3, :3] @ rig.rest_matrices[root, :3, :3].T @ forward  # the root's armature-space turn from rest
     ahead = ahead - (ahead @ up) * up
     if np.linalg.norm(ahead) < 1e-6:
-        return locations
+        return np.eye(3)
     yaw = float(np.arctan2(np.cross(forward, ahead) @ up, forward @ ahead))
     k = np.array([[0.0, -up[2], up[1]], [up[2], 0.0, -up[0]], [-up[1], up[0], 0.0]])
-    about_up = np.eye(3) + np.sin(yaw) * k + (1.0 - np.cos(yaw)) * (k @ k)
-    carrier = location_carrier(rig, root)
+    return np.eye(3) + np.sin(yaw) * k + (1.0 - np.cos(yaw)) * (k @ k)
+
+
+def held_travel(rig: RigAsset, roles: BoneRoles, held: MotionClip, locations: np.ndarray) -> np.ndarray:
+    """``locations`` [F,J,3] (a library clip's, travel on its carrier bone) with the carrier's travel turned
+    by :func:`held_yaw`: a character the animator has turned (its root control) walks the way it faces."""
+    from ..motion.library.pose import location_axes, location_carrier
+
+    carrier = location_carrier(rig, roles.root)
     axes = location_axes(rig, carrier)
     out = locations.copy()
-    out[:, carrier] = locations[:, carrier] @ (np.linalg.inv(axes) @ about_up @ axes).T
+    out[:, carrier] = locations[:, carrier] @ (np.linalg.inv(axes) @ held_yaw(rig, roles, held) @ axes).T
     return out
 
 
@@ -362,6 +365,14 @@ def write_library_start(rig: RigAsset, roles: BoneRoles, choice: LibraryChoice, 
     clip = library_clip(rig, roles, choice, params.num_frames, params.fps)
     start = PriorStart(choice.label, choice.variation.speed, choice.variation.phase, choice.variation.direction, clip)
     rotations, drift = starts_as_channels(rig, [start], params.base_rotations[:1].expand(params.num_frames, -1, -1))
+    held = MotionClip(
+        rig.bone_names,
+        params.fps,
+        1,
+        params.base_rotations[:1].cpu().double().numpy(),
+        params.base_locations[:1].cpu().double().numpy(),
+    )
+    drift = drift @ torch.as_tensor(held_yaw(rig, roles, held), dtype=drift.dtype).T  # a turned body travels the way it faces
     device, keys = params.rotvec.device, params.rotvec.shape[0]
     interpolation = params.interpolation
     offsets = offsets_of(params, rotations[0].to(device))
