@@ -49,6 +49,26 @@ __all__ = [
 ]
 
 
+def _followed_elsewhere(armature_obj: bpy.types.Object, bones) -> str:
+    """``": they follow armature 'X' …"`` when constraints on ``bones`` take other armatures' bones as targets
+    (a game rig copying a Rigify rig's deform bones), else ``""``."""
+    others = sorted(
+        {
+            con.target.name
+            for name in bones
+            for con in armature_obj.pose.bones[name].constraints
+            if not con.mute
+            and getattr(con, "target", None) is not None
+            and con.target != armature_obj
+            and con.target.type == "ARMATURE"
+        }
+    )
+    if not others:
+        return ""
+    named = ", ".join(f"'{n}'" for n in others)
+    return f": they follow armature {named} through constraints; keying another armature's controls is not supported"
+
+
 def deform_targets(armature_obj: bpy.types.Object, clip: MotionClip) -> np.ndarray:
     """[F,J,4,4] armature-space matrices of the clip's bones (Blender's bone frames): the mirror's forward
     kinematics of ``clip`` (``core.kinematics.Skeleton`` of :func:`~.extract.rig_from_armature`, a flipped
@@ -128,7 +148,10 @@ def write_to_controls(
     try:
         cmap = find_controls(armature_obj, tuple(clip.bone_names))
         if not cmap.keyed:
-            raise InputError(f"armature '{armature_obj.name}' has no animatable control that moves its deform bones")
+            raise InputError(
+                f"armature '{armature_obj.name}' has no animatable control that moves its deform bones"
+                + _followed_elsewhere(armature_obj, clip.bone_names)
+            )
         height = _height(armature_obj, clip.bone_names)
         scale = max(max(abs(v) for v in armature_obj.matrix_world.to_scale()), 1e-12)
         targets = deform_targets(armature_obj, clip)

@@ -466,6 +466,31 @@ def test_rigify_horse_tail_curl_and_neck_nod_are_reached():
     assert position <= 0.01 and rotation <= 0.05, (position, rotation)
 
 
+def test_a_rig_copying_another_armature_is_refused_naming_it():
+    """A "game rig" (a second armature whose bones copy the hand-made biped's, the mesh bound to it) has no
+    control of its own: the job stops with one line naming the armature its bones follow."""
+    src, body = rig_zoo.ik_biped()
+    deform = [b for b in src.data.bones if b.use_deform]
+    game = bpy.data.objects.new("GameRig", bpy.data.armatures.new("GameRig"))
+    bpy.context.collection.objects.link(game)
+    bpy.context.view_layer.objects.active = game
+    bpy.ops.object.mode_set(mode="EDIT")
+    for b in deform:
+        eb = game.data.edit_bones.new(b.name)
+        eb.head, eb.tail = b.head_local, b.tail_local
+        eb.parent = game.data.edit_bones.get(b.parent.name) if b.parent is not None else None
+    bpy.ops.object.mode_set(mode="OBJECT")
+    for pb in game.pose.bones:
+        con = pb.constraints.new("COPY_TRANSFORMS")
+        con.target, con.subtarget = src, pb.name
+    next(m for m in body.modifiers if m.type == "ARMATURE").object = game
+    rig = rig_from_armature(game)
+    clip = MotionClip(rig.bone_names, 24.0, 1, *_rest_channels(rig)[:2])
+    with pytest.raises(InputError, match="they follow armature 'IKBiped' through constraints"):
+        write_action(game, clip, "akd game rig")
+    assert all(not pb.location.length for pb in game.pose.bones)
+
+
 def test_edit_mode_is_refused_in_one_line():
     arm, _ = rig_zoo.ik_biped()
     rig = rig_from_armature(arm)
