@@ -86,7 +86,7 @@ def check(
     result = ControlResult(
         position_error=float(pos_err[held].max(initial=0.0)),
         rotation_error=float(rot_err[held].max(initial=0.0)),
-        aimed={bone: why for bone, why in cmap.aimed.items() if bone in clip.bone_names},
+        aimed=dict(cmap.aimed),
         checked_frames=[int(clip.frame_start + f) for f in picks],
     )
     for i, bone in enumerate(clip.bone_names):

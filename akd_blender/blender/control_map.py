@@ -9,7 +9,7 @@ import numpy as np
 
 from .control_rig import Switch
 
-__all__ = ["ControlMap", "IKGoal", "bend_frame"]
+__all__ = ["ControlMap", "IKGoal", "bend_frame", "bend_joint"]
 
 
 @dataclass(frozen=True)
@@ -44,22 +44,32 @@ class IKGoal:
         return None if frame is None else frame[1] + frame[0] @ self.plane
 
 
+def _off_axis(matrices: list[np.ndarray], tip_length: float) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+    """A chain's root head [3], unit root-to-tip axis [3], span and each bone head's offset [N,3] from that
+    axis, from its bones' matrices [4,4] (root first; the tip is the last bone's head plus ``tip_length``
+    along it); a zero axis for a chain of no span."""
+    root = matrices[0][:3, 3]
+    span = matrices[-1][:3, 3] + tip_length * matrices[-1][:3, 1] - root
+    length = float(np.linalg.norm(span))
+    axis = span / length if length > 0.0 else np.zeros(3)
+    heads = np.stack([m[:3, 3] for m in matrices]) - root
+    return root, axis, length, heads - np.outer(heads @ axis, axis)
+
+
+def bend_joint(matrices: list[np.ndarray], tip_length: float) -> int:
+    """The index (from 1) of the chain's bone whose head lies farthest off its root-to-tip axis."""
+    off = _off_axis(matrices, tip_length)[3]
+    return 1 + int(np.argmax(np.linalg.norm(off[1:], axis=1)))
+
+
 def bend_frame(matrices: list[np.ndarray], tip_length: float, bend: int) -> tuple[np.ndarray, np.ndarray] | None:
     """An IK chain's bend frame from its bones' matrices [4,4] (root first): (axes [3,3] as columns: root to
     tip, the bend (joint ``bend``'s head off that axis), their cross product; origin [3]: the root's head),
     or None where the joint lies within 1e-3 of the span off the axis."""
-    root = matrices[0][:3, 3]
-    tip = matrices[-1][:3, 3] + tip_length * matrices[-1][:3, 1]
-    span = tip - root
-    length = float(np.linalg.norm(span))
-    if length <= 0.0:
+    root, axis, length, off = _off_axis(matrices, tip_length)
+    if length <= 0.0 or float(np.linalg.norm(off[bend])) < 1e-3 * length:
         return None
-    axis = span / length
-    off = matrices[bend][:3, 3] - root
-    off = off - (off @ axis) * axis
-    if float(np.linalg.norm(off)) < 1e-3 * length:
-        return None
-    side = off / np.linalg.norm(off)
+    side = off[bend] / np.linalg.norm(off[bend])
     return np.stack([axis, side, np.cross(axis, side)], 1), root
 
 

@@ -41,7 +41,7 @@ import copy
 import bpy
 import numpy as np
 
-from .control_map import ControlMap, IKGoal, bend_frame
+from .control_map import ControlMap, IKGoal, bend_frame, bend_joint
 from .control_rig import (
     PROBE_ANGLE,
     PROBE_SHIFT,
@@ -162,15 +162,7 @@ def _pole_plane(kind: str, pole: str, chain: list[str], base: np.ndarray, index:
     root_first = chain[::-1]
     matrices = [base[index[n]] for n in root_first]
     tip_length = float(pose[root_first[-1]].bone.length)
-    tip = matrices[-1][:3, 3] + tip_length * matrices[-1][:3, 1]
-    axis = tip - matrices[0][:3, 3]
-    axis = axis / max(float(np.linalg.norm(axis)), 1e-12)
-
-    def off_axis(m: np.ndarray) -> float:
-        d = m[:3, 3] - matrices[0][:3, 3]
-        return float(np.linalg.norm(d - (d @ axis) * axis))
-
-    bend = max(range(1, len(matrices)), key=lambda i: off_axis(matrices[i]))
+    bend = bend_joint(matrices, tip_length)
     frame = bend_frame(matrices, tip_length, bend)
     if frame is None:
         return {}

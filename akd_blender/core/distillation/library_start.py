@@ -322,20 +322,13 @@ def library_motion(
 
 
 def held_yaw(rig: RigAsset, roles: BoneRoles, held: MotionClip) -> np.ndarray:
-    """[3,3] the turn about the body's up axis (armature space) of the body in ``held``'s first frame: the body
-    root's forward, as ``held`` poses it (the project's FK), against its rest forward, in the plane across
-    ``up``; the identity when the root is pitched so far that its forward has no such part."""
-    from ..character.kinematics import Skeleton
+    """[3,3] the turn about the body's up axis (armature space) of the body in ``held``'s first frame: its
+    heading (:func:`~akd_blender.core.prompt.compose.clip.root_yaw`) as a rotation."""
+    from ..character.rotations import quat_to_matrix, rotvec_to_quat
+    from ..prompt.compose.clip import root_yaw
 
-    root, up, forward = roles.root, roles.frame.up, roles.frame.forward
-    pose = Skeleton(rig, torch.float64).pose_matrices(*held.pose_channels(torch.float64))[0, root].numpy()
-    ahead = pose[:3, :3] @ rig.rest_matrices[root, :3, :3].T @ forward  # the root's armature-space turn from rest
-    ahead = ahead - (ahead @ up) * up
-    if np.linalg.norm(ahead) < 1e-6:
-        return np.eye(3)
-    yaw = float(np.arctan2(np.cross(forward, ahead) @ up, forward @ ahead))
-    k = np.array([[0.0, -up[2], up[1]], [up[2], 0.0, -up[0]], [-up[1], up[0], 0.0]])
-    return np.eye(3) + np.sin(yaw) * k + (1.0 - np.cos(yaw)) * (k @ k)
+    yaw = float(root_yaw(rig, roles, held)[0])
+    return quat_to_matrix(rotvec_to_quat(torch.as_tensor(yaw * np.asarray(roles.frame.up, dtype=np.float64)))).numpy()
 
 
 def held_travel(rig: RigAsset, roles: BoneRoles, held: MotionClip, locations: np.ndarray) -> np.ndarray:

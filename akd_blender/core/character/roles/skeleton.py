@@ -53,10 +53,10 @@ class BodyTree:
         self.body = has_weighted & np.array([self.is_ancestor(self.top, b) for b in range(j)])
         self.body_children = [[c for c in self.children[b] if self.body[c]] for b in range(j)]
         skinned = weights.max(1) > 0
+        self.skinned_vertices = self.vertices[skinned]
         near = weights * ~self._far_weights(rig, weights)
         self.owner = np.where(skinned, near.argmax(1), -1)
         self._own = [np.flatnonzero((near[:, b] >= OWN_WEIGHT) | (self.owner == b)) for b in range(j)]
-        self.skinned_vertices = self.vertices[skinned]
 
     def _far_weights(self, rig: RigAsset, weights: np.ndarray) -> np.ndarray:
         """bool [V,J], the weights that lie far from their vertex: the bone (its rest segment) is more than
@@ -74,7 +74,7 @@ class BodyTree:
         dist = np.linalg.norm(rel - along[:, None] * seg, axis=1)
         nearest = np.full(len(self.vertices), np.inf)
         np.minimum.at(nearest, vi, dist)
-        extent = float(np.ptp(self.vertices[weights.max(1) > 0], axis=0).max())
+        extent = float(np.ptp(self.skinned_vertices, axis=0).max())
         far[vi, bi] = dist > FAR_FACTOR * nearest[vi] + FAR_SLACK * extent
         return far
 
