@@ -42,7 +42,9 @@ class Applied:
         keys: :func:`.keyframes.key_summary` of the active action against its clip (the report's "keys").
         motion_metrics: :func:`~akd_blender.core.motion.metrics.motion_metrics` of the active action's clip, as
             plain JSON-ready numbers (units: ``core.metrics``).
-        warnings: the job's warnings, one line each (:func:`~akd_blender.core.job.request.job_warnings`).
+        warnings: the job's warnings, one line each (:func:`~akd_blender.core.job.request.job_warnings`),
+            then, for an action keyed on a rig's controls, its undriven bones
+            (:meth:`.control_check.ControlResult.warnings`).
         scene_changes: what changed in the scene, one line each: every new action (the active one said so),
             the previous action kept, the frame range when set.
     """
@@ -89,6 +91,7 @@ def apply_clips(
     """
     from ..core.motion.metrics import motion_metrics
     from .actions import write_action
+    from .control_check import result_of
     from .key_figures import key_figures, key_summary
     from .keyframes import sparse_keys_for
 
@@ -118,7 +121,8 @@ def apply_clips(
     if on_step is not None:
         on_step("keys")
     metrics = motion_metrics(rig, clip)
-    warnings = job_warnings(rig, metrics, dict(facts or {}))
+    checked = result_of(action)
+    warnings = job_warnings(rig, metrics, dict(facts or {})) + (checked.warnings() if checked is not None else [])
     return Applied(names, action.name, previous, summary, plain_data(metrics), warnings, changes)
 
 

@@ -52,6 +52,20 @@ class ControlResult:
     def to_json(self) -> str:
         return json.dumps(asdict(self))
 
+    def warnings(self) -> list[str]:
+        """One line naming the undriven bones (the first with its reason, up to three more by name), or
+        none when every held deform bone is within the tolerances."""
+        if not self.undriven:
+            return []
+        (first, why), *rest = self.undriven.items()
+        more = ", ".join(f"'{bone}'" for bone, _ in rest[:3]) + (", …" if len(rest) > 3 else "")
+        return [
+            f"{len(self.undriven)} deform {'bones stay' if len(self.undriven) > 1 else 'bone stays'} off the motion in Blender's "
+            f"evaluation (beyond {POSITION_TOLERANCE} heights / {ROTATION_TOLERANCE} rad): '{first}' {why}"
+            + (f"; also {more}" if rest else "")
+            + f" (each with its reason in the action's '{PROPERTY}' property)"
+        ]
+
 
 def result_of(action: bpy.types.Action) -> ControlResult | None:
     """The :class:`ControlResult` stored on an action written by :func:`write_to_controls`, else None."""

@@ -16,9 +16,12 @@ and each mesh (scale and rotation need not be applied). Scale channels are not a
 project, so inherit-scale modes make no difference.
 
 What it does not reproduce, reported in ``RigAsset.warnings`` (naming the bone or object) and
-otherwise ignored: constraints other than Limit Rotation on mirrored bones (IK, Copy Rotation, …;
-the mirror poses such a bone directly over the deform skeleton's hierarchy; bones outside the
-deform skeleton are not mirrored and not warned about), B-Bone segments (mirrored as straight
+otherwise ignored: constraints other than Limit Rotation on mirrored bones of a rig whose keys stay on
+its own bones (Limit Location, world-space Limit Rotation, …; the mirror poses such a bone directly
+over the deform skeleton's hierarchy). A rig with bones Blender drives (IK, Copy Transforms, drivers:
+:func:`.control_rig.constraint_driven`) is keyed on its controls and checked in Blender's evaluation
+instead (:mod:`.controls`), so its constraints are not warned about here. Bones outside the deform
+skeleton are not mirrored and not warned about. B-Bone segments (mirrored as straight
 bones), shape keys, modifiers before the Armature modifier (or any modifier of a rigid part),
 envelope or preserve-volume deformation, several Armature modifiers on one mesh, a skinned mesh
 that is also parented to a bone. Errors (RigError): an object that is not an armature, no mesh
@@ -39,6 +42,7 @@ import numpy as np
 
 from ..core.character.rig import RigAsset, RigError, transform_points
 from ..core.character.vertex_colors import GREY, corner_mean, sample_nearest
+from .control_rig import constraint_driven
 from .deform_skeleton import DeformSkeleton, find_deform_skeleton, mirror_frame, moving_constraints
 
 __all__ = ["rig_from_armature"]
@@ -146,6 +150,7 @@ def _read_bones(obj: bpy.types.Object, skeleton: DeformSkeleton) -> dict:
 
     limits = np.full((j, 3, 2), np.nan)
     moved: dict[str, list[tuple[str, str]]] = {}  # constraint type → (bone, constraint name)
+    on_controls = bool(constraint_driven(obj, names))  # keys go on the controls, checked in Blender
     for i, pb in enumerate(pose_bones):
         for con in pb.constraints:
             if con.mute or con.influence == 0.0:
@@ -154,7 +159,7 @@ def _read_bones(obj: bpy.types.Object, skeleton: DeformSkeleton) -> dict:
                 for axis, a in enumerate("xyz"):
                     if getattr(con, f"use_limit_{a}"):
                         limits[i, axis] = (getattr(con, f"min_{a}"), getattr(con, f"max_{a}"))
-        for con in moving_constraints(pb):
+        for con in moving_constraints(pb) if not on_controls else ():
             moved.setdefault(con.type, []).append((pb.name, con.name))
     return {
         "bone_names": names,

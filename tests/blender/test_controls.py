@@ -518,3 +518,26 @@ def test_rigify_limb_segments_are_tied_and_ik_chains_are_not():
     assert job_rig(arm, None).tied_bones == ()
     arm, _ = rig_zoo.parented_robot()
     assert job_rig(arm, None).tied_bones == ()
+
+
+def test_bones_the_rig_keeps_off_the_motion_are_said_in_the_job_warnings():
+    """A hand whose rotation the rig copies from another object cannot bend: the check finds it off the
+    motion and the job's warnings name it and why."""
+    from akd_blender.blender.apply import apply_clips
+
+    arm, _ = rig_zoo.ik_biped()
+    held = arm.pose.bones["hand.R"].constraints.new("COPY_ROTATION")
+    held.target = bpy.data.objects.new("hand holder", None)
+    rig = rig_from_armature(arm)
+    rotations, locations, s = _rest_channels(rig)
+    _turn(rig, rotations, "hand.R", (1.0, 0.0, 0.0), 0.8 * s, armature_axis=False)
+    clip = MotionClip(rig.bone_names, 24.0, 1, rotations, locations)
+
+    applied = apply_clips(arm, rig, [(clip, "bend")], keys="dense", set_scene_range=False)
+
+    result = result_of(bpy.data.actions[applied.action])
+    assert list(result.undriven) == ["hand.R"]
+    lines = [w for w in applied.warnings if "off the motion in Blender's evaluation" in w]
+    assert len(lines) == 1 and "'hand.R'" in lines[0], applied.warnings
+    print(lines[0]) and "akd_controls" in lines[0]
+    assert not [w for w in applied.warnings if "constraint" in w and "not reproduced" in w]
