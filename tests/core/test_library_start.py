@@ -99,6 +99,30 @@ def test_an_unknown_prompt_is_refused_naming_it(rigs):
     assert nearest.config.start == "library" and nearest.extra["understood"] is False
 
 
+def test_another_kind_of_characters_motion_is_refused_naming_it(rigs):
+    """ "Flaps its wings" asks a four-legged animal for a bird's motion: it is not read as the nearest
+    quadruped motion (a jump) but refused in one line naming the bird's motion, with the embedded teacher
+    too, and in a part of a composed prompt; a motion both kinds have is read as before."""
+    from akd_blender.core.prompt.compose import PartNotUnderstood
+    from akd_blender.core.video_models import load_prior
+
+    teacher = load_prior("tiny", device="cpu")
+    for prior in (None, teacher):
+        with pytest.raises(PromptNotUnderstood) as caught:
+            distill(rigs["quadruped"], "a horse flaps its wings", CPU, prior=prior)
+        message = str(caught.value)
+        assert "bird/flap_wings" in message and "another kind of character" in message and "\n" not in message
+    with pytest.raises(PartNotUnderstood, match="part 2 of 2.*bird/flap_wings"):
+        distill(rigs["quadruped"], "the dog walks forward, then flaps its wings", CPU)
+    nearest = distill(rigs["quadruped"], "a horse flaps its wings", replace(CPU, allow_nearest=True))
+    assert nearest.extra["understood"] is False and nearest.extra["other_kind"] == "bird/flap_wings"
+    assert nearest.extra["motion"].startswith("quadruped/")
+    choice, reading = choose_library_motion("a horse walks forward", "quadruped")
+    assert choice.label == "walk" and reading.understood and reading.other_kind is None
+    choice, reading = choose_library_motion("a bird flaps its wings", "bird")
+    assert choice.label == "flap_wings" and reading.other_kind is None
+
+
 def test_the_loaded_teacher_resolves_to_the_library_and_gives_the_same_clip(rigs):
     from akd_blender.core.video_models import load_prior
 

@@ -30,7 +30,7 @@ from ..character.rotations import quat_multiply
 from ..errors import InputError, ModelNotAvailable
 from ..motion.clip import MotionClip, MotionParams
 from ..motion.library.labelled import Variation
-from ..prompt.understanding import MOTIONS_COMMAND, PromptVocabulary, Understanding, library_vocabulary
+from ..prompt.understanding import MOTIONS_COMMAND, NearMotion, PromptVocabulary, Understanding, library_vocabulary
 
 if TYPE_CHECKING:
     from ..character.roles import BoneRoles
@@ -219,10 +219,14 @@ def library_understanding(prompt: str, kind: str, encoder=None, heldout: bool = 
     """``prompt`` read among the library motions of ``kind`` (:func:`library_vocabulary`, with its
     held-out phrasings when ``heldout``) with ``encoder`` (``encode(list[str]) -> [N,384]``; default:
     the offline sentence encoder with the teacher's phrase table), as the embedded teacher reads it
-    for a character of that kind. Never refuses (see
+    for a character of that kind, then :func:`with_other_kind`. Never refuses (see
     :func:`~akd_blender.core.prompt.understanding.require_understood`); InputError for a kind without
     library motions, ModelNotAvailable when the encoder is not installed and the prompt is not in
     the phrase table."""
+    return with_other_kind(_kind_reading(prompt, kind, encoder, heldout), kind, encoder, heldout)
+
+
+def _kind_reading(prompt: str, kind: str, encoder, heldout: bool) -> Understanding:
     encoder = encoder if encoder is not None else _shared_encoder()
     key = (id(encoder), kind, bool(heldout))
     with _VOCABULARIES_LOCK:
@@ -231,6 +235,27 @@ def library_understanding(prompt: str, kind: str, encoder=None, heldout: bool = 
             rows = library_vocabulary(kind, heldout=heldout)
             vocabulary = _VOCABULARIES[key] = PromptVocabulary(rows, encoder, listing=f"{MOTIONS_COMMAND} --kind {kind}")
     return vocabulary.understand(prompt)
+
+
+def with_other_kind(reading: Understanding, kind: str, encoder=None, heldout: bool = True) -> Understanding:
+    """``reading`` (its prompt read for a character of ``kind``) with
+    :attr:`~akd_blender.core.prompt.understanding.Understanding.other_kind` set to the best of the other
+    kinds' readings (each kind's library vocabulary, same ``encoder`` and ``heldout``) that names a motion
+    ``kind`` has none of by that name, is understood, and scores above ``reading``: "a horse flaps its
+    wings" asks a quadruped for ``bird/flap_wings``. ``reading`` itself when there is none."""
+    from ..motion.library import KINDS, motions_for
+
+    labels = {spec.label for spec in motions_for(kind)}
+    best: NearMotion | None = None
+    for other in KINDS:
+        if other == kind:
+            continue
+        r = _kind_reading(reading.prompt, other, encoder, heldout)
+        if r.motion.rsplit("/", 1)[-1] in labels or not r.understood or r.similarity <= reading.similarity:
+            continue
+        if best is None or r.similarity > best.similarity:
+            best = NearMotion(r.motion, r.phrasing, r.similarity)
+    return replace(reading, other_kind=best) if best is not None else reading
 
 
 def choose_library_motion(
@@ -252,15 +277,16 @@ def choose_library_motion(
         return None, understanding
     labels = {spec.label for spec in motions_for(kind)}
     reading = understanding if isinstance(understanding, Understanding) else None
-    if reading is None or reading.motion.rsplit("/", 1)[0] != kind or reading.motion.rsplit("/", 1)[-1] not in labels:
-        encoder = getattr(prior, "encoder", None) if isinstance(understanding, Understanding) else None
-        heldout = bool(getattr(prior, "heldout_wordings", True)) if encoder is not None else True
-        try:
-            reading = library_understanding(
-                prompt, kind, encoder if callable(getattr(encoder, "encode", None)) else None, heldout
-            )
-        except ModelNotAvailable:
-            return None, understanding
+    encoder = getattr(prior, "encoder", None) if isinstance(understanding, Understanding) else None
+    encoder = encoder if callable(getattr(encoder, "encode", None)) else None
+    heldout = bool(getattr(prior, "heldout_wordings", True)) if encoder is not None else True
+    try:
+        if reading is None or reading.motion.rsplit("/", 1)[0] != kind or reading.motion.rsplit("/", 1)[-1] not in labels:
+            reading = library_understanding(prompt, kind, encoder, heldout)
+        else:  # the prior's own reading of this kind's motions
+            reading = with_other_kind(reading, kind, encoder, heldout)
+    except ModelNotAvailable:
+        return None, understanding
     plan = _plan_of(prompt, kind, prior if isinstance(understanding, Understanding) else None, reading)
     if plan is not None:
         from ..prompt.compose.plan import HOLD

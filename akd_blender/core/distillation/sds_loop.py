@@ -199,13 +199,13 @@ def _read_prompt(
     library = None
     if config.start in ("auto", "library"):
         library, reading = choose_library_motion(prompt, kind, understanding, prior, config.allow_nearest)
-        if config.start == "library" and library is None and reading is not None:
+        if reading is not None and (config.start == "library" and library is None or reading.other_kind is not None):
             require_understood(reading, config.allow_nearest)  # names the prompt and the nearest motions
         if library is not None and library.plan is not None:  # a composed prompt: read part by part
             extra |= plan_facts(library.plan)
             if config.frames is None:
                 config = replace(config, frames=plan_frames(library.plan, config.fps))
-        elif library is not None and not reads_motions and reading is not None:
+        elif library is not None and reading is not None and (not reads_motions or reading.other_kind is not None):
             extra |= {k: v for k, v in reading.facts().items() if isinstance(v, str | int | float)}
     if reads_motions and (library is None or library.plan is None):
         require_understood(understanding, config.allow_nearest)

@@ -199,15 +199,21 @@ def action_name(prompt: str, limit: int = 63) -> str:
 
 def job_warnings(rig: Any, metrics: dict[str, float], facts: dict) -> list[str]:
     """A job's warnings, one line each: the rig's (``rig.warnings``, what the mirror does not reproduce),
-    then, when the prompt matched no known motion well enough and the job went ahead with the nearest
-    (``facts["understood"]`` False), a line saying so, then
+    then, when the prompt matched no known motion well enough, or another kind's motion better
+    (``facts["other_kind"]``), and the job went ahead with the nearest (``facts["understood"]`` False), a
+    line saying so, then
     :func:`~akd_blender.core.motion.metrics.motion_warnings` of ``metrics`` (:func:`motion_metrics` of the
     final clip) against the thresholds of the motion the model understood (``facts["motion"]``, None
     when the model names none)."""
     from ..motion.metrics import motion_thresholds, motion_warnings
 
     nearest = []
-    if facts.get("understood") is False:
+    if facts.get("understood") is False and facts.get("other_kind"):
+        nearest.append(
+            f"the prompt asks for {facts['other_kind']} (similarity {float(facts['other_kind_similarity']):.2f}), another "
+            f"kind of character's motion: went ahead with this character's nearest, {facts['motion']}"
+        )
+    elif facts.get("understood") is False:
         nearest.append(
             f"the prompt matches no known motion well enough (similarity {float(facts['similarity']):.2f}, "
             f"needs {float(facts['threshold']):.2f}): went ahead with the nearest, {facts['motion']}"

@@ -115,6 +115,9 @@ class Understanding:
         nearest: the known motions, best first (``nearest[0]`` is ``motion``), at most 5.
         threshold: the score needed to count as understood.
         index: row of ``phrasing`` in the vocabulary it was read against.
+        other_kind: another kind of character's motion, one this vocabulary has no motion of the same
+            name for, that the prompt reads as better (understood, and scoring above ``similarity``):
+            "a horse flaps its wings" reads as ``bird/flap_wings``. Set, the prompt is not understood.
     """
 
     prompt: str
@@ -124,22 +127,27 @@ class Understanding:
     nearest: tuple[NearMotion, ...]
     threshold: float
     index: int
+    other_kind: NearMotion | None = None
 
     @property
     def understood(self) -> bool:
-        """True when the score reaches the threshold."""
-        return self.similarity >= self.threshold
+        """True when the score reaches the threshold and no other kind's motion reads better."""
+        return self.similarity >= self.threshold and self.other_kind is None
 
     def facts(self) -> dict[str, str | float | bool]:
         """The report's fields: ``understood_as`` (the trained phrasing), ``motion``, ``similarity``
-        (4 decimals), ``understood`` (bool) and ``threshold``."""
-        return {
+        (4 decimals), ``understood`` (bool) and ``threshold``; ``other_kind`` (that motion's name) and
+        ``other_kind_similarity`` when another kind's motion reads better."""
+        facts: dict[str, str | float | bool] = {
             "understood_as": self.phrasing,
             "motion": self.motion,
             "similarity": round(self.similarity, 4),
             "understood": self.understood,
             "threshold": self.threshold,
         }
+        if self.other_kind is not None:
+            facts |= {"other_kind": self.other_kind.motion, "other_kind_similarity": round(self.other_kind.similarity, 4)}
+        return facts
 
 
 class PromptNotUnderstood(InputError):
@@ -149,10 +157,20 @@ class PromptNotUnderstood(InputError):
 
     def __init__(self, understanding: Understanding, listing: str = MOTIONS_COMMAND) -> None:
         near = "; ".join(f'{m.motion} ("{m.phrasing}", {m.similarity:.2f})' for m in understanding.nearest[:3])
+        prompt, other = " ".join(understanding.prompt.split()), understanding.other_kind
+        if other is not None:
+            kind = understanding.motion.rsplit("/", 1)[0]
+            said = (
+                f'the prompt "{prompt}" asks for {other.motion} ("{other.phrasing}", similarity {other.similarity:.2f}), '
+                f"a motion of another kind of character than this {kind}; its nearest: {near}"
+            )
+        else:
+            said = (
+                f'the prompt "{prompt}" matches no known motion well enough '
+                f"(best similarity {understanding.similarity:.2f}, needs {understanding.threshold:.2f}); nearest: {near}"
+            )
         super().__init__(
-            f'the prompt "{" ".join(understanding.prompt.split())}" matches no known motion well enough '
-            f"(best similarity {understanding.similarity:.2f}, needs {understanding.threshold:.2f}); nearest: {near}; "
-            f"the known motions: `{listing}`; to go ahead with the nearest, allow the nearest motion (--allow-nearest)"
+            f"{said}; the known motions: `{listing}`; to go ahead with the nearest, allow the nearest motion (--allow-nearest)"
         )
         self.understanding = understanding
 
@@ -291,7 +309,9 @@ def understood_line(facts: dict) -> str | None:
     if not facts.get("motion") or not facts.get("understood_as") or "similarity" not in facts:
         return None
     line = f'understood as {facts["motion"]} ("{facts["understood_as"]}", similarity {float(facts["similarity"]):.2f})'
-    if facts.get("understood") is False:
+    if facts.get("understood") is False and facts.get("other_kind"):
+        line = line[:-1] + f"; the prompt asks for {facts['other_kind']}, another kind's motion: the nearest of this kind)"
+    elif facts.get("understood") is False:
         line = line[:-1] + f"; below the {float(facts.get('threshold', UNDERSTOOD_THRESHOLD)):.2f} needed, the nearest motion)"
     return line
 
