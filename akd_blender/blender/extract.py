@@ -6,7 +6,7 @@ Which bones are mirrored: the armature's deform skeleton (:mod:`.deform_skeleton
 every bone of a plain rig, as Blender orders and parents them; in a control rig (bones moved by
 constraints or drivers: Rigify, IK limbs) only the bones whose motion reaches a mesh, each parented
 to its nearest kept ancestor. Which meshes: those with an Armature modifier using the armature
-(skinned), and those parented to one of its bones (Blender's parent type 'Bone': a rigid part, its
+or parented to it with parent type 'Armature' (skinned: :func:`.io.skinned_meshes`), and those parented to one of its bones (Blender's parent type 'Bone': a rigid part, its
 vertices weigh 1 on that bone and sit where Blender places them).
 
 What the mirror reproduces exactly (and tests check against Blender's own evaluation): bone rest
@@ -224,9 +224,13 @@ def _read_part(obj, bone: str, world_to_arm: np.ndarray, bone_index: dict, rest:
     mods = [m.name for m in obj.modifiers if m.show_viewport]
     if mods:
         warnings.append(f"mesh '{obj.name}': its modifiers are ignored by the mirror ({', '.join(mods)})")
+    return _read_mesh(obj, to_arm, weights, warnings + _shape_key_warnings(obj))
+
+
+def _shape_key_warnings(obj) -> list[str]:
     if obj.data.shape_keys is not None and len(obj.data.shape_keys.key_blocks) > 1:
-        warnings.append(f"mesh '{obj.name}': shape keys are ignored by the mirror (it uses the base shape)")
-    return _read_mesh(obj, to_arm, weights, warnings)
+        return [f"mesh '{obj.name}': shape keys are ignored by the mirror (it uses the base shape)"]
+    return []
 
 
 def _read_mesh(obj, to_arm: np.ndarray, weights: np.ndarray, warnings: list[str]) -> dict:
@@ -259,6 +263,8 @@ def _mesh_warnings(obj, armature_obj) -> list[str]:
     warnings = []
     mods = list(obj.modifiers)
     arm_mods = [i for i, m in enumerate(mods) if m.type == "ARMATURE" and m.object == armature_obj and m.show_viewport]
+    if not arm_mods:  # deformed through its parent type 'Armature', before any modifier
+        return _shape_key_warnings(obj)
     first = arm_mods[0]
     before = [m.name for m in mods[:first] if m.show_viewport]
     if before:
@@ -272,8 +278,7 @@ def _mesh_warnings(obj, armature_obj) -> list[str]:
         warnings.append(f"mesh '{obj.name}': Preserve Volume (dual quaternion) skinning is mirrored as linear blend skinning")
     if mod.use_bone_envelopes:
         warnings.append(f"mesh '{obj.name}': bone envelopes are ignored by the mirror (vertex groups only)")
-    if obj.data.shape_keys is not None and len(obj.data.shape_keys.key_blocks) > 1:
-        warnings.append(f"mesh '{obj.name}': shape keys are ignored by the mirror (it uses the base shape)")
+    warnings += _shape_key_warnings(obj)
     if obj.parent_type == "BONE":
         warnings.append(
             f"mesh '{obj.name}': parented to bone '{obj.parent_bone}'; the mirror treats it as parented to the armature"

@@ -11,7 +11,7 @@ import bpy
 
 from ..core.errors import InputError
 
-__all__ = ["SUPPORTED_INPUTS", "load_scene", "find_armature", "skinned_meshes", "bone_followed"]
+__all__ = ["SUPPORTED_INPUTS", "load_scene", "find_armature", "skinned_meshes", "armature_modifier", "bone_followed"]
 
 SUPPORTED_INPUTS = (".blend", ".gltf", ".glb", ".fbx")
 
@@ -91,14 +91,26 @@ def moves_a_mesh(armature_obj: bpy.types.Object) -> bool:
 
 
 def skinned_meshes(armature_obj: bpy.types.Object) -> list[bpy.types.Object]:
-    """Mesh objects with an enabled Armature modifier that points at ``armature_obj``, by name."""
-    meshes = []
-    for obj in bpy.data.objects:
-        if obj.type != "MESH":
-            continue
-        if any(m.type == "ARMATURE" and m.object == armature_obj and m.show_viewport for m in obj.modifiers):
-            meshes.append(obj)
+    """Mesh objects that ``armature_obj`` deforms by their vertex groups, by name: those with an enabled
+    Armature modifier that points at it, and those parented to it with parent type 'Armature' (the
+    older "Armature Deform" parenting without a modifier, which Blender still deforms).
+    :func:`armature_modifier` tells which."""
+    meshes = [
+        obj
+        for obj in bpy.data.objects
+        if obj.type == "MESH" and (armature_modifier(obj, armature_obj) or _deform_parented(obj, armature_obj))
+    ]
     return sorted(meshes, key=lambda o: o.name)
+
+
+def armature_modifier(obj: bpy.types.Object, armature_obj: bpy.types.Object) -> bpy.types.Modifier | None:
+    """The first enabled Armature modifier of ``obj`` that points at ``armature_obj``, else None (a mesh
+    :func:`skinned_meshes` lists without one is deformed through its parent type 'Armature')."""
+    return next((m for m in obj.modifiers if m.type == "ARMATURE" and m.object == armature_obj and m.show_viewport), None)
+
+
+def _deform_parented(obj: bpy.types.Object, armature_obj: bpy.types.Object) -> bool:
+    return obj.parent == armature_obj and obj.parent_type == "ARMATURE"
 
 
 _FOLLOWING = {"CHILD_OF", "COPY_TRANSFORMS"}
