@@ -123,6 +123,23 @@ def test_another_kind_of_characters_motion_is_refused_naming_it(rigs):
     assert choice.label == "flap_wings" and reading.other_kind is None
 
 
+def test_no_wording_of_a_kinds_own_motion_reads_as_another_kinds():
+    """Every phrasing the library holds out, read for its own kind without the held-out phrasings (as the
+    unseen-rig benchmark reads them: no wording matches exactly), names no other kind's motion: a
+    quadruped's "bounds over an obstacle" is its jump, not the hexapod's hop."""
+    from akd_blender.core.distillation.library_start import library_understanding
+    from akd_blender.core.motion.library import KINDS, motions_for
+
+    wrong = [
+        (kind, p, reading.other_kind.motion)
+        for kind in KINDS
+        for spec in motions_for(kind)
+        for p in spec.heldout_phrasings
+        if (reading := library_understanding(p, kind, heldout=False)).other_kind is not None
+    ]
+    assert not wrong
+
+
 def test_the_loaded_teacher_resolves_to_the_library_and_gives_the_same_clip(rigs):
     from akd_blender.core.video_models import load_prior
 
