@@ -163,15 +163,26 @@ def test_rigify_human_roles_skip_the_face(metarig, weights):
     }
 
 
-@pytest.mark.parametrize(("metarig", "head"), [("wolf", "DEF-spine.011"), ("cat", "DEF-spine.006")])
-def test_rigify_animal_bound_by_automatic_weights_keeps_its_head(metarig, head):
+@pytest.mark.parametrize(
+    ("metarig", "kind", "head"),
+    [
+        ("wolf", "quadruped", "DEF-spine.011"),
+        ("cat", "quadruped", "DEF-spine.006"),
+        ("horse", "quadruped", "DEF-head"),
+        ("shark", "serpent", "DEF-spine.007"),
+    ],
+)
+def test_rigify_animal_bound_by_automatic_weights_keeps_its_head(metarig, kind, head):
     """Automatic weights give the face bones inside the box head much of its mesh (the wolf's nose takes more
-    skin weight than its head); the head is still the bone the face fans out from, not a part of the face."""
+    skin weight than its head), or the neck's base much of the chest (the horse's is fatter than its head);
+    the head is still the bone the face fans out from (eyes, ears, jaw), as with nearest weights."""
     arm, _ = rigify_rig(metarig, weights="automatic")
     rig = rig_from_armature(arm)
     roles = find_roles(rig)
-    assert roles.kind == "quadruped" and len(roles.legs) == 4
+    assert roles.kind == kind and len(roles.legs) == (4 if kind == "quadruped" else 0)
     assert rig.bone_names[roles.head] == head
+    nearest = rig_from_armature(rigify_rig(metarig)[0])
+    assert nearest.bone_names[find_roles(nearest).head] == head
 
 
 def test_rigify_bird_bound_by_automatic_weights_has_its_wings():

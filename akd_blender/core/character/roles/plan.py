@@ -180,15 +180,20 @@ class BodyPlan(BodyGeometry):
         return not self._upright(root, top) or self._reach(top) > WING_REACH * self.height
 
     def _head(self, candidates: list[int]) -> int | None:
-        """The head among the trunk bones after the chest: the last one that is not an appendage. Passed
-        over: a bone under 60 % as fat as the last accepted one before it (a beak, tongue, mandible; also a
-        thin neck before a fatter head), or thinner than it with under half its skin weight (a jaw), and
-        every bone past an accepted face hub (:meth:`_hub`). Bones owning fewer than 4 vertices are not judged."""
+        """The head among the trunk bones after the chest: the first face (:meth:`_hub` counting lateral
+        children too: eyes, ears, jaw and skull fanning out of one bone), however thin next to the bones
+        before it (automatic weights can give a neck's base much of the chest); else the last one that is
+        not an appendage. Passed over: a bone under 60 % as fat as the last accepted one before it (a beak,
+        tongue, mandible; also a thin neck before a fatter head), or thinner than it with under half its
+        skin weight (a jaw), and every bone past an accepted hub of central parts (:meth:`_hub`). Bones
+        owning fewer than 4 vertices are not judged."""
         head, last_fat, last_mass = None, 0.0, 0.0
         for b in candidates:
             fat, mass = self._fatness(b), float(self.tree.mass[b])
             if fat == 0.0:
                 continue
+            if self._hub(b, lateral=True):  # a face: the head, however thin next to a neck base
+                return b
             if head is not None and (fat < 0.6 * last_fat or (fat < last_fat and mass < 0.5 * last_mass)):
                 continue
             head, last_fat, last_mass = b, fat, mass
@@ -196,11 +201,12 @@ class BodyPlan(BodyGeometry):
                 break
         return head if head is not None else (candidates[-1] if candidates else None)
 
-    def _hub(self, b: int) -> bool:
-        """Whether ``b`` fans out into parts (a face): three or more central body children, none of which
-        carries half of the skin weight below ``b`` (a neck bone carrying the head and mane bones has one that
-        does). The bones past a face hub are its parts, never the head, whatever skin weight they took."""
+    def _hub(self, b: int, lateral: bool = False) -> bool:
+        """Whether ``b`` fans out into parts (a face): three or more central body children (any body
+        children with ``lateral``), none of which carries half of the skin weight below ``b`` (a neck bone
+        carrying the head and mane bones has one that does). The bones past a face hub are its parts,
+        never the head, whatever skin weight they took."""
         t = self.tree
-        kids = [c for c in t.body_children[b] if not self._lateral(c)]
+        kids = [c for c in t.body_children[b] if lateral or not self._lateral(c)]
         below = float(t.subtree_mass[b] - t.mass[b])
         return len(kids) >= 3 and all(t.subtree_mass[c] < 0.5 * below for c in kids)
