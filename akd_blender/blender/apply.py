@@ -73,7 +73,8 @@ def apply_clips(
     one becomes the active action and is the one measured.
 
     Args:
-        arm: the armature object keyed.
+        arm: the armature object the clips move (keyed, or, for a game rig whose bones copy another
+            armature's, that armature: :func:`.controls.followed_armature`).
         rig: its :class:`~akd_blender.core.character.rig.RigAsset` (height for the key bounds and figures, feet and
             floor for the motion metrics, the rig's own warnings).
         clips: one or more (clip, action name); each name goes through
@@ -92,13 +93,16 @@ def apply_clips(
     from ..core.motion.metrics import motion_metrics
     from .actions import write_action
     from .control_check import result_of
+    from .controls import followed_armature
     from .key_figures import key_figures, key_summary
     from .keyframes import sparse_keys_for
 
     if not clips:
         raise ValueError("apply_clips needs at least one clip")
     scene = scene or bpy.context.scene
-    ad = arm.animation_data
+    followed = followed_armature(arm, clips[-1][0].bone_names)
+    keyed = followed[0] if followed is not None else arm  # a game rig's keys go on the rig it copies
+    ad = keyed.animation_data
     previous = ad.action.name if ad is not None and ad.action is not None else None
     sparse = sparse_keys_for(keys, rig.height)
     names, changes = [], []
@@ -106,11 +110,13 @@ def apply_clips(
     for clip, name in clips:
         action = write_action(arm, clip, action_name(name), sparse=sparse)
         names.append(action.name)
-        changes.append(f"new action '{action.name}' on '{arm.name}'")
+        changes.append(f"new action '{action.name}' on '{keyed.name}'")
     if on_step is not None:
         on_step("actions")
     clip = clips[-1][0]
-    changes[-1] = f"new action '{action.name}' active on '{arm.name}'"
+    changes[-1] = f"new action '{action.name}' active on '{keyed.name}'" + (
+        f" (the armature '{arm.name}' copies)" if keyed != arm else ""
+    )
     if previous is not None:
         changes.append(f"action '{previous}' kept with a fake user")
     if set_scene_range:

@@ -38,6 +38,8 @@ class ControlResult:
         Blender places them, so they are not held to the motion (nor counted in the errors).
     checked_frames: the frames evaluated.
     seconds: time spent probing, posing, keying and checking.
+    armature: the armature keyed when it is not the one whose motion this is ("" when it is): the control
+        rig a game rig's bones copy (:func:`.controls.followed_armature`); the action is assigned to it.
     """
 
     keyed: list[str] = field(default_factory=list)
@@ -48,6 +50,7 @@ class ControlResult:
     aimed: dict[str, str] = field(default_factory=dict)
     checked_frames: list[int] = field(default_factory=list)
     seconds: float = 0.0
+    armature: str = ""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))

@@ -44,6 +44,7 @@ __all__ = [
     "ControlResult",
     "deform_targets",
     "write_to_controls",
+    "followed_armature",
     "check",
     "result_of",
 ]
@@ -66,7 +67,10 @@ def _followed_elsewhere(armature_obj: bpy.types.Object, bones) -> str:
     if not others:
         return ""
     named = ", ".join(f"'{n}'" for n in others)
-    return f": they follow armature {named} through constraints; keying another armature's controls is not supported"
+    return (
+        f": they follow armature {named} through constraints; another armature's controls are keyed only when every"
+        " deform bone copies one of its bones whole (Copy Transforms, world space)"
+    )
 
 
 def deform_targets(armature_obj: bpy.types.Object, clip: MotionClip) -> np.ndarray:
@@ -126,11 +130,92 @@ def write_to_controls(
 ) -> bpy.types.Action:
     """Key ``clip`` (a motion of deform bones) onto ``armature_obj``'s controls in a new action ``name``.
 
-    Returns the new action, assigned to the armature, with :class:`ControlResult` as JSON in its
+    Returns the new action, assigned to the armature keyed, with :class:`ControlResult` as JSON in its
     ``"akd_controls"`` custom property (read it back with :func:`result_of`). ``sparse`` /
-    ``interpolation`` as in :func:`~.actions.write_action`. Raises InputError when the armature is
-    in Edit Mode or the rig has no control that moves any of the clip's bones.
+    ``interpolation`` as in :func:`~.actions.write_action`. When every bone of the clip copies a bone of one
+    other armature whole (a game rig over a control rig, :func:`followed_armature`), that armature's
+    controls are keyed (the action is assigned to it; ``ControlResult.armature`` names it) so that its
+    bones, and so the clip's, go where the clip has them. Raises InputError when the armature is in Edit
+    Mode or the rig has no control that moves any of the clip's bones.
     """
+    if armature_obj.mode == "EDIT":
+        raise InputError(f"armature '{armature_obj.name}' is in Edit Mode: leave it to key its controls")
+
+    def height_of() -> float:
+        return _height(armature_obj, clip.bone_names)
+
+    followed = followed_armature(armature_obj, clip.bone_names)
+    if followed is None:
+        return _key_controls(
+            armature_obj, clip, name, sparse, interpolation, lambda: deform_targets(armature_obj, clip), height_of
+        )
+    source, bones = followed
+    to_source = np.linalg.inv(np.array(source.matrix_world)) @ np.array(armature_obj.matrix_world)
+    renamed = MotionClip(tuple(bones[b] for b in clip.bone_names), clip.fps, clip.frame_start, clip.rotations, clip.locations)
+    action = _key_controls(
+        source, renamed, name, sparse, interpolation, lambda: to_source @ deform_targets(armature_obj, clip), height_of
+    )
+    result = result_of(action)
+    result.armature = source.name
+    action[PROPERTY] = result.to_json()
+    return action
+
+
+def followed_armature(armature_obj: bpy.types.Object, bones) -> tuple[bpy.types.Object, dict[str, str]] | None:
+    """The armature whose bones ``bones`` (of ``armature_obj``) copy whole, and which bone each copies, or
+    None. Each of ``bones`` must be placed by its enabled constraints exactly where one bone of that one
+    other armature is: a Copy Transforms, or a Copy Location with a Copy Rotation (a Copy Scale beside them
+    allowed), every one at full influence, world space to world space, on every axis, replacing (no
+    offset, inversion or mixing), all on the same target bone (a "game rig" over a Rigify rig). Its bones'
+    world matrices are then those bones'."""
+    source, copied = None, {}
+    for name in bones:
+        live = [c for c in armature_obj.pose.bones[name].constraints if not c.mute and c.influence > 0.0]
+        kinds = sorted(c.type for c in live)
+        if kinds not in _WHOLE_COPIES or not all(_copies_whole(c) for c in live):
+            return None
+        targets = {(c.target, c.subtarget) for c in live}
+        if len(targets) != 1:
+            return None
+        ((target, bone),) = targets
+        if target is None or target == armature_obj or target.type != "ARMATURE" or bone not in target.data.bones:
+            return None
+        if source not in (None, target):
+            return None
+        source, copied[name] = target, bone
+    return (source, copied) if source is not None else None
+
+
+_WHOLE_COPIES = (
+    ["COPY_TRANSFORMS"],
+    ["COPY_LOCATION", "COPY_ROTATION"],
+    ["COPY_LOCATION", "COPY_ROTATION", "COPY_SCALE"],
+)
+
+
+def _copies_whole(con) -> bool:
+    """Whether constraint ``con`` copies its target's channel(s) as they are: full influence, world to world,
+    every axis, no offset, inversion or mixing."""
+    if con.influence < 1.0 - 1e-6 or con.target_space != "WORLD" or con.owner_space != "WORLD":
+        return False
+    if con.type == "COPY_TRANSFORMS":
+        return con.mix_mode == "REPLACE"
+    axes = all(getattr(con, f"use_{a}") for a in "xyz")
+    if con.type == "COPY_LOCATION":
+        return axes and not con.use_offset and not any(getattr(con, f"invert_{a}") for a in "xyz")
+    if con.type == "COPY_ROTATION":
+        return axes and con.mix_mode == "REPLACE" and not any(getattr(con, f"invert_{a}") for a in "xyz")
+    if con.type == "COPY_SCALE":
+        return axes and not con.use_offset and not con.use_add and abs(con.power - 1.0) < 1e-9
+    return False
+
+
+def _key_controls(
+    armature_obj: bpy.types.Object, clip: MotionClip, name: str, sparse, interpolation: str, targets_of, height_of
+) -> bpy.types.Action:
+    """:func:`write_to_controls` on ``armature_obj`` for ``clip``'s bones (bones of ``armature_obj``), whose
+    armature-space targets [F,J,4,4] ``targets_of()`` gives and the character's height (world units)
+    ``height_of()``, both called once the armature's previous action is set aside."""
     from . import keyframes
 
     if armature_obj.mode == "EDIT":
@@ -152,9 +237,9 @@ def write_to_controls(
                 f"armature '{armature_obj.name}' has no animatable control that moves its deform bones"
                 + _followed_elsewhere(armature_obj, clip.bone_names)
             )
-        height = _height(armature_obj, clip.bone_names)
+        height = height_of()
         scale = max(max(abs(v) for v in armature_obj.matrix_world.to_scale()), 1e-12)
-        targets = deform_targets(armature_obj, clip)
+        targets = targets_of()
         quats, locs = pose_frames(armature_obj, cmap, targets, height / scale)
     except BaseException:
         for pb in armature_obj.pose.bones:

@@ -11,7 +11,16 @@ import bpy
 
 from ..core.errors import InputError
 
-__all__ = ["SUPPORTED_INPUTS", "load_scene", "find_armature", "skinned_meshes", "armature_modifier", "bone_followed"]
+__all__ = [
+    "SUPPORTED_INPUTS",
+    "load_scene",
+    "find_armature",
+    "character_armature",
+    "moves_a_mesh",
+    "skinned_meshes",
+    "armature_modifier",
+    "bone_followed",
+]
 
 SUPPORTED_INPUTS = (".blend", ".gltf", ".glb", ".fbx")
 
@@ -47,7 +56,9 @@ def find_armature(name: str | None = None) -> bpy.types.Object:
     """The armature object called ``name``, or the only armature in the current file.
 
     With several armatures and no name, the only one that moves a mesh (:func:`moves_a_mesh`; e.g. a
-    Rigify rig beside its metarig). Raises InputError naming the problem: no armature, the name not
+    Rigify rig beside its metarig), an armature whose bones another one moving a mesh copies not counted
+    (a game rig over its control rig: the game rig). A named armature goes through
+    :func:`character_armature`. Raises InputError naming the problem: no armature, the name not
     found (or not an armature), or several armatures that move meshes and no name given.
     """
     armatures = [obj for obj in bpy.data.objects if obj.type == "ARMATURE"]
@@ -58,11 +69,13 @@ def find_armature(name: str | None = None) -> bpy.types.Object:
             raise InputError(f"no object named '{name}' (armatures in the file: {known})")
         if obj.type != "ARMATURE":
             raise InputError(f"object '{name}' is a {obj.type.lower()}, not an armature")
-        return obj
+        return character_armature(obj)
     if not armatures:
         raise InputError("the file has no armature")
     if len(armatures) > 1:
         moving = [obj for obj in armatures if moves_a_mesh(obj)]  # a Rigify metarig beside its rig moves none
+        copied = {src for obj in moving for src in _copied(obj)}
+        moving = [obj for obj in moving if obj not in copied]  # a game rig's source: the game rig is read
         if len(moving) == 1:
             return moving[0]
         names = ", ".join(sorted(o.name for o in (moving or armatures)))
@@ -70,6 +83,38 @@ def find_armature(name: str | None = None) -> bpy.types.Object:
             f"the file has {len(moving or armatures)} armatures that move meshes ({names}); choose one with --armature"
         )
     return armatures[0]
+
+
+def character_armature(armature_obj: bpy.types.Object) -> bpy.types.Object:
+    """The armature the character's meshes follow when ``armature_obj`` is chosen: ``armature_obj`` itself,
+    or, when its bones move no mesh, the one armature that copies its bones and does (a game rig whose
+    mesh is bound to it over the control rig ``armature_obj``; the keys still go on ``armature_obj``'s
+    controls, :func:`.controls.followed_armature`)."""
+    if _poses_a_mesh(armature_obj):
+        return armature_obj
+    copying = [o for o in bpy.data.objects if o.type == "ARMATURE" and armature_obj in _copied(o) and _poses_a_mesh(o)]
+    return copying[0] if len(copying) == 1 else armature_obj
+
+
+def _poses_a_mesh(armature_obj: bpy.types.Object) -> bool:
+    """Whether the armature's bones move a mesh: one it deforms, or one held on a bone (not a mesh that
+    only hangs from the armature object)."""
+    meshes = (o for o in bpy.data.objects if o.type == "MESH")
+    return bool(skinned_meshes(armature_obj)) or any(bone_followed(o, armature_obj) is not None for o in meshes)
+
+
+def _copied(armature_obj: bpy.types.Object) -> set[bpy.types.Object]:
+    """Other armatures a bone of ``armature_obj`` copies (an enabled Copy Transforms targeting them)."""
+    return {
+        con.target
+        for pb in armature_obj.pose.bones
+        for con in pb.constraints
+        if con.type == "COPY_TRANSFORMS"
+        and not con.mute
+        and con.target is not None
+        and con.target != armature_obj
+        and con.target.type == "ARMATURE"
+    }
 
 
 def moves_a_mesh(armature_obj: bpy.types.Object) -> bool:

@@ -38,29 +38,35 @@ def tied_bones(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[str, ...]
     parent follows, or for a sibling (one control turning both hip bones of Rigify's horse with the
     spine: neither can swing a leg alone). An IK target, pole or parentless control ties a bone only to
     a lead it carries rigidly with it (Rigify's head control turns the head and skull bones as one; an
-    IK target that bends a chain ties nothing). ``()`` when no control moves the mirrored bones."""
+    IK target that bends a chain ties nothing). A game rig whose bones copy another armature's
+    (:func:`~.controls.followed_armature`) is read through that armature's controls. ``()`` when no
+    control moves the mirrored bones."""
     from ..core.errors import InputError
     from .control_probe import find_controls
     from .control_rig import set_switches
+    from .controls import followed_armature
 
+    followed = followed_armature(armature_obj, rig.bone_names)  # a game rig: probe the rig it copies
+    probed = followed[0] if followed is not None else armature_obj
+    names = [followed[1][n] for n in rig.bone_names] if followed is not None else list(rig.bone_names)
     try:
-        cmap = find_controls(armature_obj, tuple(rig.bone_names))
+        cmap = find_controls(probed, tuple(names))
     except InputError:
         return ()
     if cmap.switches:  # the probe leaves IK/FK switches at FK: reading the rig changes nothing
-        set_switches(armature_obj, cmap.switches, fk=False)
+        set_switches(probed, cmap.switches, fk=False)
     placed = cmap.free | {goal.control for goal in cmap.goals}  # IK targets, poles, parentless controls
-    tied: set[str] = set()
-    index = {name: b for b, name in enumerate(rig.bone_names)}
-    for b, name in enumerate(rig.bone_names):  # parents precede children
+    tied: set[str] = set()  # probed names
+    index = {name: b for b, name in enumerate(names)}
+    for b, name in enumerate(names):  # parents precede children
         p = int(rig.parents[b])
         lead = cmap.followers.get(name)
         control = cmap.control_of.get(name)
         if p < 0 or lead is None or (control in placed and not {name, lead} <= cmap.carried.get(control, set())):
             continue
-        parent = rig.bone_names[p]
+        parent = names[p]
         if lead == parent or (parent in tied and cmap.followers.get(parent) == lead):
             tied.add(name)
         elif rig.parents[index[lead]] == p:  # one control turns two siblings (both hips): body, not limb
             tied |= {name, lead}
-    return tuple(n for n in rig.bone_names if n in tied)
+    return tuple(n for n, probed_name in zip(rig.bone_names, names) if probed_name in tied)

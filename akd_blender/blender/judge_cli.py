@@ -19,6 +19,7 @@ from collections.abc import Sequence
 import bpy
 
 from ..core.errors import AkdError, InputError
+from .control_check import result_of
 from .extract import rig_from_armature
 from .io import find_armature, load_scene
 from .keyframes import read_clip
@@ -47,7 +48,9 @@ def judge_action(path: str, armature: str | None, action: str, top: int = 3) -> 
     if end <= start:
         raise InputError(f"action '{action}' spans a single frame ({start}); nothing to judge")
     rig = rig_from_armature(obj)
-    clip = read_clip(obj, start, end, action=act, fps=bpy.context.scene.render.fps, rig=rig)
+    checked = result_of(act)  # an action keyed on the control rig that obj (a game rig) copies
+    keyed_on = bpy.data.objects.get(checked.armature) if checked is not None and checked.armature else None
+    clip = read_clip(obj, start, end, action=act, fps=bpy.context.scene.render.fps, rig=rig, keyed_on=keyed_on)
     roles = find_roles(rig)
     verdict = load_motion_judge().judge(rig, roles, clip, top=top)
     return {**verdict, "frames": clip.num_frames, "roles": describe_roles(roles, rig)}

@@ -343,6 +343,7 @@ def read_clip(
     action: bpy.types.Action | None = None,
     fps: float | None = None,
     rig: RigAsset | None = None,
+    keyed_on: bpy.types.Object | None = None,
 ) -> MotionClip:
     """Blender's evaluated pose channels over ``frame_start..frame_end`` (inclusive) as a MotionClip.
 
@@ -351,17 +352,20 @@ def read_clip(
     every bone; with ``rig`` a control rig's mirror (``rig.deform_skeleton``), the clip is over
     ``rig.bone_names`` instead, read from the evaluated deform bones
     (:func:`~akd_blender.blender.deform_skeleton.evaluated_channels`: constraints, IK and drivers included).
-    The scene's current frame and the armature's action, slot and pose are restored afterwards.
+    ``keyed_on``: the armature ``action`` is assigned to when it is not ``armature_obj`` (the control rig
+    a game rig's bones copy, :func:`~.controls.followed_armature`; ``rig`` then the game rig's mirror).
+    The scene's current frame and the keyed armature's action, slot and pose are restored afterwards.
     Needs: main thread, any mode.
     """
     scene = bpy.context.scene
-    ad = armature_obj.animation_data
+    holder = keyed_on if keyed_on is not None else armature_obj
+    ad = holder.animation_data
     saved_frame = scene.frame_current
     saved = (ad.action, getattr(ad, "action_slot", None), ad.use_nla) if ad else None
-    saved_pose = [pb.matrix_basis.copy() for pb in armature_obj.pose.bones]
+    saved_pose = [pb.matrix_basis.copy() for pb in holder.pose.bones]
     try:
         if action is not None:
-            ad = ad or armature_obj.animation_data_create()
+            ad = ad or holder.animation_data_create()
             ad.use_nla = False
             ad.action = action
             if hasattr(ad, "action_slot") and ad.action_slot is None and len(action.slots):
@@ -389,11 +393,11 @@ def read_clip(
             ad.action, ad.use_nla = saved[0], saved[2]
             if saved[1] is not None:
                 ad.action_slot = saved[1]
-        elif armature_obj.animation_data is not None:
-            armature_obj.animation_data_clear()
+        elif holder.animation_data is not None:
+            holder.animation_data_clear()
         scene.frame_set(saved_frame)
-        if armature_obj.animation_data is None or armature_obj.animation_data.action is None:
-            for pb, basis in zip(armature_obj.pose.bones, saved_pose):
+        if holder.animation_data is None or holder.animation_data.action is None:
+            for pb, basis in zip(holder.pose.bones, saved_pose):
                 pb.matrix_basis = basis
     names = tuple(rig.bone_names) if evaluated else tuple(b.name for b in armature_obj.data.bones)
     clip = MotionClip(names, float(fps or scene.render.fps / scene.render.fps_base), int(frame_start), rotations, locations)

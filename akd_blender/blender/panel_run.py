@@ -108,7 +108,10 @@ def snapshot(context: bpy.types.Context, armature_obj: bpy.types.Object) -> Pane
     problem: an empty prompt, a bad setting (fewer than 2 frames, …), an armature the mirror cannot read."""
     ensure_main_thread()
     from .deform_skeleton import start_pose
+    from .io import character_armature
     from .job_rig import job_rig
+
+    armature_obj = character_armature(armature_obj)  # a control rig with a game rig over it: the game rig
 
     settings = context.scene.akd
     request = panel_request(context.scene)

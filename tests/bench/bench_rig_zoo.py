@@ -55,6 +55,14 @@ RIGS = {
     "bird": ("rigify_rig('bird')", ("a bird flaps its wings", "a bird hops", "a bird pecks at the ground")),
     "bird_auto": ("rigify_rig('bird', weights='automatic')", ("a bird flaps its wings", "a bird hops", "a bird turns around")),
     "shark": ("rigify_rig('shark')", ("a shark swims forward", "a shark turns around", "a shark rears up")),
+    "horse_auto": (
+        "rigify_rig('horse', weights='automatic')",
+        ("a horse walks forward", "a horse shakes its head", "a horse lies down"),
+    ),
+    "shark_auto": (
+        "rigify_rig('shark', weights='automatic')",
+        ("a shark swims forward", "a shark turns around", "a shark rears up"),
+    ),
 }
 _BUILD = r"""
 import sys, bpy

@@ -11,6 +11,9 @@
   pole targets outside the leg hierarchy, arms FK, one skinned mesh (nearest-bone weights).
 - ``parented_robot()``: a robot of blocky meshes each parented to a bone (``parent_type 'BONE'``,
   no skinning), its feet driven by IK targets.
+- ``game_rig(source)``: a "game rig" over a control rig (as Rigify users export to game engines): a
+  second armature of the source's deform bones only, each copying its source bone whole (Copy
+  Transforms, world space), the source's meshes bound to it instead.
 - ``mixamo_fbx(path)``: a Mixamo-style character written to an FBX file and imported back as a user
   imports one: ``mixamorig:`` bone names, Y-up centimetres in armature space under an object rotated
   90° about X and scaled 0.01, leaf ``_end`` bones, bone tails that do not point at their children.
@@ -25,7 +28,16 @@ import addon_utils
 import bpy
 import numpy as np
 
-__all__ = ["RIGIFY_METARIGS", "bind_nearest", "box_body", "ik_biped", "mixamo_fbx", "parented_robot", "rigify_rig"]
+__all__ = [
+    "RIGIFY_METARIGS",
+    "bind_nearest",
+    "box_body",
+    "game_rig",
+    "ik_biped",
+    "mixamo_fbx",
+    "parented_robot",
+    "rigify_rig",
+]
 
 RIGIFY_METARIGS = ("human", "basic_human", "basic_quadruped", "horse", "cat", "bird", "wolf", "shark")
 
@@ -218,6 +230,48 @@ def ik_biped(name: str = "IKBiped", ik_arms: bool = False) -> tuple[bpy.types.Ob
     body = box_body(obj, [b for b in obj.data.bones if b.use_deform], name=f"{name}_body")
     bind_nearest(obj, body, [b for b in obj.data.bones if b.use_deform])
     return obj, body
+
+
+def game_rig(source: bpy.types.Object, name: str = "GameRig", copy: str = "transforms") -> bpy.types.Object:
+    """A second armature of ``source``'s deform bones (same rest placement and roll), each bone copying its
+    source bone (world to world: ``copy`` "transforms", a Copy Transforms; "location_rotation", a Copy
+    Location and a Copy Rotation; "location", a Copy Location only), at ``source``'s object transform; every mesh
+    ``source`` deformed is bound to it instead (its Armature modifier pointed at the new armature). Returns
+    the new armature. Each bone hangs from its nearest ancestor in ``source`` that is a deform bone or,
+    as game-rig exporters map Rigify's mechanism, an ``ORG-``/``MCH-`` bone whose ``DEF-`` namesake is one
+    (``DEF-upper_arm.L`` under ``ORG-shoulder.L``: under ``DEF-shoulder.L``)."""
+    deform = [b for b in source.data.bones if b.use_deform]
+    names = {b.name for b in deform}
+    game = _link(bpy.data.objects.new(name, bpy.data.armatures.new(name)))
+    game.matrix_world = source.matrix_world
+    _activate(game)
+    bpy.ops.object.mode_set(mode="EDIT")
+    for b in deform:
+        eb = game.data.edit_bones.new(b.name)
+        eb.head, eb.tail = b.head_local, b.tail_local
+        eb.align_roll(b.matrix_local.to_3x3().col[2])
+    for b in deform:
+        parent, found = b.parent, None
+        while parent is not None and found is None:
+            namesake = "DEF-" + parent.name[4:] if parent.name.startswith(("ORG-", "MCH-")) else parent.name
+            found = namesake if namesake in names and namesake != b.name else None
+            parent = parent.parent
+        game.data.edit_bones[b.name].parent = game.data.edit_bones[found] if found is not None else None
+    bpy.ops.object.mode_set(mode="OBJECT")
+    kinds = {
+        "transforms": ("COPY_TRANSFORMS",),
+        "location_rotation": ("COPY_LOCATION", "COPY_ROTATION"),
+        "location": ("COPY_LOCATION",),
+    }
+    for pb in game.pose.bones:
+        for kind in kinds[copy]:
+            con = pb.constraints.new(kind)
+            con.target, con.subtarget = source, pb.name
+    for obj in bpy.data.objects:
+        for mod in obj.modifiers if obj.type == "MESH" else ():
+            if mod.type == "ARMATURE" and mod.object == source:
+                mod.object = game
+    return game
 
 
 def _box(name: str, centre, size) -> bpy.types.Object:

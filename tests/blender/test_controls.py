@@ -120,15 +120,16 @@ def _keyed_channels(action, channel: str) -> set[str]:
     }
 
 
-def _write_checked(arm, rig: RigAsset, clip: MotionClip, label: str):
-    """write_action with an old action assigned; asserts the old action is kept and the rig's
-    constraints, drivers and (non-switch) custom properties are unchanged; returns (action, result)."""
+def _write_checked(arm, rig: RigAsset, clip: MotionClip, label: str, keyed_armature=None):
+    """write_action (on ``keyed_armature``, default ``arm``: a game rig copying ``arm``) with an old action
+    assigned to ``arm``; asserts the old action is kept and ``arm``'s constraints, drivers and (non-switch)
+    custom properties are unchanged; returns (action, result)."""
     old = bpy.data.actions.new("old walk")
     arm.animation_data_create()
     arm.animation_data.action = old
     before = _rig_state(arm)
     start = time.perf_counter()
-    action = write_action(arm, clip, "akd controls")
+    action = write_action(keyed_armature or arm, clip, "akd controls")
     seconds = time.perf_counter() - start
     result = result_of(action)
     assert result is not None
@@ -466,24 +467,49 @@ def test_rigify_horse_tail_curl_and_neck_nod_are_reached():
     assert position <= 0.01 and rotation <= 0.05, (position, rotation)
 
 
-def test_a_rig_copying_another_armature_is_refused_naming_it():
+@pytest.mark.parametrize("copy", ["transforms", "location_rotation"])
+def test_a_game_rig_is_keyed_through_the_rig_it_copies(copy):
     """A "game rig" (a second armature whose bones copy the hand-made biped's, the mesh bound to it) has no
-    control of its own: the job stops with one line naming the armature its bones follow."""
+    control of its own: the keys go on the biped's controls (its IK targets and poles, a new action on it;
+    the old one kept), the game rig's bones follow them to the motion, and the game rig is left as it was."""
     src, body = rig_zoo.ik_biped()
-    deform = [b for b in src.data.bones if b.use_deform]
-    game = bpy.data.objects.new("GameRig", bpy.data.armatures.new("GameRig"))
-    bpy.context.collection.objects.link(game)
-    bpy.context.view_layer.objects.active = game
-    bpy.ops.object.mode_set(mode="EDIT")
-    for b in deform:
-        eb = game.data.edit_bones.new(b.name)
-        eb.head, eb.tail = b.head_local, b.tail_local
-        eb.parent = game.data.edit_bones.get(b.parent.name) if b.parent is not None else None
-    bpy.ops.object.mode_set(mode="OBJECT")
-    for pb in game.pose.bones:
-        con = pb.constraints.new("COPY_TRANSFORMS")
-        con.target, con.subtarget = src, pb.name
-    next(m for m in body.modifiers if m.type == "ARMATURE").object = game
+    game = rig_zoo.game_rig(src, copy=copy)
+    rig = rig_from_armature(game)
+    rotations, locations, s = _rest_channels(rig)
+    step = np.sin(np.pi * s)
+    _turn(rig, rotations, "thigh.L", (1.0, 0.0, 0.0), -0.7 * step, armature_axis=True)
+    _turn(rig, rotations, "shin.L", (1.0, 0.0, 0.0), 1.1 * step, armature_axis=True)
+    _turn(rig, rotations, "upper_arm.R", (0.0, 1.0, 0.0), -0.5 * np.pi * s, armature_axis=True)
+    _travel(rig, locations, "hips", (0.0, -0.3, -0.05), s)
+    clip = MotionClip(rig.bone_names, 24.0, 1, rotations, locations)
+    game_state = _rig_state(game)
+
+    action, result = _write_checked(src, rig, clip, "game rig", keyed_armature=game)
+
+    assert result.armature == src.name and src.animation_data.action == action
+    assert game.animation_data is None or game.animation_data.action is None
+    assert {"foot_ik.L", "knee_pole.L", "upper_arm.R"} <= _keyed_bones(action)
+    assert result.undriven == {} and max(result.position_error, result.rotation_error) <= 1e-3
+    position, rotation = _evaluated_error(game, rig, clip)  # the bones the mesh follows
+    assert position <= POSITION_TOL and rotation <= ROTATION_TOL
+    assert _rig_state(game) == game_state
+
+
+def test_a_game_rig_over_rigify_ties_the_bones_the_rigify_controls_turn_as_one():
+    """The job's rig of a game rig is read through the Rigify rig's controls: the limb segments one FK
+    control turns as one are tied, as on the Rigify rig itself."""
+    src, _ = rig_zoo.rigify_rig("basic_human")
+    own = set(job_rig(src, None).tied_bones)
+    game = rig_zoo.game_rig(src)
+    assert "DEF-upper_arm.L.001" in own and set(job_rig(game, None).tied_bones) == own
+
+
+def test_a_rig_copying_another_armature_in_part_is_refused_naming_it():
+    """A game rig whose bones copy only the biped's bone locations (their turns are their own, but a
+    constraint holds them, so nothing of theirs is animatable): the motion cannot be carried over bone for
+    bone, and the job stops with one line naming the armature they follow."""
+    src, _ = rig_zoo.ik_biped()
+    game = rig_zoo.game_rig(src, copy="location")
     rig = rig_from_armature(game)
     clip = MotionClip(rig.bone_names, 24.0, 1, *_rest_channels(rig)[:2])
     with pytest.raises(InputError, match="they follow armature 'IKBiped' through constraints"):
@@ -541,3 +567,16 @@ def test_bones_the_rig_keeps_off_the_motion_are_said_in_the_job_warnings():
     assert len(lines) == 1 and "'hand.R'" in lines[0], applied.warnings
     print(lines[0]) and "akd_controls" in lines[0]
     assert not [w for w in applied.warnings if "constraint" in w and "not reproduced" in w]
+
+
+def test_choosing_the_control_rig_of_a_game_rig_reads_the_game_rig():
+    """The animator picks the rig they animate; the mesh is bound to the game rig over it: that is the
+    armature read (the keys still go on the chosen rig's controls). Without a name, the game rig is the
+    one armature counted as moving the mesh."""
+    from akd_blender.blender.io import character_armature, find_armature
+
+    src, body = rig_zoo.ik_biped()
+    body.parent = src  # the body still hangs from the control rig's object, as after Ctrl+P
+    game = rig_zoo.game_rig(src)
+    assert find_armature() == game and find_armature(src.name) == game
+    assert character_armature(src) == game and character_armature(game) == game

@@ -3,7 +3,9 @@ itself, as a user's Generate button does) get keys on the controls an animator e
 FBX gets keys on its own bones, and the motion Blender evaluates is the one asked for.
 
 Rigify's human (a wave with the right hand) and basic quadruped (a walk), each a .blend holding the
-metarig beside its generated rig and a body bound to the rig's deform bones; a Mixamo-style character
+metarig beside its generated rig and a body bound to the rig's deform bones; the human again with a
+"game rig" over it (a second armature of its deform bones copying the rig's, the body bound to it: the
+keys go on the Rigify rig's controls, and the game rig's bones wave); a Mixamo-style character
 given as its .fbx file (a wave with the right hand, exported back to FBX); a snake rigged from its head
 back (a slither); all four from ``tests/blender/rig_zoo.py``, one ``--jobs`` run does them.
 """
@@ -19,11 +21,14 @@ from tests.e2e.akd_cli import ROOT, run_blender_script, run_cli
 _MAKE = r"""
 import sys, bpy
 sys.path.insert(0, sys.argv[1])
-from tests.blender.rig_zoo import mixamo_fbx, rigify_rig, snake
+from tests.blender.rig_zoo import game_rig, mixamo_fbx, rigify_rig, snake
 for name in ("human", "basic_quadruped"):
     bpy.ops.wm.read_homefile(use_empty=True)
-    rigify_rig(name)
+    rig, _ = rigify_rig(name)
     bpy.ops.wm.save_as_mainfile(filepath=f"{sys.argv[2]}/{name}.blend")
+    if name == "human":
+        game_rig(rig)
+        bpy.ops.wm.save_as_mainfile(filepath=f"{sys.argv[2]}/human_game.blend")
 bpy.ops.wm.read_homefile(use_empty=True)
 snake(head_first=True)
 bpy.ops.wm.save_as_mainfile(filepath=f"{sys.argv[2]}/snake.blend")
@@ -38,8 +43,9 @@ if sys.argv[1].endswith(".fbx"):
     bpy.ops.import_scene.fbx(filepath=sys.argv[1])
 else:
     bpy.ops.wm.open_mainfile(filepath=sys.argv[1])
-rig = next(o for o in bpy.data.objects if o.type == "ARMATURE" and o.name != "metarig" and o.animation_data)
-action = rig.animation_data.action
+keyed = next(o for o in bpy.data.objects if o.type == "ARMATURE" and o.name != "metarig" and o.animation_data and o.animation_data.action)
+action = keyed.animation_data.action
+rig = bpy.data.objects[__ARMATURE__] if __ARMATURE__ else keyed  # whose bones are read
 scene = bpy.context.scene
 out = {"action": action.name, "bones": sorted({fc.data_path.split('"')[1] for fc in __FCURVES__(action) if '"' in fc.data_path})}
 start, end = (int(round(v)) for v in action.frame_range)
@@ -59,8 +65,10 @@ def __FCURVES__(action):
 """
 
 
-def _read(blend, *bones: str) -> dict:
-    code = _READ.replace("import sys, json, bpy", "import sys, json, bpy\n" + _FCURVES)
+def _read(blend, *bones: str, armature: str | None = None) -> dict:
+    """The keyed armature's action (its name, the bones it keys) and, per frame, the world heads of
+    ``bones`` of ``armature`` (default: the keyed armature)."""
+    code = _READ.replace("import sys, json, bpy", "import sys, json, bpy\n" + _FCURVES).replace("__ARMATURE__", repr(armature))
     out = run_blender_script(f"import sys; sys.argv = ['x', {str(blend)!r}, *{list(bones)!r}]\n" + code, timeout=300)
     return json.loads(next(line for line in out.splitlines() if line.startswith("RESULT"))[len("RESULT") :])
 
@@ -72,6 +80,8 @@ def jobs(tmp_path_factory):
     spec = [
         {"input": str(tmp / "human.blend"), "prompt": "a man waves hello with his right hand", "frames": 24}
         | {"out": str(tmp / "human_out.blend"), "report": str(tmp / "human.json")},
+        {"input": str(tmp / "human_game.blend"), "prompt": "a man waves hello with his right hand", "frames": 24}
+        | {"out": str(tmp / "human_game_out.blend"), "report": str(tmp / "human_game.json")},
         {"input": str(tmp / "basic_quadruped.blend"), "prompt": "a dog walks forward", "frames": 24}
         | {"out": str(tmp / "quadruped_out.blend"), "report": str(tmp / "quadruped.json")},
         {"input": str(tmp / "mixamo.fbx"), "prompt": "a man waves hello with his right hand", "frames": 24}
@@ -105,6 +115,34 @@ def test_rigify_human_waves_its_right_hand_through_its_controls(jobs):
     assert max(left) - min(left) < 0.05 * height  # the left one stays down
     side = [p[0] for p in got["DEF-hand.R"][len(right) // 3 :]]
     assert max(side) - min(side) > 0.03 * height  # and waves from side to side
+
+
+def test_a_game_rig_over_rigify_waves_through_the_rigify_controls(jobs):
+    """The body is bound to the game rig, whose bones copy the Rigify rig's: the job reads the game rig
+    (picked over the rig it copies), keys the Rigify rig's controls (the keys would do nothing on the
+    game rig), and the game rig's right hand, which the mesh follows, waves."""
+    report = json.loads((jobs / "human_game.json").read_text())
+    assert report["armature"] == "GameRig"
+    controls = report["keys"]["controls"]
+    assert controls["armature"] == "rig" and "upper_arm_fk.R" in controls["keyed"]
+    assert controls["position_error"] <= 0.01 and not controls["undriven"]
+    got = _read(jobs / "human_game_out.blend", "DEF-hand.R", "DEF-hand.L", armature="GameRig")
+    _no_mechanism_keys(got["bones"])
+    right = [p[2] for p in got["DEF-hand.R"]]
+    left = [p[2] for p in got["DEF-hand.L"]]
+    height = report["motion_metrics"]["height"]
+    assert max(right) - right[0] > 0.25 * height and max(left) - min(left) < 0.05 * height
+    judge = (  # the action left on the rig but not active: the judge still plays it through the game rig
+        f"import sys, json, bpy; sys.path.insert(0, {str(ROOT)!r})\n"
+        "from akd_blender.blender.judge_cli import judge_action\n"
+        f"bpy.ops.wm.open_mainfile(filepath={str(jobs / 'human_game_out.blend')!r})\n"
+        "bpy.data.objects['rig'].animation_data.action = None\n"
+        f"bpy.ops.wm.save_as_mainfile(filepath={str(jobs / 'human_game_idle.blend')!r})\n"
+        f"print('RESULT' + json.dumps(judge_action({str(jobs / 'human_game_idle.blend')!r}, None, {got['action']!r})))\n"
+    )
+    out = run_blender_script(judge, timeout=300)
+    judged = json.loads(next(line for line in out.splitlines() if line.startswith("RESULT"))[len("RESULT") :])
+    assert judged["label"] == "wave", judged
 
 
 def test_rigify_quadruped_walks_forward_through_its_controls(jobs):
