@@ -136,6 +136,7 @@ def test_a_game_rig_over_rigify_waves_through_the_rigify_controls(jobs):
         f"import sys, json, bpy; sys.path.insert(0, {str(ROOT)!r})\n"
         "from akd_blender.blender.judge_cli import judge_action\n"
         f"bpy.ops.wm.open_mainfile(filepath={str(jobs / 'human_game_out.blend')!r})\n"
+        f"bpy.data.actions[{got['action']!r}].use_fake_user = True\n"
         "bpy.data.objects['rig'].animation_data.action = None\n"
         f"bpy.ops.wm.save_as_mainfile(filepath={str(jobs / 'human_game_idle.blend')!r})\n"
         f"print('RESULT' + json.dumps(judge_action({str(jobs / 'human_game_idle.blend')!r}, None, {got['action']!r})))\n"
