@@ -22,8 +22,10 @@ The rule, read from the rig itself (never from bone names):
    parent is found by walking up its Blender ancestors: the first ancestor that is kept, or whose
    rest head and tail coincide with those of a kept bone (a helper a deform bone is a copy of, as
    Rigify's ``ORG-spine.003`` is of ``DEF-spine.003``), gives the parent; none gives a root.
-5. **One tree.** When rule 4 leaves several trees (Rigify parents a tail's deform chain under its
-   controls, tip first), each smaller tree hangs from the bone of the largest tree that comes nearest
+5. **One tree.** A kept bone whose head lies farther from its parent than the parent is long, with a
+   bone below it touching the parent's head or tail (a tail built tip first whose deform bones a game
+   rig parents in that order), is cut from its parent. When rule 4 and that cut leave several trees
+   (Rigify parents a tail's deform chain under its controls, tip first), each smaller tree hangs from the bone of the largest tree that comes nearest
    to it at rest (the least distance between the two trees' bone heads and tails), by its own bone
    nearest to that one: the tree is re-rooted there (its root when as near), so a tail built tip
    first hangs from its base.
@@ -154,6 +156,7 @@ def find_deform_skeleton(armature_obj: bpy.types.Object) -> DeformSkeleton:
         return DeformSkeleton(names, parents, frozenset(reaching), skinned, parented, False, ())
     kept = sorted(reaching | _links(armature_obj, reaching), key=order.__getitem__)
     parent_of = _deform_parents(armature_obj, kept)
+    _cut_far_hung_chains(armature_obj, parent_of)
     turned = _join_trees(armature_obj, parent_of, order)
     names, parents = _parents_first(kept, parent_of, order)
     driven = tuple(n for n in names if n in moved)
@@ -163,13 +166,8 @@ def find_deform_skeleton(armature_obj: bpy.types.Object) -> DeformSkeleton:
 
 def _points_back(bone, parent) -> bool:
     """Whether ``bone``'s rest tail lies nearer its mirror parent's segment than its head does."""
-    a, b = np.array(parent.head_local), np.array(parent.tail_local)
-
-    def gap(p: np.ndarray) -> float:
-        t = np.clip((p - a) @ (b - a) / max(float((b - a) @ (b - a)), 1e-12), 0.0, 1.0)
-        return float(np.linalg.norm(p - (a + t * (b - a))))
-
-    return gap(np.array(bone.tail_local)) < gap(np.array(bone.head_local))
+    ends = np.array([tuple(parent.head_local), tuple(parent.tail_local)])
+    return _segment_gap(np.array(bone.tail_local), ends) < _segment_gap(np.array(bone.head_local), ends)
 
 
 def mirror_frame(length: float) -> np.ndarray:
@@ -232,6 +230,54 @@ def _deform_parents(armature_obj: bpy.types.Object, kept: list[str]) -> dict[str
             break
         parent_of[cycle] = next(walks[cycle], None)
     return parent_of
+
+
+_TOUCH = 1e-3  # × the armature's rest extent: a bone end this close to another's touches it
+
+
+def _cut_far_hung_chains(armature_obj: bpy.types.Object, parent_of: dict[str, str | None]) -> None:
+    """Rule 5's premise inside one tree (in place): a kept bone whose rest head lies farther from its
+    parent's segment than the parent is long, while another bone below it touches the parent's head or
+    tail (within :data:`_TOUCH` of the rest extent), is cut from its parent, so that :func:`_join_trees`
+    hangs that chain by the end that meets the body: a tail built from its tip whose deform bones a game
+    rig parents tip first."""
+    bones = armature_obj.data.bones
+    heads = np.array([tuple(b.head_local) for b in bones]).reshape(-1, 3)
+    touch = _TOUCH * max(float(np.ptp(heads, axis=0).max()) if len(heads) else 0.0, 1e-9)
+    children: dict[str, list[str]] = {}
+    for name, parent in parent_of.items():
+        if parent is not None:
+            children.setdefault(parent, []).append(name)
+
+    def below(name: str) -> list[str]:
+        out, stack = [], list(children.get(name, ()))
+        while stack:
+            n = stack.pop()
+            out.append(n)
+            stack += children.get(n, ())
+        return out
+
+    for name, parent in list(parent_of.items()):
+        if parent is None:
+            continue
+        p = bones[parent]
+        ends = np.array([tuple(p.head_local), tuple(p.tail_local)])
+        if _segment_gap(np.array(bones[name].head_local), ends) <= p.length:
+            continue
+        touching = any(
+            np.linalg.norm(ends - np.array(end), axis=-1).min() <= touch
+            for n in below(name)
+            for end in (bones[n].head_local, bones[n].tail_local)
+        )
+        if touching:
+            parent_of[name] = None
+
+
+def _segment_gap(point: np.ndarray, ends: np.ndarray) -> float:
+    """Distance from ``point`` [3] to the segment between ``ends`` [2,3]."""
+    a, b = ends
+    t = np.clip((point - a) @ (b - a) / max(float((b - a) @ (b - a)), 1e-12), 0.0, 1.0)
+    return float(np.linalg.norm(point - (a + t * (b - a))))
 
 
 def _join_trees(armature_obj: bpy.types.Object, parent_of: dict[str, str | None], order: dict[str, int]) -> list[str]:

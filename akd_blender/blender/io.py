@@ -104,12 +104,13 @@ def _poses_a_mesh(armature_obj: bpy.types.Object) -> bool:
 
 
 def _copied(armature_obj: bpy.types.Object) -> set[bpy.types.Object]:
-    """Other armatures a bone of ``armature_obj`` copies (an enabled Copy Transforms targeting them)."""
+    """Other armatures a bone of ``armature_obj`` copies (an enabled Copy Transforms, Copy Location or Copy
+    Rotation targeting them)."""
     return {
         con.target
         for pb in armature_obj.pose.bones
         for con in pb.constraints
-        if con.type == "COPY_TRANSFORMS"
+        if con.type in ("COPY_TRANSFORMS", "COPY_LOCATION", "COPY_ROTATION")
         and not con.mute
         and con.target is not None
         and con.target != armature_obj

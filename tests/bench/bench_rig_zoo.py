@@ -55,6 +55,14 @@ RIGS = {
     "bird": ("rigify_rig('bird')", ("a bird flaps its wings", "a bird hops", "a bird pecks at the ground")),
     "bird_auto": ("rigify_rig('bird', weights='automatic')", ("a bird flaps its wings", "a bird hops", "a bird turns around")),
     "shark": ("rigify_rig('shark')", ("a shark swims forward", "a shark turns around", "a shark rears up")),
+    "human_game": (
+        "game_rig(rigify_rig('human')[0])",
+        ("a man waves hello with his right hand", "a man walks forward", "a man jumps"),
+    ),
+    "quadruped_game": (
+        "game_rig(rigify_rig('basic_quadruped')[0], copy='location_rotation')",
+        ("a dog walks forward", "a dog sits down", "a dog shakes its head"),
+    ),
     "horse_auto": (
         "rigify_rig('horse', weights='automatic')",
         ("a horse walks forward", "a horse shakes its head", "a horse lies down"),
@@ -67,7 +75,7 @@ RIGS = {
 _BUILD = r"""
 import sys, bpy
 sys.path.insert(0, sys.argv[1])
-from tests.blender.rig_zoo import ik_biped, mixamo_fbx, parented_robot, rigify_rig, robot_dog
+from tests.blender.rig_zoo import game_rig, ik_biped, mixamo_fbx, parented_robot, rigify_rig, robot_dog
 from akd_blender.blender.io import find_armature
 bpy.ops.wm.read_homefile(use_empty=True)
 {call}

@@ -24,7 +24,7 @@ from akd_blender.core.character.rig import load_rig, save_rig
 from akd_blender.core.character.roles import find_roles
 
 from .helpers import evaluated_world_vertices
-from .rig_zoo import ik_biped, parented_robot, rigify_rig
+from .rig_zoo import game_rig, ik_biped, parented_robot, rigify_rig
 
 TOLERANCE = 1e-4  # × character height
 
@@ -121,6 +121,28 @@ def test_rigify_shark_is_a_serpent_whose_fins_are_not_legs():
     fins = {rig.bone_names[b] for limb in (*roles.arms, *roles.wings) for b in limb.bones}
     assert {"DEF-side_fin.L", "DEF-side_fin.R"} <= fins
     assert rig.heads[roles.head] @ roles.frame.forward > rig.heads[roles.root] @ roles.frame.forward + 0.3 * roles.frame.length
+
+
+def test_a_game_rig_whose_tail_hangs_from_its_tip_is_mirrored_as_the_rig_it_copies():
+    """A game rig over Rigify's basic quadruped parents the tail's deform bones as Rigify built them, tip
+    first (the tip hangs from the hips, the base at the end of the chain): the mirror hangs the tail from
+    its base, as it reads the Rigify rig itself, and poses it as Blender does."""
+    src, _ = rigify_rig("basic_quadruped")
+    own = rig_from_armature(src)
+    game = game_rig(src)
+    assert game.data.bones["DEF-spine"].parent.name == "DEF-spine.004"  # the tip under the hips
+    rig = rig_from_armature(game)
+    parent = {n: (rig.bone_names[p] if p >= 0 else None) for n, p in zip(rig.bone_names, rig.parents)}
+    assert parent == {n: (own.bone_names[p] if p >= 0 else None) for n, p in zip(own.bone_names, own.parents)}
+    assert parent["DEF-spine.003"] == "DEF-spine.004" and parent["DEF-spine"] == "DEF-spine.001"
+    kept = set(own.bone_names)
+    free = [pb for pb in src.pose.bones if pb.name not in kept and not pb.constraints and not pb.bone.use_deform]
+    rotate(free, np.random.default_rng(3))  # the tail's controls among them (Blender stretches its bones)
+    bpy.context.view_layer.update()
+    pose = np.stack([np.array(game.pose.bones[name].matrix, dtype=np.float64) for name in rig.bone_names])
+    skinned = Skeleton(rig, torch.float64).skin(torch.as_tensor(pose @ frame_offsets(game, rig))[None])[0].numpy()
+    assert moved(rig) > 0.05
+    assert np.abs(skinned - evaluated_world_vertices(rig.mesh_names)).max() <= TOLERANCE * rig.height
 
 
 def test_rigify_tail_built_tip_first_hangs_from_its_base():
