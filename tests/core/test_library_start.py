@@ -266,6 +266,24 @@ def test_the_library_start_of_a_refined_job_travels_the_way_a_turned_body_faces(
     assert step @ ahead > 0.5 and abs(step @ roles.frame.forward) < 0.1 * (step @ ahead)
 
 
+def test_the_ranked_starts_of_a_turned_body_travel_the_way_it_faces(rigs):
+    """The motion-prior starts a video model's job ranks (and the pose search begins from) on a body
+    turned 90° travel along its new forward, as its library start does."""
+    from akd_blender.core.distillation.ranked_start import candidates_for
+    from akd_blender.core.motion.clip import MotionParams
+
+    rig = rigs["quadruped"]
+    roles = find_roles(rig)
+    ahead = np.cross(roles.frame.up, roles.frame.forward)
+    params = MotionParams(rig, 48, 24.0, keys=24, base=turned_pose(rig, frames=48))
+    candidates = candidates_for(rig, params, CPU)
+    walks = [s for s, name in enumerate(candidates.names[1:]) if name.startswith("walk")]
+    assert walks
+    for s in walks:
+        step = (candidates.drift[s, -1] - candidates.drift[s, 0]).numpy()
+        assert abs(step @ ahead) > 0.3 and abs(step @ roles.frame.forward) < 0.1 * abs(step @ ahead), (s, step)
+
+
 def test_the_cli_default_job_is_the_library_start(tmp_path):
     from tests.e2e.akd_cli import make_blends, run_cli
 

@@ -16,6 +16,7 @@ from ..motion.clip import MotionParams, interpolation_basis
 from ..render import make_cameras
 from ..video_models.capabilities import capabilities_of
 from .context import RunContext
+from .heading import held_heading
 
 __all__ = ["start_from_sample", "redraw_rounds", "fit_to_video", "motion_at", "search_size"]
 
@@ -136,7 +137,7 @@ def fit_to_video(
     motion = (getattr(ctx.text, "extra", None) or {}).get("motion")
     starts = prior_starts(rig, frames, fps) if search.motion_prior else []
     held = params.base_rotations[:1].expand(frames, -1, -1)
-    channels = starts_as_channels(rig, starts, held)
+    channels = starts_as_channels(rig, starts, held, held_heading(rig, params) if starts else None)
     weights = prompt_start_weights(starts, motion, search.prompt_prior)
     prior_scales = None if search.prior_scales is None else tuple(search.prior_scales)
     if current is not None:

@@ -31,6 +31,7 @@ from ..errors import InputError, ModelNotAvailable
 from ..motion.clip import MotionClip, MotionParams
 from ..motion.library.labelled import Variation
 from ..prompt.understanding import MOTIONS_COMMAND, NearMotion, PromptVocabulary, Understanding, library_vocabulary
+from .heading import held_heading, held_travel
 
 if TYPE_CHECKING:
     from ..character.roles import BoneRoles
@@ -362,28 +363,6 @@ def library_motion(
     return MotionClip(rig.bone_names, float(fps), int(frame_start), rotations, locations).continuous()
 
 
-def held_yaw(rig: RigAsset, roles: BoneRoles, held: MotionClip) -> np.ndarray:
-    """[3,3] the turn about the body's up axis (armature space) of the body in ``held``'s first frame: its
-    heading (:func:`~akd_blender.core.prompt.compose.clip.root_yaw`) as a rotation."""
-    from ..character.rotations import quat_to_matrix, rotvec_to_quat
-    from ..prompt.compose.clip import root_yaw
-
-    yaw = float(root_yaw(rig, roles, held)[0])
-    return quat_to_matrix(rotvec_to_quat(torch.as_tensor(yaw * np.asarray(roles.frame.up, dtype=np.float64)))).numpy()
-
-
-def held_travel(rig: RigAsset, roles: BoneRoles, held: MotionClip, locations: np.ndarray) -> np.ndarray:
-    """``locations`` [F,J,3] (a library clip's, travel on its carrier bone) with the carrier's travel turned
-    by :func:`held_yaw`: a character the animator has turned (its root control) walks the way it faces."""
-    from ..motion.library.pose import location_axes, location_carrier
-
-    carrier = location_carrier(rig, roles.root)
-    axes = location_axes(rig, carrier)
-    out = locations.copy()
-    out[:, carrier] = locations[:, carrier] @ (np.linalg.inv(axes) @ held_yaw(rig, roles, held) @ axes).T
-    return out
-
-
 @torch.no_grad()
 def write_library_start(rig: RigAsset, roles: BoneRoles, choice: LibraryChoice, params: MotionParams) -> dict:
     """Write the chosen motion into ``params`` (in place): the library clip at the parameters' frames
@@ -398,15 +377,8 @@ def write_library_start(rig: RigAsset, roles: BoneRoles, choice: LibraryChoice, 
 
     clip = library_clip(rig, roles, choice, params.num_frames, params.fps)
     start = PriorStart(choice.label, choice.variation.speed, choice.variation.phase, choice.variation.direction, clip)
-    rotations, drift = starts_as_channels(rig, [start], params.base_rotations[:1].expand(params.num_frames, -1, -1))
-    held = MotionClip(
-        rig.bone_names,
-        params.fps,
-        1,
-        params.base_rotations[:1].cpu().double().numpy(),
-        params.base_locations[:1].cpu().double().numpy(),
-    )
-    drift = drift @ torch.as_tensor(held_yaw(rig, roles, held), dtype=drift.dtype).T  # a turned body travels the way it faces
+    base = params.base_rotations[:1].expand(params.num_frames, -1, -1)
+    rotations, drift = starts_as_channels(rig, [start], base, held_heading(rig, params, roles))  # the way it faces
     device, keys = params.rotvec.device, params.rotvec.shape[0]
     interpolation = params.interpolation
     offsets = offsets_of(params, rotations[0].to(device))

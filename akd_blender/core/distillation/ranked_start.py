@@ -104,11 +104,14 @@ class Candidates:
 def candidates_for(rig: RigAsset, params: MotionParams, config: DistillConfig) -> Candidates:
     """The held pose (``params`` as they stand) and every motion-prior start
     (:func:`~akd_blender.core.fitting.motion_starts.prior_starts` at the parameters' frames and ``config.fps``,
-    played on the held pose by :func:`~akd_blender.core.fitting.motion_starts.starts_as_channels`), unscored."""
+    played on the held pose by :func:`~akd_blender.core.fitting.motion_starts.starts_as_channels`, travelling
+    the way the held pose faces), unscored."""
     from ..fitting.motion_starts import prior_starts, starts_as_channels
+    from .heading import held_heading
 
     starts = prior_starts(rig, params.num_frames, config.fps)
-    rotations, drift = starts_as_channels(rig, starts, params.base_rotations)  # [S,F,J,4], [S,F,3]
+    heading = held_heading(rig, params) if starts else None  # a turned body travels the way it faces
+    rotations, drift = starts_as_channels(rig, starts, params.base_rotations, heading)  # [S,F,J,4], [S,F,3]
     held = (params.rotvec.detach().clone(), params.root_offset.detach().clone())
     return Candidates([HELD] + [s.name for s in starts], held, rotations, drift, params, config.interpolation)
 

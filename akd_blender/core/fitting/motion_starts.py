@@ -155,7 +155,7 @@ def _same(a: MotionClip, b: MotionClip) -> bool:
 
 
 def starts_as_channels(
-    rig: RigAsset, starts: list[PriorStart], base_rotations: torch.Tensor
+    rig: RigAsset, starts: list[PriorStart], base_rotations: torch.Tensor, heading: np.ndarray | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The starts as the pose search's channels, played on top of the starting pose: rotations
     [S,F,J,4] = ``base_rotations`` [F,J,4] then each clip's own turn from rest (so a user's start pose
@@ -164,7 +164,9 @@ def starts_as_channels(
     (armature space). The library moves the body by the location of its roles' root (or the nearest
     unconnected ancestor, the "carrier"), whose ancestors stay at rest; that translation is carried
     over to the search's root bone (the same body translation when the root is that carrier or an
-    ancestor at rest), whose location the search varies."""
+    ancestor at rest), whose location the search varies. ``heading`` [3,3] (armature space; None: none)
+    turns that offset: the way the held pose's body faces (a character the animator turned travels the
+    way it faces; :func:`~akd_blender.core.distillation.heading.held_heading`)."""
     frames = base_rotations.shape[0]
     if not starts:
         return torch.zeros(0, frames, rig.num_bones, 4), torch.zeros(0, frames, 3)
@@ -175,6 +177,8 @@ def starts_as_channels(
     delta = np.zeros(locations.shape[:2] + (3,))
     for bone in np.flatnonzero(moved):  # armature-space translation: delta = L · location
         delta += locations[:, :, bone] @ location_axes(rig, int(bone)).T
+    if heading is not None:
+        delta = delta @ np.asarray(heading, dtype=np.float64).T
     return rotations, torch.as_tensor(delta, dtype=torch.float32)
 
 
