@@ -192,3 +192,32 @@ def test_the_cli_door_writes_the_keys_the_function_writes(tmp_path):
         "new action 'OldAction grounded' active on 'Biped'",
         "action 'OldAction' kept with a fake user",
     ]
+
+
+def test_the_panel_on_the_rig_a_game_rig_copies_reads_the_game_rig_and_keys_the_rig(addon):
+    """The animator selects the rig they animate; the mesh is bound to a game rig over it. The panel's job
+    reads the game rig, and the keys land on the selected rig's controls (a new action on it; the game rig
+    gets none), the report naming the rig keyed."""
+    from akd_blender.blender.control_check import result_of
+
+    from . import rig_zoo
+
+    src, _ = rig_zoo.ik_biped()
+    game = rig_zoo.game_rig(src)
+    bpy.context.view_layer.objects.active = src
+    settings = bpy.context.scene.akd
+    settings.prompt, settings.model, settings.use_scene_range, settings.device = PROMPT, "FOLDER", False, "cpu"
+    run = panel_run.snapshot(bpy.context, src)
+    assert run.armature == game.name and run.request.rig.name == game.name
+    run.report = lambda level, text: None
+    rig = run.request.rig
+    rotations = np.zeros((8, rig.num_bones, 4))
+    rotations[..., 0] = 1.0
+    arm = rig.bone_index("upper_arm.R")
+    rotations[:, arm, 0], rotations[:, arm, 1] = np.cos(np.linspace(0, 0.4, 8)), np.sin(np.linspace(0, 0.4, 8))
+    clip = MotionClip(rig.bone_names, 24.0, 1, rotations, np.zeros((8, rig.num_bones, 3)))
+    assert panel_run.handle_messages(bpy.context, run, [wk.Done(_result(clip))]) == "FINISHED"
+    action = bpy.data.actions[run.action]
+    assert src.animation_data.action == action and result_of(action).armature == src.name
+    assert game.animation_data is None or game.animation_data.action is None
+    assert run.scene_changes[0] == f"new action '{run.action}' active on '{src.name}' (the armature '{game.name}' copies)"
