@@ -189,20 +189,24 @@ class AKD_OT_ground_action(bpy.types.Operator):
 def ground_active_action(context, obj, action=None) -> str:
     """Ground ``action`` (default: the active one) of ``obj`` with ``core.physics.ground_clip``
     and write the result as a new action ``"<name> grounded"`` (made active), keyed as the panel's Keys
-    setting says (``scene.akd.keys``). Returns its name."""
+    setting says (``scene.akd.keys``). Returns its name. ``obj`` may be the rig a game rig copies
+    (:func:`.io.character_armature`): the game rig's motion is grounded and keyed back on ``obj``."""
     ensure_main_thread()
     from ..core.motion.physics import ground_clip
     from .actions import write_action
     from .extract import rig_from_armature
+    from .io import character_armature
     from .keyframes import read_clip, sparse_keys_for
 
     action = action or obj.animation_data.action
     start, end = (int(round(v)) for v in action.frame_range)
-    rig = on_floor(rig_from_armature(obj), panel_floor(context.scene.akd))
-    clip = read_clip(obj, start, max(end, start + 1), action=action, rig=rig)
+    character = character_armature(obj)
+    rig = on_floor(rig_from_armature(character), panel_floor(context.scene.akd))
+    keyed_on = obj if character != obj else None
+    clip = read_clip(character, start, max(end, start + 1), action=action, rig=rig, keyed_on=keyed_on)
     result = ground_clip(rig, clip)
     sparse = sparse_keys_for(context.scene.akd.keys, rig.height)
-    return write_action(obj, result.clip, action_name(f"{action.name} grounded"), sparse=sparse).name
+    return write_action(character, result.clip, action_name(f"{action.name} grounded"), sparse=sparse).name
 
 
 CLASSES = (AKD_OT_distill, AKD_OT_cancel, AKD_OT_free_gpu, AKD_OT_ground_action)

@@ -373,6 +373,28 @@ def test_ground_action_operator(addon):
     assert keys and sum(keys) < 6 * len(keys)
 
 
+def test_ground_action_on_the_rig_a_game_rig_copies(addon):
+    """Ground Action with the rig an animator keys selected, the mesh bound to a game rig over it: the game
+    rig's motion is grounded and keyed back on the selected rig's controls."""
+    from akd_blender.blender.control_check import result_of
+
+    from . import rig_zoo
+
+    src, _ = rig_zoo.ik_biped()
+    game = rig_zoo.game_rig(src)
+    foot = src.pose.bones["foot_ik.L"]
+    for frame, z in ((1, 0.0), (6, 0.3)):
+        foot.location = (0.0, 0.0, z)
+        foot.keyframe_insert("location", frame=frame)
+    src.animation_data.action.name = "Lift"
+    bpy.context.view_layer.objects.active = src
+    assert bpy.ops.akd.ground_action.poll()
+    assert bpy.ops.akd.ground_action() == {"FINISHED"}
+    action = src.animation_data.action
+    assert action.name == "Lift grounded" and result_of(action).armature == src.name
+    assert game.animation_data is None or game.animation_data.action is None
+
+
 def test_worker_thread_cancel_mid_run_frees_the_model(tiny_model):
     config = DistillConfig(frames=4, steps=500, device="cpu", height=16, width=16)
     spec = JobRequest(rig=biped(), prompt="a person walks", model=tiny_model, config=config)
