@@ -26,7 +26,11 @@ def build_parser(prog: str = "run_akd.py") -> argparse.ArgumentParser:
     """The DESIGN §4 flags, plus ``--jobs``, render size, camera, loop and ``--quiet``."""
     p = _Parser(prog=prog, description="Distil a text prompt into an animation of a rigged character (AKD).")
     p.add_argument("--input", help=".blend, .gltf/.glb or .fbx")
-    p.add_argument("--armature", help="armature object name (default: the only armature in the file)")
+    p.add_argument(
+        "--armature",
+        help="armature object name (default: the only armature in the file that moves a mesh; for a game rig over "
+        "a control rig, either names the pair: the game rig is read, the control rig keyed)",
+    )
     p.add_argument("--prompt", help="what the character should do")
     p.add_argument("--negative-prompt", default="", help="what the video should not look like")
     p.add_argument(
