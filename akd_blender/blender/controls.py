@@ -170,7 +170,10 @@ def followed_armature(armature_obj: bpy.types.Object, bones) -> tuple[bpy.types.
     world matrices are then those bones'."""
     source, copied = None, {}
     for name in bones:
-        live = [c for c in armature_obj.pose.bones[name].constraints if not c.mute and c.influence > 0.0]
+        pose_bone = armature_obj.pose.bones.get(name)
+        if pose_bone is None:  # not this armature's bone: the caller names it
+            return None
+        live = [c for c in pose_bone.constraints if not c.mute and c.influence > 0.0]
         kinds = sorted(c.type for c in live)
         if kinds not in _WHOLE_COPIES or not all(_copies_whole(c) for c in live):
             return None
