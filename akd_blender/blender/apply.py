@@ -74,7 +74,7 @@ def apply_clips(
 
     Args:
         arm: the armature object the clips move (keyed, or, for a game rig whose bones copy another
-            armature's, that armature: :func:`.controls.followed_armature`).
+            armature's, that armature: :func:`.game_rig.followed_armature`).
         rig: its :class:`~akd_blender.core.character.rig.RigAsset` (height for the key bounds and figures, feet and
             floor for the motion metrics, the rig's own warnings).
         clips: one or more (clip, action name); each name goes through
@@ -93,7 +93,7 @@ def apply_clips(
     from ..core.motion.metrics import motion_metrics
     from .actions import write_action
     from .control_check import result_of
-    from .controls import followed_armature
+    from .game_rig import followed_armature
     from .key_figures import key_figures, key_summary
     from .keyframes import sparse_keys_for
 

@@ -39,7 +39,7 @@ class ControlResult:
     checked_frames: the frames evaluated.
     seconds: time spent probing, posing, keying and checking.
     armature: the armature keyed when it is not the one whose motion this is ("" when it is): the control
-        rig a game rig's bones copy (:func:`.controls.followed_armature`); the action is assigned to it.
+        rig a game rig's bones copy (:func:`.game_rig.followed_armature`); the action is assigned to it.
     """
 
     keyed: list[str] = field(default_factory=list)

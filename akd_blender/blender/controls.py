@@ -36,6 +36,7 @@ from .control_pose import pose_frames
 from .control_probe import find_controls
 from .control_rig import _restore, _save, deform_parents, rig_height, set_switches
 from .deform_skeleton import frame_offsets
+from .game_rig import followed_armature
 
 __all__ = [
     "CHECK_FRAMES",
@@ -44,7 +45,6 @@ __all__ = [
     "ControlResult",
     "deform_targets",
     "write_to_controls",
-    "followed_armature",
     "check",
     "result_of",
 ]
@@ -133,7 +133,7 @@ def write_to_controls(
     Returns the new action, assigned to the armature keyed, with :class:`ControlResult` as JSON in its
     ``"akd_controls"`` custom property (read it back with :func:`result_of`). ``sparse`` /
     ``interpolation`` as in :func:`~.actions.write_action`. When every bone of the clip copies a bone of one
-    other armature whole (a game rig over a control rig, :func:`followed_armature`), that armature's
+    other armature whole (a game rig over a control rig, :func:`.game_rig.followed_armature`), that armature's
     controls are keyed (the action is assigned to it; ``ControlResult.armature`` names it) so that its
     bones, and so the clip's, go where the clip has them. Raises InputError when the armature is in Edit
     Mode or the rig has no control that moves any of the clip's bones.
@@ -159,58 +159,6 @@ def write_to_controls(
     result.armature = source.name
     action[PROPERTY] = result.to_json()
     return action
-
-
-def followed_armature(armature_obj: bpy.types.Object, bones) -> tuple[bpy.types.Object, dict[str, str]] | None:
-    """The armature whose bones ``bones`` (of ``armature_obj``) copy whole, and which bone each copies, or
-    None. Each of ``bones`` must be placed by its enabled constraints exactly where one bone of that one
-    other armature is: a Copy Transforms, or a Copy Location with a Copy Rotation (a Copy Scale beside them
-    allowed), every one at full influence, world space to world space, on every axis, replacing (no
-    offset, inversion or mixing), all on the same target bone (a "game rig" over a Rigify rig). Its bones'
-    world matrices are then those bones'."""
-    source, copied = None, {}
-    for name in bones:
-        pose_bone = armature_obj.pose.bones.get(name)
-        if pose_bone is None:  # not this armature's bone: the caller names it
-            return None
-        live = [c for c in pose_bone.constraints if not c.mute and c.influence > 0.0]
-        kinds = sorted(c.type for c in live)
-        if kinds not in _WHOLE_COPIES or not all(_copies_whole(c) for c in live):
-            return None
-        targets = {(c.target, c.subtarget) for c in live}
-        if len(targets) != 1:
-            return None
-        ((target, bone),) = targets
-        if target is None or target == armature_obj or target.type != "ARMATURE" or bone not in target.data.bones:
-            return None
-        if source not in (None, target):
-            return None
-        source, copied[name] = target, bone
-    return (source, copied) if source is not None else None
-
-
-_WHOLE_COPIES = (
-    ["COPY_TRANSFORMS"],
-    ["COPY_LOCATION", "COPY_ROTATION"],
-    ["COPY_LOCATION", "COPY_ROTATION", "COPY_SCALE"],
-)
-
-
-def _copies_whole(con) -> bool:
-    """Whether constraint ``con`` copies its target's channel(s) as they are: full influence, world to world,
-    every axis, no offset, inversion or mixing."""
-    if con.influence < 1.0 - 1e-6 or con.target_space != "WORLD" or con.owner_space != "WORLD":
-        return False
-    if con.type == "COPY_TRANSFORMS":
-        return con.mix_mode == "REPLACE"
-    axes = all(getattr(con, f"use_{a}") for a in "xyz")
-    if con.type == "COPY_LOCATION":
-        return axes and not con.use_offset and not any(getattr(con, f"invert_{a}") for a in "xyz")
-    if con.type == "COPY_ROTATION":
-        return axes and con.mix_mode == "REPLACE" and not any(getattr(con, f"invert_{a}") for a in "xyz")
-    if con.type == "COPY_SCALE":
-        return axes and not con.use_offset and not con.use_add and abs(con.power - 1.0) < 1e-9
-    return False
 
 
 def _key_controls(

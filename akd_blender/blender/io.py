@@ -56,8 +56,8 @@ def find_armature(name: str | None = None) -> bpy.types.Object:
     """The armature object called ``name``, or the only armature in the current file.
 
     With several armatures and no name, the only one that moves a mesh (:func:`moves_a_mesh`; e.g. a
-    Rigify rig beside its metarig), an armature whose bones another one moving a mesh copies not counted
-    (a game rig over its control rig: the game rig). A named armature goes through
+    Rigify rig beside its metarig), an armature whose bones another one moving a mesh copies whole not
+    counted (a game rig over its control rig: the game rig, :func:`.game_rig.followed_armature`). A named armature goes through
     :func:`character_armature`. Raises InputError naming the problem: no armature, the name not
     found (or not an armature), or several armatures that move meshes and no name given.
     """
@@ -74,7 +74,7 @@ def find_armature(name: str | None = None) -> bpy.types.Object:
         raise InputError("the file has no armature")
     if len(armatures) > 1:
         moving = [obj for obj in armatures if moves_a_mesh(obj)]  # a Rigify metarig beside its rig moves none
-        copied = {src for obj in moving for src in _copied(obj)}
+        copied = {_source_of(obj) for obj in moving} - {None}
         moving = [obj for obj in moving if obj not in copied]  # a game rig's source: the game rig is read
         if len(moving) == 1:
             return moving[0]
@@ -87,12 +87,13 @@ def find_armature(name: str | None = None) -> bpy.types.Object:
 
 def character_armature(armature_obj: bpy.types.Object) -> bpy.types.Object:
     """The armature the character's meshes follow when ``armature_obj`` is chosen: ``armature_obj`` itself,
-    or, when its bones move no mesh, the one armature that copies its bones and does (a game rig whose
+    or, when its bones move no mesh, the one armature whose deform bones all copy its bones whole and that
+    does (a game rig whose
     mesh is bound to it over the control rig ``armature_obj``; the keys still go on ``armature_obj``'s
-    controls, :func:`.controls.followed_armature`)."""
+    controls, :func:`.game_rig.followed_armature`)."""
     if _poses_a_mesh(armature_obj):
         return armature_obj
-    copying = [o for o in bpy.data.objects if o.type == "ARMATURE" and armature_obj in _copied(o) and _poses_a_mesh(o)]
+    copying = [o for o in bpy.data.objects if o.type == "ARMATURE" and _source_of(o) == armature_obj and _poses_a_mesh(o)]
     return copying[0] if len(copying) == 1 else armature_obj
 
 
@@ -103,19 +104,12 @@ def _poses_a_mesh(armature_obj: bpy.types.Object) -> bool:
     return bool(skinned_meshes(armature_obj)) or any(bone_followed(o, armature_obj) is not None for o in meshes)
 
 
-def _copied(armature_obj: bpy.types.Object) -> set[bpy.types.Object]:
-    """Other armatures a bone of ``armature_obj`` copies (an enabled Copy Transforms, Copy Location or Copy
-    Rotation targeting them)."""
-    return {
-        con.target
-        for pb in armature_obj.pose.bones
-        for con in pb.constraints
-        if con.type in ("COPY_TRANSFORMS", "COPY_LOCATION", "COPY_ROTATION")
-        and not con.mute
-        and con.target is not None
-        and con.target != armature_obj
-        and con.target.type == "ARMATURE"
-    }
+def _source_of(armature_obj: bpy.types.Object) -> bpy.types.Object | None:
+    """The armature whose bones ``armature_obj``'s deform bones all copy whole (a game rig's control rig), else None."""
+    from .game_rig import deform_bone_names, followed_armature
+
+    followed = followed_armature(armature_obj, deform_bone_names(armature_obj))
+    return followed[0] if followed is not None else None
 
 
 def moves_a_mesh(armature_obj: bpy.types.Object) -> bool:

@@ -39,12 +39,12 @@ def tied_bones(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[str, ...]
     spine: neither can swing a leg alone). An IK target, pole or parentless control ties a bone only to
     a lead it carries rigidly with it (Rigify's head control turns the head and skull bones as one; an
     IK target that bends a chain ties nothing). A game rig whose bones copy another armature's
-    (:func:`~.controls.followed_armature`) is read through that armature's controls. ``()`` when no
+    (:func:`~.game_rig.followed_armature`) is read through that armature's controls. ``()`` when no
     control moves the mirrored bones."""
     from ..core.errors import InputError
     from .control_probe import find_controls
     from .control_rig import set_switches
-    from .controls import followed_armature
+    from .game_rig import followed_armature
 
     followed = followed_armature(armature_obj, rig.bone_names)  # a game rig: probe the rig it copies
     probed = followed[0] if followed is not None else armature_obj

@@ -353,7 +353,7 @@ def read_clip(
     ``rig.bone_names`` instead, read from the evaluated deform bones
     (:func:`~akd_blender.blender.deform_skeleton.evaluated_channels`: constraints, IK and drivers included).
     ``keyed_on``: the armature ``action`` is assigned to when it is not ``armature_obj`` (the control rig
-    a game rig's bones copy, :func:`~.controls.followed_armature`; ``rig`` then the game rig's mirror).
+    a game rig's bones copy, :func:`~.game_rig.followed_armature`; ``rig`` then the game rig's mirror).
     The scene's current frame and the keyed armature's action, slot and pose are restored afterwards.
     Needs: main thread, any mode.
     """

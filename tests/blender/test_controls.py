@@ -580,3 +580,17 @@ def test_choosing_the_control_rig_of_a_game_rig_reads_the_game_rig():
     game = rig_zoo.game_rig(src)
     assert find_armature() == game and find_armature(src.name) == game
     assert character_armature(src) == game and character_armature(game) == game
+
+
+def test_an_armature_following_one_bone_of_another_is_no_game_rig():
+    """A prop's armature whose one bone copies the biped's hand (a sword in its grip), both moving meshes:
+    neither is a game rig of the other, so the file's two characters are named, not one picked."""
+    from akd_blender.blender.io import character_armature, find_armature
+
+    src, _ = rig_zoo.ik_biped()
+    prop, _ = rig_zoo.ik_biped(name="Prop")
+    held = prop.pose.bones["hips"].constraints.new("COPY_TRANSFORMS")
+    held.target, held.subtarget = src, "hand.R"
+    with pytest.raises(InputError, match="2 armatures that move meshes"):
+        find_armature()
+    assert character_armature(src) == src and find_armature(src.name) == src
