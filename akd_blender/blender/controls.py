@@ -152,9 +152,15 @@ def write_to_controls(
     source, bones = followed
     to_source = np.linalg.inv(np.array(source.matrix_world)) @ np.array(armature_obj.matrix_world)
     renamed = MotionClip(tuple(bones[b] for b in clip.bone_names), clip.fps, clip.frame_start, clip.rotations, clip.locations)
-    action = _key_controls(
-        source, renamed, name, sparse, interpolation, lambda: to_source @ deform_targets(armature_obj, clip), height_of
-    )
+
+    def source_targets() -> np.ndarray:
+        """The targets in ``source``'s armature space, each bone's axes of unit length again (the two
+        objects' scales differ: a game rig in centimetres over a rig in metres)."""
+        moved = to_source @ deform_targets(armature_obj, clip)
+        moved[..., :3, :3] /= np.linalg.norm(moved[..., :3, :3], axis=-2, keepdims=True)
+        return moved
+
+    action = _key_controls(source, renamed, name, sparse, interpolation, source_targets, height_of)
     result = result_of(action)
     result.armature = source.name
     action[PROPERTY] = result.to_json()

@@ -232,31 +232,36 @@ def ik_biped(name: str = "IKBiped", ik_arms: bool = False) -> tuple[bpy.types.Ob
     return obj, body
 
 
-def game_rig(source: bpy.types.Object, name: str = "GameRig", copy: str = "transforms") -> bpy.types.Object:
-    """A second armature of ``source``'s deform bones (same rest placement and roll), each bone copying its
-    source bone (world to world: ``copy`` "transforms", a Copy Transforms; "location_rotation", a Copy
-    Location and a Copy Rotation; "location", a Copy Location only), at ``source``'s object transform; every mesh
-    ``source`` deformed is bound to it instead (its Armature modifier pointed at the new armature). Returns
-    the new armature. Each bone hangs from its nearest ancestor in ``source`` that is a deform bone or,
-    as game-rig exporters map Rigify's mechanism, an ``ORG-``/``MCH-`` bone whose ``DEF-`` namesake is one
+def game_rig(
+    source: bpy.types.Object, name: str = "GameRig", copy: str = "transforms", prefix: str = "", matrix_world=None
+) -> bpy.types.Object:
+    """A second armature of ``source``'s deform bones (same rest placement and roll in the world), each bone
+    copying its source bone (world to world: ``copy`` "transforms", a Copy Transforms; "location_rotation",
+    a Copy Location and a Copy Rotation; "location", a Copy Location only); every mesh ``source`` deformed
+    is bound to it instead (its Armature modifier pointed at the new armature). ``prefix`` goes before each
+    bone's name (and the meshes' vertex groups are renamed to match); ``matrix_world`` (default:
+    ``source``'s) is the new object's transform, e.g. centimetres under a 0.01 scale. Returns the new
+    armature. Each bone hangs from its nearest ancestor in ``source`` that is a deform bone or, as game-rig
+    exporters map Rigify's mechanism, an ``ORG-``/``MCH-`` bone whose ``DEF-`` namesake is one
     (``DEF-upper_arm.L`` under ``ORG-shoulder.L``: under ``DEF-shoulder.L``)."""
     deform = [b for b in source.data.bones if b.use_deform]
     names = {b.name for b in deform}
     game = _link(bpy.data.objects.new(name, bpy.data.armatures.new(name)))
-    game.matrix_world = source.matrix_world
+    game.matrix_world = source.matrix_world if matrix_world is None else matrix_world
+    to_game = game.matrix_world.inverted() @ source.matrix_world
     _activate(game)
     bpy.ops.object.mode_set(mode="EDIT")
     for b in deform:
-        eb = game.data.edit_bones.new(b.name)
-        eb.head, eb.tail = b.head_local, b.tail_local
-        eb.align_roll(b.matrix_local.to_3x3().col[2])
+        eb = game.data.edit_bones.new(prefix + b.name)
+        eb.head, eb.tail = to_game @ b.head_local, to_game @ b.tail_local
+        eb.align_roll(to_game.to_3x3() @ b.matrix_local.to_3x3().col[2])
     for b in deform:
         parent, found = b.parent, None
         while parent is not None and found is None:
             namesake = "DEF-" + parent.name[4:] if parent.name.startswith(("ORG-", "MCH-")) else parent.name
             found = namesake if namesake in names and namesake != b.name else None
             parent = parent.parent
-        game.data.edit_bones[b.name].parent = game.data.edit_bones[found] if found is not None else None
+        game.data.edit_bones[prefix + b.name].parent = game.data.edit_bones[prefix + found] if found is not None else None
     bpy.ops.object.mode_set(mode="OBJECT")
     kinds = {
         "transforms": ("COPY_TRANSFORMS",),
@@ -266,11 +271,13 @@ def game_rig(source: bpy.types.Object, name: str = "GameRig", copy: str = "trans
     for pb in game.pose.bones:
         for kind in kinds[copy]:
             con = pb.constraints.new(kind)
-            con.target, con.subtarget = source, pb.name
+            con.target, con.subtarget = source, pb.name[len(prefix) :]
     for obj in bpy.data.objects:
         for mod in obj.modifiers if obj.type == "MESH" else ():
             if mod.type == "ARMATURE" and mod.object == source:
                 mod.object = game
+                for group in obj.vertex_groups:
+                    group.name = prefix + group.name if group.name in names else group.name
     return game
 
 

@@ -495,6 +495,28 @@ def test_a_game_rig_is_keyed_through_the_rig_it_copies(copy):
     assert _rig_state(game) == game_state
 
 
+def test_a_game_rig_in_centimetres_with_its_own_bone_names_is_keyed_through_the_rig():
+    """The game rig under a 0.01-scaled object turned 90° about Z (bones in centimetres, as an FBX export
+    reads back), its bones named apart from the rig's: the motion still lands on the rig's controls and the
+    game rig's bones follow it."""
+    from mathutils import Matrix
+
+    src, _ = rig_zoo.ik_biped()
+    game = rig_zoo.game_rig(src, prefix="G_", matrix_world=Matrix.Rotation(np.pi / 2, 4, "Z") @ Matrix.Scale(0.01, 4))
+    rig = rig_from_armature(game)
+    rotations, locations, s = _rest_channels(rig)
+    _turn(rig, rotations, "G_upper_arm.R", (0.0, 1.0, 0.0), -0.5 * np.pi * s, armature_axis=True)
+    _turn(rig, rotations, "G_thigh.L", (1.0, 0.0, 0.0), -0.6 * s, armature_axis=True)
+    clip = MotionClip(rig.bone_names, 24.0, 1, rotations, locations)
+
+    action, result = _write_checked(src, rig, clip, "game rig, cm", keyed_armature=game)
+
+    assert result.armature == src.name and result.undriven == {}
+    assert max(result.position_error, result.rotation_error) <= 1e-3
+    position, rotation = _evaluated_error(game, rig, clip)
+    assert position <= POSITION_TOL and rotation <= ROTATION_TOL
+
+
 def test_a_game_rig_over_rigify_ties_the_bones_the_rigify_controls_turn_as_one():
     """The job's rig of a game rig is read through the Rigify rig's controls: the limb segments one FK
     control turns as one are tied, as on the Rigify rig itself."""
