@@ -196,32 +196,37 @@ def aimed_bones(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> dict
     return aimed
 
 
-def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> ControlMap:
+def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...], parents: tuple[int, ...] | None = None) -> ControlMap:
     """Probe ``armature_obj`` (see the module docstring) for the controls of the deform bones ``deform``.
 
-    Leaves the IK/FK switches found at their FK value (the caller keys them); every pose channel as it was.
-    A copy of the last probe's result when the rig's fingerprint is the same as then (:data:`_LAST_PROBE`).
+    ``parents``: each deform bone's parent among ``deform`` (index, -1 for none) when the hierarchy is not
+    the armature's own deform skeleton (:func:`~.control_rig.deform_parents`): a game rig's, whose meshes
+    this armature does not deform itself. Leaves the IK/FK switches found at their FK value (the caller keys
+    them); every pose channel as it was. A copy of the last probe's result when the rig's fingerprint and
+    ``parents`` are the same as then (:data:`_LAST_PROBE`).
     """
     from .rig_fingerprint import rig_fingerprint
 
     bpy.context.view_layer.update()
-    fingerprint = rig_fingerprint(armature_obj, tuple(deform))
+    fingerprint = (rig_fingerprint(armature_obj, tuple(deform)), None if parents is None else tuple(parents))
     last = _LAST_PROBE.get("probe")
     if last is not None and last[0] == fingerprint:
         result = copy.deepcopy(last[1])
         set_switches(armature_obj, result.switches, fk=True)
         return result
-    result = _probe_controls(armature_obj, tuple(deform))
+    result = _probe_controls(armature_obj, tuple(deform), parents)
     _LAST_PROBE["probe"] = (fingerprint, copy.deepcopy(result))
     return result
 
 
-def _probe_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...]) -> ControlMap:
+def _probe_controls(
+    armature_obj: bpy.types.Object, deform: tuple[str, ...], parents: tuple[int, ...] | None = None
+) -> ControlMap:
     """:func:`find_controls` without the memo."""
     pose = armature_obj.pose.bones
     index = {pb.name: i for i, pb in enumerate(pose)}
     deform_idx = np.array([index[n] for n in deform], dtype=np.int64)
-    parents = deform_parents(armature_obj, deform)
+    parents = deform_parents(armature_obj, deform) if parents is None else np.asarray(parents, dtype=np.int64)
     height = rig_height(armature_obj, deform)
     result = ControlMap(deform=tuple(deform))
     animatable = candidates(armature_obj)

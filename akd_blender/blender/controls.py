@@ -36,7 +36,7 @@ from .control_pose import pose_frames
 from .control_probe import find_controls
 from .control_rig import _restore, _save, deform_parents, rig_height, set_switches
 from .deform_skeleton import frame_offsets
-from .game_rig import followed_armature
+from .game_rig import followed_armature, in_source_order
 
 __all__ = [
     "CHECK_FRAMES",
@@ -151,12 +151,19 @@ def write_to_controls(
         )
     source, bones = followed
     to_source = np.linalg.inv(np.array(source.matrix_world)) @ np.array(armature_obj.matrix_world)
-    renamed = MotionClip(tuple(bones[b] for b in clip.bone_names), clip.fps, clip.frame_start, clip.rotations, clip.locations)
+    order = in_source_order(source, [bones[b] for b in clip.bone_names])  # probed as the rig itself is
+    renamed = MotionClip(
+        tuple(bones[clip.bone_names[i]] for i in order),
+        clip.fps,
+        clip.frame_start,
+        clip.rotations[:, order],
+        clip.locations[:, order],
+    )
 
     def source_targets() -> np.ndarray:
-        """The targets in ``source``'s armature space, each bone's axes of unit length again (the two
-        objects' scales differ: a game rig in centimetres over a rig in metres)."""
-        moved = to_source @ deform_targets(armature_obj, clip)
+        """The targets in ``source``'s armature space and bone order, each bone's axes of unit length again
+        (the two objects' scales differ: a game rig in centimetres over a rig in metres)."""
+        moved = to_source @ deform_targets(armature_obj, clip)[:, order]
         moved[..., :3, :3] /= np.linalg.norm(moved[..., :3, :3], axis=-2, keepdims=True)
         return moved
 
