@@ -63,6 +63,10 @@ RIGS = {
         "game_rig(rigify_rig('basic_quadruped')[0], copy='location_rotation')",
         ("a dog walks forward", "a dog sits down", "a dog shakes its head"),
     ),
+    "horse_game": (
+        "game_rig(rigify_rig('horse')[0])",
+        ("a horse walks forward", "a horse gallops", "a horse shakes its head"),
+    ),
     "horse_auto": (
         "rigify_rig('horse', weights='automatic')",
         ("a horse walks forward", "a horse shakes its head", "a horse lies down"),
