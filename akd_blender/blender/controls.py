@@ -36,7 +36,7 @@ from .control_pose import pose_frames
 from .control_probe import find_controls
 from .control_rig import _restore, _save, deform_parents, rig_height, set_switches
 from .deform_skeleton import frame_offsets
-from .game_rig import followed_armature, in_source_order
+from .game_rig import followed_armature, in_source_order, reordered_parents
 
 __all__ = [
     "CHECK_FRAMES",
@@ -152,6 +152,7 @@ def write_to_controls(
     source, bones = followed
     to_source = np.linalg.inv(np.array(source.matrix_world)) @ np.array(armature_obj.matrix_world)
     order = in_source_order(source, [bones[b] for b in clip.bone_names])  # probed as the rig itself is
+    parents = reordered_parents(deform_parents(armature_obj, clip.bone_names), order)  # the game rig's hierarchy
     renamed = MotionClip(
         tuple(bones[clip.bone_names[i]] for i in order),
         clip.fps,
@@ -167,7 +168,7 @@ def write_to_controls(
         moved[..., :3, :3] /= np.linalg.norm(moved[..., :3, :3], axis=-2, keepdims=True)
         return moved
 
-    action = _key_controls(source, renamed, name, sparse, interpolation, source_targets, height_of)
+    action = _key_controls(source, renamed, name, sparse, interpolation, source_targets, height_of, parents)
     result = result_of(action)
     result.armature = source.name
     action[PROPERTY] = result.to_json()
@@ -175,11 +176,19 @@ def write_to_controls(
 
 
 def _key_controls(
-    armature_obj: bpy.types.Object, clip: MotionClip, name: str, sparse, interpolation: str, targets_of, height_of
+    armature_obj: bpy.types.Object,
+    clip: MotionClip,
+    name: str,
+    sparse,
+    interpolation: str,
+    targets_of,
+    height_of,
+    parents: tuple[int, ...] | None = None,
 ) -> bpy.types.Action:
     """:func:`write_to_controls` on ``armature_obj`` for ``clip``'s bones (bones of ``armature_obj``), whose
     armature-space targets [F,J,4,4] ``targets_of()`` gives and the character's height (world units)
-    ``height_of()``, both called once the armature's previous action is set aside."""
+    ``height_of()``, both called once the armature's previous action is set aside; ``parents``: the bones'
+    hierarchy when it is not ``armature_obj``'s own (:func:`~.control_probe.find_controls`)."""
     from . import keyframes
 
     if armature_obj.mode == "EDIT":
@@ -195,7 +204,7 @@ def _key_controls(
     saved_pose = {pb.name: _save(pb) for pb in armature_obj.pose.bones}
     cmap = None
     try:
-        cmap = find_controls(armature_obj, tuple(clip.bone_names))
+        cmap = find_controls(armature_obj, tuple(clip.bone_names), parents)
         if not cmap.keyed:
             raise InputError(
                 f"armature '{armature_obj.name}' has no animatable control that moves its deform bones"
