@@ -36,7 +36,7 @@ from .control_pose import pose_frames
 from .control_probe import find_controls
 from .control_rig import _restore, _save, deform_parents, rig_height, set_switches
 from .deform_skeleton import frame_offsets
-from .game_rig import followed_armature, in_source_order, reordered_parents
+from .game_rig import followed_armature, source_layout
 
 __all__ = [
     "CHECK_FRAMES",
@@ -69,7 +69,7 @@ def _followed_elsewhere(armature_obj: bpy.types.Object, bones) -> str:
     named = ", ".join(f"'{n}'" for n in others)
     return (
         f": they follow armature {named} through constraints; another armature's controls are keyed only when every"
-        " deform bone copies one of its bones whole (Copy Transforms, world space)"
+        " deform bone copies one of its bones whole (Copy Transforms, or Copy Location and Copy Rotation, world space)"
     )
 
 
@@ -138,28 +138,23 @@ def write_to_controls(
     bones, and so the clip's, go where the clip has them. Raises InputError when the armature is in Edit
     Mode or the rig has no control that moves any of the clip's bones.
     """
-    if armature_obj.mode == "EDIT":
-        raise InputError(f"armature '{armature_obj.name}' is in Edit Mode: leave it to key its controls")
+    followed = followed_armature(armature_obj, clip.bone_names)
+    for obj in (armature_obj, *followed[:1]) if followed is not None else (armature_obj,):
+        if obj.mode == "EDIT":
+            raise InputError(f"armature '{obj.name}' is in Edit Mode: leave it to key its controls")
 
     def height_of() -> float:
         return _height(armature_obj, clip.bone_names)
 
-    followed = followed_armature(armature_obj, clip.bone_names)
     if followed is None:
         return _key_controls(
             armature_obj, clip, name, sparse, interpolation, lambda: deform_targets(armature_obj, clip), height_of
         )
     source, bones = followed
     to_source = np.linalg.inv(np.array(source.matrix_world)) @ np.array(armature_obj.matrix_world)
-    order = in_source_order(source, [bones[b] for b in clip.bone_names])  # probed as the rig itself is
-    parents = reordered_parents(deform_parents(armature_obj, clip.bone_names), order)  # the game rig's hierarchy
-    renamed = MotionClip(
-        tuple(bones[clip.bone_names[i]] for i in order),
-        clip.fps,
-        clip.frame_start,
-        clip.rotations[:, order],
-        clip.locations[:, order],
-    )
+    copied = [bones[b] for b in clip.bone_names]
+    order, names, parents = source_layout(source, copied, deform_parents(armature_obj, clip.bone_names))
+    renamed = MotionClip(names, clip.fps, clip.frame_start, clip.rotations[:, order], clip.locations[:, order])
 
     def source_targets() -> np.ndarray:
         """The targets in ``source``'s armature space and bone order, each bone's axes of unit length again
@@ -191,8 +186,6 @@ def _key_controls(
     hierarchy when it is not ``armature_obj``'s own (:func:`~.control_probe.find_controls`)."""
     from . import keyframes
 
-    if armature_obj.mode == "EDIT":
-        raise InputError(f"armature '{armature_obj.name}' is in Edit Mode: leave it to key its controls")
     start = time.perf_counter()
     scene = bpy.context.scene
     saved_frame = scene.frame_current

@@ -25,8 +25,8 @@ The rule, read from the rig itself (never from bone names):
 5. **One tree.** A kept bone whose head lies farther from its parent than the parent is long, with a
    bone below it touching the parent's head or tail (a tail built tip first whose deform bones a game
    rig parents in that order), is cut from its parent. When rule 4 and that cut leave several trees
-   (Rigify parents a tail's deform chain under its controls, tip first), each smaller tree hangs from the bone of the largest tree that comes nearest
-   to it at rest (the least distance between the two trees' bone heads and tails), by its own bone
+   (Rigify parents a tail's deform chain under its controls, tip first), each smaller tree hangs from
+   the bone of the largest tree that comes nearest to it at rest (the least distance between the two trees' bone heads and tails), by its own bone
    nearest to that one: the tree is re-rooted there (its root when as near), so a tail built tip
    first hangs from its base.
    Bones are ordered parents first (Blender's order where the hierarchy allows).

@@ -5,9 +5,10 @@ Needs: any mode (reads data only); call on Blender's main thread. The scene is n
 Which bones are mirrored: the armature's deform skeleton (:mod:`.deform_skeleton` states the rule):
 every bone of a plain rig, as Blender orders and parents them; in a control rig (bones moved by
 constraints or drivers: Rigify, IK limbs) only the bones whose motion reaches a mesh, each parented
-to its nearest kept ancestor. Which meshes: those with an Armature modifier using the armature
-or parented to it with parent type 'Armature' (skinned: :func:`.io.skinned_meshes`), and those parented to one of its bones (Blender's parent type 'Bone': a rigid part, its
-vertices weigh 1 on that bone and sit where Blender places them).
+to its nearest kept ancestor. Which meshes: those with an Armature modifier using the armature or
+parented to it with parent type 'Armature' (skinned: :func:`.io.skinned_meshes`), and those parented
+to one of its bones (Blender's parent type 'Bone': a rigid part, its vertices weigh 1 on that bone and
+sit where Blender places them).
 
 What the mirror reproduces exactly (and tests check against Blender's own evaluation): bone rest
 matrices and hierarchy, rotation inheritance, local/non-local location, linear blend skinning by
@@ -44,6 +45,7 @@ from ..core.character.rig import RigAsset, RigError, transform_points
 from ..core.character.vertex_colors import GREY, corner_mean, sample_nearest
 from .control_rig import constraint_driven
 from .deform_skeleton import DeformSkeleton, find_deform_skeleton, mirror_frame, moving_constraints
+from .io import is_armature_modifier
 
 __all__ = ["rig_from_armature"]
 
@@ -262,7 +264,7 @@ def _read_mesh(obj, to_arm: np.ndarray, weights: np.ndarray, warnings: list[str]
 def _mesh_warnings(obj, armature_obj) -> list[str]:
     warnings = []
     mods = list(obj.modifiers)
-    arm_mods = [i for i, m in enumerate(mods) if m.type == "ARMATURE" and m.object == armature_obj and m.show_viewport]
+    arm_mods = [i for i, m in enumerate(mods) if is_armature_modifier(m, armature_obj)]
     if not arm_mods:  # deformed through its parent type 'Armature', before any modifier
         return _shape_key_warnings(obj)
     first = arm_mods[0]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bpy
 
-__all__ = ["followed_armature", "in_source_order", "reordered_parents", "deform_bone_names"]
+__all__ = ["followed_armature", "source_layout", "deform_bone_names"]
 
 
 def followed_armature(armature_obj: bpy.types.Object, bones) -> tuple[bpy.types.Object, dict[str, str]] | None:
@@ -69,17 +69,16 @@ def deform_bone_names(armature_obj: bpy.types.Object) -> list[str]:
     return [b.name for b in armature_obj.data.bones if b.use_deform]
 
 
-def in_source_order(source: bpy.types.Object, names) -> list[int]:
-    """Indices into ``names`` (bones of ``source``) putting them in ``source``'s own bone order: the order
-    the control probe (:func:`~.control_probe.find_controls`) reads that rig's deform bones in when it is
-    the rig read, whose choice of which bone a shared control is fitted for follows it (Rigify's horse: one
-    spine tweak turning both hip bones)."""
+def source_layout(source: bpy.types.Object, copied: list[str], parents) -> tuple[list[int], tuple[str, ...], tuple[int, ...]]:
+    """How ``source``'s bones that a game rig's bones copy are probed: ``copied`` (the source bone each game
+    bone copies, game order) and the game bones' ``parents`` (index, -1 for none) give (``order``: indices
+    into game order putting the bones in ``source``'s own bone order, the source's bone names in that order,
+    their parents as indices into it). In ``source``'s own order the control probe
+    (:func:`~.control_probe.find_controls`) fits a shared control to the bone it would on that rig itself
+    (Rigify's horse: one spine tweak turning both hip bones); over the game rig's hierarchy, since the source
+    deforms no mesh itself and has no deform skeleton of its own then."""
     position = {b.name: i for i, b in enumerate(source.data.bones)}
-    return sorted(range(len(names)), key=lambda i: position[names[i]])
-
-
-def reordered_parents(parents, order: list[int]) -> tuple[int, ...]:
-    """``parents`` (each bone's parent index, -1 for none) of bones taken in ``order`` (indices into the old
-    order, e.g. :func:`in_source_order`), as indices into the new order."""
+    order = sorted(range(len(copied)), key=lambda i: position[copied[i]])
     new_index = {old: new for new, old in enumerate(order)}
-    return tuple(new_index[int(parents[old])] if int(parents[old]) >= 0 else -1 for old in order)
+    reordered = tuple(new_index[int(parents[old])] if int(parents[old]) >= 0 else -1 for old in order)
+    return order, tuple(copied[i] for i in order), reordered

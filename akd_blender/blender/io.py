@@ -18,7 +18,7 @@ __all__ = [
     "character_armature",
     "moves_a_mesh",
     "skinned_meshes",
-    "armature_modifier",
+    "is_armature_modifier",
     "bone_followed",
 ]
 
@@ -57,8 +57,8 @@ def find_armature(name: str | None = None) -> bpy.types.Object:
 
     With several armatures and no name, the only one that moves a mesh (:func:`moves_a_mesh`; e.g. a
     Rigify rig beside its metarig), an armature whose bones another one moving a mesh copies whole not
-    counted (a game rig over its control rig: the game rig, :func:`.game_rig.followed_armature`). A named armature goes through
-    :func:`character_armature`. Raises InputError naming the problem: no armature, the name not
+    counted (a game rig over its control rig: the game rig, :func:`.game_rig.followed_armature`). A named
+    armature goes through :func:`character_armature`. Raises InputError naming the problem: no armature, the name not
     found (or not an armature), or several armatures that move meshes and no name given.
     """
     armatures = [obj for obj in bpy.data.objects if obj.type == "ARMATURE"]
@@ -88,9 +88,8 @@ def find_armature(name: str | None = None) -> bpy.types.Object:
 def character_armature(armature_obj: bpy.types.Object) -> bpy.types.Object:
     """The armature the character's meshes follow when ``armature_obj`` is chosen: ``armature_obj`` itself,
     or, when its bones move no mesh, the one armature whose deform bones all copy its bones whole and that
-    does (a game rig whose
-    mesh is bound to it over the control rig ``armature_obj``; the keys still go on ``armature_obj``'s
-    controls, :func:`.game_rig.followed_armature`)."""
+    does (a game rig whose mesh is bound to it over the control rig ``armature_obj``; the keys still go on
+    ``armature_obj``'s controls, :func:`.game_rig.followed_armature`)."""
     if _poses_a_mesh(armature_obj):
         return armature_obj
     copying = [o for o in bpy.data.objects if o.type == "ARMATURE" and _source_of(o) == armature_obj and _poses_a_mesh(o)]
@@ -134,19 +133,20 @@ def skinned_meshes(armature_obj: bpy.types.Object) -> list[bpy.types.Object]:
     """Mesh objects that ``armature_obj`` deforms by their vertex groups, by name: those with an enabled
     Armature modifier that points at it, and those parented to it with parent type 'Armature' (the
     older "Armature Deform" parenting without a modifier, which Blender still deforms).
-    :func:`armature_modifier` tells which."""
+    :func:`is_armature_modifier` tells which."""
     meshes = [
         obj
         for obj in bpy.data.objects
-        if obj.type == "MESH" and (armature_modifier(obj, armature_obj) or _deform_parented(obj, armature_obj))
+        if obj.type == "MESH"
+        and (any(is_armature_modifier(m, armature_obj) for m in obj.modifiers) or _deform_parented(obj, armature_obj))
     ]
     return sorted(meshes, key=lambda o: o.name)
 
 
-def armature_modifier(obj: bpy.types.Object, armature_obj: bpy.types.Object) -> bpy.types.Modifier | None:
-    """The first enabled Armature modifier of ``obj`` that points at ``armature_obj``, else None (a mesh
+def is_armature_modifier(mod: bpy.types.Modifier, armature_obj: bpy.types.Object) -> bool:
+    """Whether ``mod`` is an enabled Armature modifier that points at ``armature_obj`` (a mesh
     :func:`skinned_meshes` lists without one is deformed through its parent type 'Armature')."""
-    return next((m for m in obj.modifiers if m.type == "ARMATURE" and m.object == armature_obj and m.show_viewport), None)
+    return mod.type == "ARMATURE" and mod.object == armature_obj and mod.show_viewport
 
 
 def _deform_parented(obj: bpy.types.Object, armature_obj: bpy.types.Object) -> bool:

@@ -44,7 +44,7 @@ def tied_bones(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[str, ...]
     from ..core.errors import InputError
     from .control_probe import find_controls
     from .control_rig import set_switches
-    from .game_rig import followed_armature, in_source_order, reordered_parents
+    from .game_rig import followed_armature, source_layout
 
     followed = followed_armature(armature_obj, rig.bone_names)  # a game rig: probe the rig it copies
     probed = followed[0] if followed is not None else armature_obj
@@ -53,8 +53,8 @@ def tied_bones(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[str, ...]
         if followed is None:
             cmap = find_controls(probed, tuple(names))
         else:  # probed in the rig's own bone order, over the game rig's hierarchy
-            order = in_source_order(probed, names)
-            cmap = find_controls(probed, tuple(names[i] for i in order), reordered_parents(rig.parents, order))
+            _, probe_names, probe_parents = source_layout(probed, names, rig.parents)
+            cmap = find_controls(probed, probe_names, probe_parents)
     except InputError:
         return ()
     if cmap.switches:  # the probe leaves IK/FK switches at FK: reading the rig changes nothing

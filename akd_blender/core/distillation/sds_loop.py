@@ -199,7 +199,7 @@ def _read_prompt(
     library = None
     if config.start in ("auto", "library"):
         library, reading = choose_library_motion(prompt, kind, understanding, prior, config.allow_nearest)
-        if reading is not None and (config.start == "library" and library is None or reading.other_kind is not None):
+        if reading is not None and ((config.start == "library" and library is None) or reading.other_kind is not None):
             require_understood(reading, config.allow_nearest)  # names the prompt and the nearest motions
         if library is not None and library.plan is not None:  # a composed prompt: read part by part
             extra |= plan_facts(library.plan)

@@ -55,6 +55,7 @@ __all__ = [
     "library_vocabulary",
     "teacher_vocabulary",
     "require_understood",
+    "refusal_reason",
     "understood_line",
     "motion_listing",
     "main",
@@ -156,23 +157,32 @@ class PromptNotUnderstood(InputError):
     where the known motions are listed."""
 
     def __init__(self, understanding: Understanding, listing: str = MOTIONS_COMMAND) -> None:
-        near = "; ".join(f'{m.motion} ("{m.phrasing}", {m.similarity:.2f})' for m in understanding.nearest[:3])
-        prompt, other = " ".join(understanding.prompt.split()), understanding.other_kind
-        if other is not None:
-            kind = understanding.motion.rsplit("/", 1)[0]
-            said = (
-                f'the prompt "{prompt}" asks for {other.motion} ("{other.phrasing}", similarity {other.similarity:.2f}), '
-                f"a motion of another kind of character than this {kind}; its nearest: {near}"
-            )
-        else:
-            said = (
-                f'the prompt "{prompt}" matches no known motion well enough '
-                f"(best similarity {understanding.similarity:.2f}, needs {understanding.threshold:.2f}); nearest: {near}"
-            )
+        prompt = " ".join(understanding.prompt.split())
         super().__init__(
-            f"{said}; the known motions: `{listing}`; to go ahead with the nearest, allow the nearest motion (--allow-nearest)"
+            f'the prompt "{prompt}" {refusal_reason(understanding)}; the known motions: `{listing}`; '
+            "to go ahead with the nearest, allow the nearest motion (--allow-nearest)"
         )
         self.understanding = understanding
+
+
+def refusal_reason(understanding: Understanding, kind: str | None = None) -> str:
+    """Why a reading is not understood, with its nearest three motions (a phrasing each), for a refusal's
+    one line: ``asks for <motion> ("<phrasing>", similarity S), a motion of another kind of character than a
+    <kind>; nearest: …`` when another kind's motion reads better (``kind`` default: the reading's own), else
+    ``matches no known motion [of a <kind>] well enough (best similarity S, needs T); nearest: …``."""
+    near = "; ".join(f'{m.motion} ("{m.phrasing}", {m.similarity:.2f})' for m in understanding.nearest[:3])
+    other = understanding.other_kind
+    if other is not None:
+        kind = kind or understanding.motion.rsplit("/", 1)[0]
+        return (
+            f'asks for {other.motion} ("{other.phrasing}", similarity {other.similarity:.2f}), a motion of another '
+            f"kind of character than a {kind}; nearest: {near}"
+        )
+    of_kind = f" of a {kind}" if kind else ""
+    return (
+        f"matches no known motion{of_kind} well enough (best similarity {understanding.similarity:.2f}, "
+        f"needs {understanding.threshold:.2f}); nearest: {near}"
+    )
 
 
 def within_motion_whitening(vectors: torch.Tensor, motions: Sequence[str], ridge: float = WHITENING_RIDGE) -> torch.Tensor:

@@ -124,9 +124,9 @@ class BodyPlan(BodyGeometry):
         """The chest's trunk position (-1: the root) and the tops of the upper-body limbs (arms, wings).
 
         Upper-body limbs are lateral chains reaching at least 20 % of the height, not hanging below the
-        root, whose mirrored partner (if any) does too. With more than two legs they attach no further out than the last leg attachment (so ears,
-        antennae and horns on the neck or head are not limbs) and reach at least half as far as the
-        shortest leg (so hip, shoulder-blade or breast bones are not limbs); otherwise at the first
+        root, whose mirrored partner (if any) does too. With more than two legs they attach no further out
+        than the last leg attachment (so ears, antennae and horns on the neck or head are not limbs) and
+        reach at least half as far as the shortest leg (so hip, shoulder-blade or breast bones are not limbs); otherwise at the first
         trunk bone carrying any. The chest is the last trunk bone carrying legs or upper-body limbs."""
         t = self.tree
         legs_at = [i for i, c in enumerate(trunk) if any(y in leg_tops for y in t.body_children[c])]

@@ -20,7 +20,14 @@ from functools import lru_cache
 from ...assets import ASSETS_DIR
 from ...errors import InputError
 from ...motion.library.labelled import Variation
-from ..understanding import MOTIONS_COMMAND, PromptNotUnderstood, PromptVocabulary, Understanding, library_vocabulary
+from ..understanding import (
+    MOTIONS_COMMAND,
+    PromptNotUnderstood,
+    PromptVocabulary,
+    Understanding,
+    library_vocabulary,
+    refusal_reason,
+)
 from .sequence import normalise, split_parts
 from .words import Modifiers, is_empty, is_hold, read_modifiers, words
 
@@ -125,25 +132,16 @@ class Plan:
 
 
 class PartNotUnderstood(PromptNotUnderstood):
-    """One part of a composed prompt matches no known motion, or asks for another kind's (exit 2). ``part``: its text; ``index``:
-    its place (0-based); ``understanding``: the refused reading. The message is one line naming the part."""
+    """One part of a composed prompt matches no known motion, or asks for another kind's (exit 2). ``part``:
+    its text; ``index``: its place (0-based); ``understanding``: the refused reading. The message is one line
+    naming the part (:func:`~akd_blender.core.prompt.understanding.refusal_reason`)."""
 
     def __init__(self, prompt: str, part: str, index: int, count: int, understanding: Understanding, kind: str) -> None:
-        near = "; ".join(f'{m.motion} ("{m.phrasing}", {m.similarity:.2f})' for m in understanding.nearest[:3])
         where = f"part {index + 1} of {count}" if count > 1 else "the prompt"
-        other = understanding.other_kind
-        if other is not None:
-            said = (
-                f'{where}, "{part}", asks for {other.motion} ("{other.phrasing}", similarity {other.similarity:.2f}), '
-                f"a motion of another kind of character than a {kind}; nearest of a {kind}: {near}"
-            )
-        else:
-            said = (
-                f'{where}, "{part}", matches no known motion of a {kind} well enough (best similarity '
-                f"{understanding.similarity:.2f}, needs {understanding.threshold:.2f}); nearest: {near}"
-            )
         InputError.__init__(
-            self, f'{said}; the known motions: `{MOTIONS_COMMAND} --kind {kind}` (prompt: "{" ".join(prompt.split())}")'
+            self,
+            f'{where}, "{part}", {refusal_reason(understanding, kind)}; the known motions: '
+            f'`{MOTIONS_COMMAND} --kind {kind}` (prompt: "{" ".join(prompt.split())}")',
         )
         self.understanding, self.part, self.index = understanding, part, index
 
