@@ -199,25 +199,54 @@ def test_the_reader_reads_as_the_teacher(rigs):
     assert choice == LibraryChoice("quadruped", "wag_tail", Variation()) and reading is text.extra["understanding"]
 
 
-def test_the_library_clip_starts_from_the_held_pose(rigs):
+def _standing_with_a_bent_knee(rig) -> MotionClip:
+    """The library's standing pose (the biped's arms down) with the left shin bent 30° about its own
+    x axis: a held pose that is not the rest pose, in the arms the motions aim and in a bone they leave alone."""
+    from akd_blender.core.character.rotations import rotvec_to_quat
     from akd_blender.core.motion.library.labelled import neutral_clip
 
-    rig = rigs["biped"]
     held = neutral_clip(rig)
+    rotations = held.rotations.copy()
+    rotations[0, rig.bone_index("shin.L")] = rotvec_to_quat(torch.tensor([np.deg2rad(30.0), 0.0, 0.0])).numpy()
+    return MotionClip(rig.bone_names, held.fps, 1, rotations, held.locations)
+
+
+def test_the_library_clip_starts_from_the_held_pose(rigs):
+    """The motion is played from the held pose, not from the rest pose and then composed on it: bones
+    the wave leaves alone keep the held pose, and the arms it aims reach the same places (relative to
+    the shoulders) from the held pose as from the rest pose (they are not turned twice)."""
+    from tests.core.library_checks import Measured, check_wave
+
+    rig = rigs["biped"]
+    roles = find_roles(rig)
+    held = _standing_with_a_bent_knee(rig)
     result = distill(rig, "a man waves hello", CPU, init_pose=held)
     rest = distill(rig, "a man waves hello", CPU)
     assert result.extra["library_motion"] == "wave"
     legs = [i for i, name in enumerate(rig.bone_names) if "thigh" in name or "shin" in name]
-    assert legs  # bones the wave leaves alone keep the held pose
     got = result.clip.rotations[:, legs]
     want = np.repeat(held.rotations[:1, legs], 48, axis=0)
     assert np.minimum(np.abs(got - want), np.abs(got + want)).max() < 1e-6
-    assert np.abs(result.clip.rotations - rest.clip.rotations).max() > 1e-3
-    from akd_blender.core.character.rotations import quat_multiply
+    arms = [b for limb in roles.arms for b in limb.bones]
+    shoulders = [limb.bones[0] for limb in roles.arms for _ in limb.bones]
+    reach = {}
+    for name, clip in (("held", result.clip), ("rest", rest.clip)):
+        j = joints(rig, clip)
+        reach[name] = j[:, arms] - j[:, shoulders]
+    assert np.abs(reach["held"] - reach["rest"]).max() < 1e-6 * rig.height
+    check_wave(Measured(rig, roles, result.clip, 0.0))
 
-    base = torch.as_tensor(np.repeat(held.rotations[:1], 48, axis=0))
-    composed = quat_multiply(base, torch.as_tensor(rest.clip.rotations)).numpy()  # held, then the clip's turn
-    assert np.minimum(np.abs(result.clip.rotations - composed), np.abs(result.clip.rotations + composed)).max() < 1e-6
+
+def test_arms_raised_from_the_standing_pose_end_above_the_head(rigs):
+    """`make demo`'s biped job: "a figure stretches both arms up to the sky" from the library's
+    standing pose (arms down) ends with both hands above the head."""
+    from akd_blender.core.motion.library.labelled import neutral_clip
+    from tests.core.library_checks import Measured, check_raise_arms
+
+    rig = rigs["biped"]
+    result = distill(rig, "a figure stretches both arms up to the sky", CPU, init_pose=neutral_clip(rig))
+    assert result.extra["library_motion"] == "raise_arms"
+    check_raise_arms(Measured(rig, find_roles(rig), result.clip, 0.0))
 
 
 def turned_pose(rig, frames: int = 1) -> MotionClip:

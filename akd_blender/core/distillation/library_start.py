@@ -7,7 +7,7 @@ A prompt is read as one motion of the rig's kind as the embedded teacher reads i
 and the offline sentence encoder), without the video model. Its variation comes from the prompt's
 own words where it says one (:func:`prompt_variation`: speed, amplitude, turning direction), else
 the library's default (speed 1, amplitude 1, phase 0, direction +1); the motion faces the rig's own
-facing (facing 0 in the body frame of its roles) and is played on top of the held starting pose
+facing (facing 0 in the body frame of its roles) and is played from the held starting pose
 (:func:`library_motion`). :func:`write_library_start` writes it into a job's
 :class:`~akd_blender.core.motion.clip.MotionParams`, from where SDS steps or redraw rounds may continue.
 
@@ -31,7 +31,7 @@ from ..errors import InputError, ModelNotAvailable
 from ..motion.clip import MotionClip, MotionParams
 from ..motion.library.labelled import Variation
 from ..prompt.understanding import MOTIONS_COMMAND, NearMotion, PromptVocabulary, Understanding, library_vocabulary
-from .heading import held_heading, held_travel
+from .heading import held_heading, held_travel, held_yaw
 
 if TYPE_CHECKING:
     from ..character.roles import BoneRoles
@@ -118,7 +118,8 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
     read by ``understand``) when it asks for more than one motion played as it is: parts told one after
     another in so many words (:func:`~akd_blender.core.prompt.compose.sequence.is_sequenced`: "then", "after
     that", separate sentences), or one part with a side, repetitions, a duration, a heading, "backwards"
-    or a hold, or "before" / "after" with a verb in -ing ("rears up after walking"). None when one
+    or a hold, or "before" / "after" with a verb in -ing ("rears up after walking"), or parts played at
+    the same time ("walks while waving"), or a gait's style ("sneaks forward"). None when one
     motion with a speed, size or turning direction says it all (then :func:`prompt_variation` reads
     those) or the prompt does not read as a plan. Parts joined only by commas or "and" are read as one
     motion told in several clauses ("hops up and lands"), unless ``whole`` (the whole prompt's reading)
@@ -142,10 +143,12 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
     except InputError:
         return None
     whole_missed = whole is not None and not whole.understood  # the modifiers or the other parts hid the motion
+    together = any(p.together for p in plan.parts)
     if len(plan.parts) > 1:
-        return plan if sequenced or has_ordering_clause(prompt) or whole_missed else None
+        return plan if sequenced or has_ordering_clause(prompt) or whole_missed or together else None
     part = plan.parts[0]
     special = part.label == HOLD or part.side or part.repetitions != 1 or part.duration is not None
+    special = special or together or part.style is not None
     direction = whole is not None and whole.understood and direction_said_for(part, whole.motion)
     return plan if special or part.heading or part.backwards or whole_missed or direction else None
 
@@ -328,17 +331,28 @@ def _plan_of(prompt: str, kind: str, prior, whole: Understanding) -> Plan | None
         return None
 
 
-def library_clip(rig: RigAsset, roles: BoneRoles, choice: LibraryChoice, frames: int, fps: float) -> MotionClip:
+def library_clip(
+    rig: RigAsset, roles: BoneRoles, choice: LibraryChoice, frames: int, fps: float, held: MotionClip | None = None
+) -> MotionClip:
     """The chosen motion on ``rig`` through ``roles``: ``frames`` frames at ``fps``
     (:func:`~akd_blender.core.motion.library.make_role_clip` with the choice's variation, or the
-    choice's plan composed by :func:`~akd_blender.core.prompt.compose.compose_clip`)."""
-    if choice.plan is not None:
-        from ..prompt.compose import compose_clip
+    choice's plan composed by :func:`~akd_blender.core.prompt.compose.compose_clip`), played from
+    ``held``'s first frame (None: the rest pose; :func:`~akd_blender.core.motion.library.from_pose.played_from`):
+    its rotations are each bone's turn from the held pose, its travel along the body's rest facing."""
+    from ..motion.library.from_pose import played_from
 
-        return compose_clip(rig, roles, choice.plan, fps, frames)
-    from ..motion.library import make_role_clip
+    def play(on: RigAsset) -> MotionClip:
+        if choice.plan is not None:
+            from ..prompt.compose import compose_clip
 
-    return make_role_clip(rig, roles, choice.label, choice.variation, frames, fps)
+            return compose_clip(on, roles, choice.plan, fps, frames)
+        from ..motion.library import make_role_clip
+
+        return make_role_clip(on, roles, choice.label, choice.variation, frames, fps)
+
+    if held is None:
+        return play(rig)
+    return played_from(rig, int(roles.root), held.rotations[0], held_yaw(rig, roles, held), play)
 
 
 def library_motion(
@@ -350,11 +364,12 @@ def library_motion(
     held: MotionClip | None = None,
     frame_start: int = 1,
 ) -> MotionClip:
-    """The chosen motion as the job's clip: :func:`library_clip` played on top of ``held``'s first
-    frame (None: the rest pose): each bone's rotation is the held one then the clip's turn from rest,
-    each location the held one plus the clip's (the library moves the body by its carrier bone's
-    location, as it plays it directly). Equal to the library clip for the rest pose."""
-    clip = library_clip(rig, roles, choice, frames, fps)
+    """The chosen motion as the job's clip: :func:`library_clip` played from ``held``'s first frame
+    (None: the rest pose): each bone's rotation is the held one then the clip's turn from it, each
+    location the held one plus the clip's (the library moves the body by its carrier bone's
+    location, as it plays it directly), the travel turned the way the held body faces. Equal to the
+    library clip for the rest pose."""
+    clip = library_clip(rig, roles, choice, frames, fps, held)
     rotations, locations = clip.rotations, clip.locations
     if held is not None:
         base = np.repeat(held.rotations[:1], frames, axis=0)
@@ -366,7 +381,7 @@ def library_motion(
 @torch.no_grad()
 def write_library_start(rig: RigAsset, roles: BoneRoles, choice: LibraryChoice, params: MotionParams) -> dict:
     """Write the chosen motion into ``params`` (in place): the library clip at the parameters' frames
-    and rate, played on top of their held starting pose
+    and rate, played from their held starting pose (:func:`library_clip`) and composed on it
     (:func:`~akd_blender.core.fitting.motion_starts.starts_as_channels`), as per-frame rotation offsets of the
     free bones and the root's path fitted to the keys (least squares; exact when there is a key per
     frame). The library's travel, carried by its carrier bone, is carried by the parameters' root
@@ -375,7 +390,14 @@ def write_library_start(rig: RigAsset, roles: BoneRoles, choice: LibraryChoice, 
     from ..fitting.motion_starts import PriorStart, starts_as_channels
     from .ranked_start import offsets_of
 
-    clip = library_clip(rig, roles, choice, params.num_frames, params.fps)
+    held = MotionClip(
+        rig.bone_names,
+        params.fps,
+        1,
+        params.base_rotations[:1].detach().cpu().double().numpy(),
+        params.base_locations[:1].detach().cpu().double().numpy(),
+    )
+    clip = library_clip(rig, roles, choice, params.num_frames, params.fps, held)
     start = PriorStart(choice.label, choice.variation.speed, choice.variation.phase, choice.variation.direction, clip)
     base = params.base_rotations[:1].expand(params.num_frames, -1, -1)
     rotations, drift = starts_as_channels(rig, [start], base, held_heading(rig, params, roles))  # the way it faces
