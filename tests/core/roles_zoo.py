@@ -2,7 +2,7 @@
 eyes, twist bones, unweighted end bones and armature root), the same laid out as 3ds Max's Biped or holding
 a shield, a dog (scapulae, ears, jaw, long tail, toes), the dog with a split hub or with dragon wings, a bird
 with flat wings and a beak, a two-legged dinosaur with a heavy tail and short arms, a straight and an
-S-curved snake, and a spider. Each is built facing -Y on z = 0 (metres) with its true roles by bone name."""
+S-curved snake, a spider, and a human named as Unreal's mannequin. Each is built facing -Y on z = 0 (metres) with its true roles by bone name."""
 
 from __future__ import annotations
 
@@ -278,6 +278,59 @@ def spider() -> tuple[RigAsset, dict[str, str]]:
     return build_character("Spider", s), truth
 
 
+def mannequin() -> tuple[RigAsset, dict[str, str]]:
+    """A 1.75 m human named as Unreal's mannequin is (``root``, ``pelvis``, ``spine_01``–``03``, ``neck_01``,
+    ``head``, ``clavicle/upperarm/lowerarm/hand_{l,r}``, ``thigh/calf/foot/ball_{l,r}``, twist bones, the
+    non-deforming ``ik_foot_*`` / ``ik_hand_*`` bones), in A-pose, its toes to -Y, standing as game idles
+    do: the hips thrust 8 cm ahead of the ankles, the knees a little bent, the head back over the heels."""
+    hip_y = -0.08
+    s = [
+        BoneSpec("root", None, (0, 0, 0), (0, 0.2, 0), 0.02, GREY, deform=False),
+        BoneSpec("pelvis", "root", (0, hip_y, 0.95), (0, hip_y, 1.02), 0.14, GREY),
+        *_chain("spine_0", "pelvis", [(0, hip_y, 1.02), (0, -0.02, 1.12), (0, 0.0, 1.24), (0, 0.0, 1.42)], [0.14, 0.15, 0.16]),
+        BoneSpec("neck_01", "spine_03", (0, 0.0, 1.46), (0, -0.01, 1.55), 0.05, GREY),
+        BoneSpec("head", "neck_01", (0, -0.01, 1.55), (0, -0.01, 1.75), 0.1, GREY),
+        BoneSpec("ik_foot_root", "root", (0, 0, 0), (0, 0.1, 0), 0.02, GREY, deform=False),
+        BoneSpec("ik_hand_root", "root", (0, 0, 0), (0, 0.1, 0), 0.02, GREY, deform=False),
+        BoneSpec("ik_hand_gun", "ik_hand_root", (-0.56, -0.05, 1.05), (-0.56, -0.1, 1.05), 0.02, GREY, deform=False),
+    ]
+    truth = {"pelvis": "root", "spine_01": "spine", "spine_02": "spine", "spine_03": "spine", "neck_01": "neck", "head": "head"}
+    for side, x, word in (("l", 1.0, "left"), ("r", -1.0, "right")):
+        arm = [
+            (x * 0.03, -0.01, 1.4),
+            (x * 0.17, 0.0, 1.41),
+            (x * 0.38, 0.0, 1.22),
+            (x * 0.56, -0.05, 1.05),
+            (x * 0.63, -0.07, 0.98),
+        ]
+        leg = [
+            (x * 0.09, hip_y, 0.93),
+            (x * 0.1, -0.05, 0.51),
+            (x * 0.11, 0.01, 0.09),
+            (x * 0.12, -0.11, 0.02),
+            (x * 0.12, -0.18, 0.02),
+        ]
+        names = {"arm": ("clavicle", "upperarm", "lowerarm", "hand"), "leg": ("thigh", "calf", "foot", "ball")}
+        for limb, points, radii, parent in (
+            ("arm", arm, (0.05, 0.05, 0.04, 0.035), "spine_03"),
+            ("leg", leg, (0.075, 0.055, 0.045, 0.035), "pelvis"),
+        ):
+            chain = [f"{n}_{side}" for n in names[limb]]
+            s += [
+                BoneSpec(n, chain[i - 1] if i else parent, points[i], points[i + 1], radii[i], GREY, connect=i > 0)
+                for i, n in enumerate(chain)
+            ]
+            truth.update({n: f"{limb}.{word}" for n in chain})
+        s += [
+            BoneSpec(f"upperarm_twist_01_{side}", f"upperarm_{side}", (x * 0.27, 0.0, 1.32), (x * 0.37, 0.0, 1.23), 0.052, GREY),
+            BoneSpec(f"thigh_twist_01_{side}", f"thigh_{side}", (x * 0.095, -0.07, 0.75), (x * 0.1, -0.05, 0.52), 0.077, GREY),
+            BoneSpec(f"calf_twist_01_{side}", f"calf_{side}", (x * 0.105, -0.02, 0.3), (x * 0.11, 0.01, 0.1), 0.057, GREY),
+            BoneSpec(f"ik_foot_{side}", "ik_foot_root", leg[2], (x * 0.11, 0.1, 0.09), 0.02, GREY, deform=False),
+            BoneSpec(f"ik_hand_{side}", "ik_hand_gun", arm[3], (x * 0.6, -0.05, 1.05), 0.02, GREY, deform=False),
+        ]
+    return build_character("Mannequin", s), truth
+
+
 ZOO = {
     "humanoid": humanoid,
     "max_biped": max_biped,
@@ -290,4 +343,5 @@ ZOO = {
     "snake": snake,
     "curved_snake": curved_snake,
     "spider": spider,
+    "mannequin": mannequin,
 }

@@ -177,6 +177,7 @@ ZOO_KINDS = {
     "snake": "serpent",
     "curved_snake": "serpent",
     "spider": "other",
+    "mannequin": "biped",
 }
 
 
@@ -186,7 +187,7 @@ def zoo():
 
 
 @pytest.mark.parametrize(
-    "name", ["humanoid", "max_biped", "armed_humanoid", "dog", "split_quadruped", "dragon", "bird", "dinosaur"]
+    "name", ["humanoid", "max_biped", "armed_humanoid", "dog", "split_quadruped", "dragon", "bird", "dinosaur", "mannequin"]
 )
 def test_artist_like_rigs_get_their_true_roles(zoo, name):
     """Fingers, toes, eyes, ears, jaws and beaks are extras; unweighted end bones and the armature root

@@ -24,6 +24,7 @@ import torch
 
 from ..character.kinematics import Skeleton
 from ..character.rig import RigAsset
+from ..character.roles.sides import side_name_warning
 from ..errors import InputError
 from ..motion.clip import MotionClip, MotionParams
 from ..progress import Callbacks
@@ -310,6 +311,9 @@ def _distill(
     if prior is None:
         prior = _default_prior(config, kind, device)
     config, text, library, extra = _read_prompt(prompt, config, prior, kind, world_size, timer, t_start)
+    sides = side_name_warning(rig, roles) if roles is not None else None
+    if sides is not None:
+        extra["side_names"] = sides  # the job warns: the names state the other sides from the body's
     if config.start == "library" and config.steps == 0 and not config.redraw.noise:
         return _library_only(rig, roles, library, config, prior, extra, init_pose, callbacks, timer, t_start)
     # 2. Motion, skeleton, renderer; 3. the start; 4. the SDS steps.

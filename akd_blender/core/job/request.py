@@ -199,8 +199,9 @@ def action_name(prompt: str, limit: int = 63) -> str:
 
 def job_warnings(rig: Any, metrics: dict[str, float], facts: dict) -> list[str]:
     """A job's warnings, one line each: the rig's (``rig.warnings``, what the mirror does not reproduce),
-    then, when the prompt matched no known motion well enough, or another kind's motion better
-    (``facts["other_kind"]``), and the job went ahead with the nearest (``facts["understood"]`` False), a
+    then where the bone names state the other sides from those the body shows (``facts["side_names"]``,
+    :func:`~akd_blender.core.character.roles.sides.side_name_warning`), then, when the prompt matched no
+    known motion well enough, or another kind's motion better (``facts["other_kind"]``), and the job went ahead with the nearest (``facts["understood"]`` False), a
     line saying so, then
     :func:`~akd_blender.core.motion.metrics.motion_warnings` of ``metrics`` (:func:`motion_metrics` of the
     final clip) against the thresholds of the motion the model understood (``facts["motion"]``, None
@@ -218,4 +219,5 @@ def job_warnings(rig: Any, metrics: dict[str, float], facts: dict) -> list[str]:
             f"the prompt matches no known motion well enough (similarity {float(facts['similarity']):.2f}, "
             f"needs {float(facts['threshold']):.2f}): went ahead with the nearest, {facts['motion']}"
         )
-    return [*rig.warnings, *nearest, *motion_warnings(metrics, motion_thresholds(facts.get("motion")))]
+    sides = [str(facts["side_names"])] if facts.get("side_names") else []
+    return [*rig.warnings, *sides, *nearest, *motion_warnings(metrics, motion_thresholds(facts.get("motion")))]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .describe import describe_roles
 from .find import find_roles
+from .sides import named_side, side_name_warning
 from .types import KINDS, BodyFrame, BoneRoles, Limb
 
-__all__ = ["find_roles", "describe_roles", "BodyFrame", "BoneRoles", "Limb", "KINDS"]
+__all__ = ["find_roles", "describe_roles", "named_side", "side_name_warning", "BodyFrame", "BoneRoles", "Limb", "KINDS"]

@@ -16,11 +16,14 @@ Method, in armature space with the world's up (:class:`.body.BodyGeometry`, :cla
    thin appendage (jaw, beak); the bones between are the neck.
 4. Tail: the central chain without legs reaching furthest from the root or from a rear hub (a central
    non-trunk child of the root carrying legs), when it does not go forward.
-5. Forward: perpendicular to up and the mirror normal, signed by the feet (footprint centre in front of
-   the hip), the head (face in front of the head joint and of the root) and the tail (behind the root);
-   left = cross(up, forward). Kind from the number of legs (and wings); a legless body at least twice as
-   long as tall is a serpent. A serpent's single chain whose root end is fatter than its far end runs from
-   its head back: the root is its head and the rest of the chain its tail.
+5. Forward: perpendicular to up and the mirror normal, signed by what the body shows: each foot's footprint
+   reaches further ahead of its ankle than behind it (toes are longer than heels), a two-legged body's
+   knees bend forward, the face lies in front of the head joint (and the head in front of the root on a
+   long body), a tail lies behind the root; so hips thrust ahead of the ankles or a head leaning back over
+   the heels do not turn the body round. left = cross(up, forward). Kind from the number of legs (and
+   wings); a legless body at least twice as long as tall is a serpent. A serpent's single chain whose
+   root end is fatter than its far end runs from its head back: the root is its head and the rest of the
+   chain its tail.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ from .plan import GROUND_BAND, BodyPlan
 from .types import BodyFrame, BoneRoles, Limb
 
 __all__ = ["find_roles"]
+
+LONG_BODY_LEAD = 0.25  # the head leads a body whose head lies this fraction of the height or more ahead of the root
 
 
 def find_roles(rig: RigAsset) -> BoneRoles:
@@ -156,8 +161,13 @@ class _Finder(BodyPlan):
         return before_head[:cut], before_head[cut:]
 
     def _facing(self, legs: list[list[int]], head: int | None, root: int, tail_top: int | None) -> np.ndarray:
-        """Forward [3]: the mirror plane's in-plane horizontal axis, signed by toes, head and tail (the
-        world's -Y when no mirror plane stands out)."""
+        """Forward [3]: the mirror plane's in-plane horizontal axis, signed by what the body shows (the
+        world's -Y when no mirror plane stands out, or when nothing tells): feet reach further forward of
+        their ankle than back (toes are longer than heels), a two-legged body's knees bend forward, the
+        face lies in front of the head's joint, and the head in front of the root on a long body; a tail
+        lies behind the root. Each in armature units, summed. Where the legs' joints stand over the feet
+        (a pelvis thrust forward, a crouch) or the head leans back over the hips on an upright body does
+        not change which way the body faces."""
         t, f0 = self.tree, self.forward0
         if not self.bilateral:  # no mirror plane: from the root towards the head, else the world's -Y
             fallback = fallback_forward(self.rig.armature_world, self.up)
@@ -166,21 +176,60 @@ class _Finder(BodyPlan):
             v = t.own_vertices(head).mean(0) - t.heads[root]
             v = v - (v @ self.up) * self.up
             return v / np.linalg.norm(v) if np.linalg.norm(v) > 0.05 * self.size else fallback
-        band = GROUND_BAND * self.height
-        score = 0.0
-        for chain in legs:  # the footprint's middle lies in front of the hip (toes are longer than heels)
-            region = self._region(chain[0])
-            sole = (region[(region @ self.up) <= self.ground + band] - t.heads[chain[0]]) @ f0
-            if len(sole):
-                score += 0.5 * float(sole.max() + sole.min())
+        score = sum(self._toes_ahead(chain) for chain in legs) @ f0 if legs else 0.0
+        if len(legs) == 2:
+            score += sum(self._knee_ahead(chain) for chain in legs) @ f0
         if head is not None and len(t.own_vertices(head)):
             face = t.own_vertices(head).mean(0)
-            score += float((face - t.heads[head]) @ f0) + float((face - t.heads[root]) @ f0)
+            score += float((face - t.heads[head]) @ f0)
+            lead = face - t.heads[root]
+            lead = lead - (lead @ self.up) * self.up
+            if np.linalg.norm(lead) >= LONG_BODY_LEAD * self.height:  # a long body: the head leads
+                score += float(lead @ f0)
         if tail_top is not None:
             score -= float((self._region(tail_top).mean(0) - t.heads[root]) @ f0)
         if abs(score) < 1e-3 * self.height:
             score = float(fallback_forward(self.rig.armature_world, self.up) @ f0)
         return f0 if score >= 0 else -f0
+
+    def _ankle(self, chain: list[int]) -> int:
+        """The leg's joint above its foot: the first bone of ``chain`` running on to the next joint more
+        sideways than down (a foot: ankle to toe base), else the last bone whose head stands at least half
+        the ground band above the ground (a hoof's pastern), else the chain's top."""
+        heads = self.tree.heads
+        for b, nxt in zip(chain[:-1], chain[1:], strict=True):
+            d = heads[nxt] - heads[b]
+            down = abs(float(d @ self.up))
+            if np.linalg.norm(d - (d @ self.up) * self.up) > down and self._height_of(heads[b]) < 0.5 * self._height_of(
+                heads[chain[0]]
+            ):
+                return b
+        high = [b for b in chain if self._height_of(heads[b]) >= 0.5 * GROUND_BAND * self.height]
+        return high[-1] if high else chain[0]
+
+    def _toes_ahead(self, chain: list[int]) -> np.ndarray:
+        """[3], the middle of the leg's footprint (its mesh within the ground band) less its ankle
+        (:meth:`_ankle`), horizontal: toes reach further from the ankle than the heel does, forward."""
+        region = self._region(chain[0])
+        sole = region[(region @ self.up) <= self.ground + GROUND_BAND * self.height]
+        if not len(sole):
+            return np.zeros(3)
+        d = sole - self.tree.heads[self._ankle(chain)]
+        d = d - np.outer(d @ self.up, self.up)
+        return 0.5 * (d[np.argmax(d @ self.forward0)] + d[np.argmin(d @ self.forward0)])
+
+    def _knee_ahead(self, chain: list[int]) -> np.ndarray:
+        """[3], how far the knee stands out of the line from the leg's top to its ankle, horizontal, on a
+        leg with one joint between them (a thigh and a shin: a knee bends forward); zero otherwise (a
+        bird's or a digitigrade leg has a backward-bending joint too)."""
+        ankle = self._ankle(chain)
+        between = chain[1 : chain.index(ankle)] if ankle in chain else []
+        if len(between) != 1:
+            return np.zeros(3)
+        top, knee, low = (self.tree.heads[b] for b in (chain[0], between[0], ankle))
+        axis = low - top
+        off = knee - top - axis * float((knee - top) @ axis) / max(float(axis @ axis), 1e-24)
+        return off - (off @ self.up) * self.up
 
     def _limbs(self, chains: list[list[int]], many: bool, forward: np.ndarray) -> list[Limb]:
         placed = []

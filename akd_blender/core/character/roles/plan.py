@@ -39,7 +39,9 @@ class BodyPlan(BodyGeometry):
 
     def _feet(self, contacts: list[int], root: int) -> list[list[int]]:
         """Contacts grouped into feet: two share a foot when their common ancestor (not the root) is itself
-        a contact or lies below 30 % of the root's height."""
+        a contact, lies below 30 % of the root's height, or is a bone whose subtree lies to one side of the
+        mirror plane (one limb: a calf's twist bone that took the shin's mesh down to the ankle hangs beside
+        the foot, both under the calf)."""
         t = self.tree
         group = {c: c for c in contacts}
 
@@ -52,7 +54,7 @@ class BodyPlan(BodyGeometry):
         for i, a in enumerate(contacts):
             for b in contacts[i + 1 :]:
                 lca = t.lca([a, b])
-                if lca != root and (lca in group or self._height_of(t.heads[lca]) < FOOT_LOW * hub):
+                if lca != root and (lca in group or self._height_of(t.heads[lca]) < FOOT_LOW * hub or self._lateral(lca)):
                     ra, rb = find(a), find(b)
                     group[max(ra, rb)] = min(ra, rb)
         feet: dict[int, list[int]] = {}
