@@ -4,8 +4,8 @@
 role-based library (``"library"``, keyed ``kind/label``) and for the embedded teacher's two procedural
 characters (``"teacher_characters"``, keyed ``character/label``). ``wordings.json``: more ways to ask
 for each motion that the prompt matcher knows besides the phrasings, never trained on and never a
-benchmark prompt — written blind (``"blind"``), verb-led (``"verb_led"``) and later ones
-(``"later"``); each group's ``"about"`` says how it was written. Every text is lower case without
+benchmark prompt — written blind (``"blind"``), verb-led (``"verb_led"``), later ones
+(``"later"``) and those of the motions played from records (``"records"``); each group's ``"about"`` says how it was written. Every text is lower case without
 trailing punctuation.
 """
 
@@ -53,10 +53,10 @@ VERB_WORDINGS: dict[Key, tuple[str, ...]] = _wordings("verb_led")
 
 
 def _extra() -> dict[Key, tuple[str, ...]]:
-    groups = [_wordings(g) for g in ("blind", "verb_led", "later")]
+    groups = [_wordings(g) for g in ("blind", "verb_led", "later", "records")]
     keys = dict.fromkeys(k for g in groups for k in g)
     return {k: sum((g.get(k, ()) for g in groups), ()) for k in keys}
 
 
 EXTRA_WORDINGS: dict[Key, tuple[str, ...]] = _extra()
-"""(kind, label) → extra wordings: the blind ones, then the verb-led, then the later ones."""
+"""(kind, label) → extra wordings: the blind ones, then the verb-led, the later ones and the records' ones."""

@@ -2,8 +2,10 @@
 (training and held-out, kept apart) and their variations.
 
 A :class:`RoleMotionSpec` plays on any rig whose :class:`~akd_blender.core.character.roles.BoneRoles` are of its
-kind: ``spec.generate(rig, roles, frames, fps, variation)``. Labels match the named-bone library's
-(:mod:`akd_blender.core.motion.library.labelled`) where the motion is the same.
+kind: ``spec.generate(rig, roles, frames, fps, variation)`` (a sided one takes ``side="left"`` too).
+Labels match the named-bone library's (:mod:`akd_blender.core.motion.library.labelled`) where the
+motion is the same. Gaits and the motions a record cannot say are generators (:data:`_MOTIONS`); the
+rest are records (:mod:`.records`) played by one player, registered after them.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ..clip import MotionClip
 from . import biped, biped_floor, bird, head, hexapod, quadruped, serpent
 from .english import PHRASINGS
 from .labelled import Variation
+from .records import load_records, record_generator
 
 if TYPE_CHECKING:
     from ...character.roles import BoneRoles
@@ -42,7 +45,9 @@ Generator = Callable[[RigAsset, "BoneRoles", int, float, Variation], MotionClip]
 @dataclass(frozen=True)
 class RoleMotionSpec:
     """A labelled motion for one kind of character: its generator, 5 training phrasings, 2 held-out
-    phrasings (never trained on), and whether it looks the same played backwards."""
+    phrasings (never trained on), whether it looks the same played backwards, the body parts it
+    drives (:data:`~.records.PARTS`: "arm" is the one arm on the prompted side), whether "with the
+    left hand" applies (``sided``: the generator takes ``side``) and whether it came from a record."""
 
     label: str
     kind: str
@@ -50,6 +55,9 @@ class RoleMotionSpec:
     phrasings: tuple[str, ...]
     heldout_phrasings: tuple[str, ...]
     time_symmetric: bool = False
+    parts: frozenset[str] = frozenset()
+    sided: bool = False
+    from_record: bool = False
 
 
 _MOTIONS: tuple[tuple[str, str, Generator, bool], ...] = (
@@ -120,11 +128,80 @@ _MOTIONS: tuple[tuple[str, str, Generator, bool], ...] = (
 )
 
 
+_GAIT = frozenset({"root", "legs", "torso", "arms", "tail"})
+_WHOLE = frozenset({"root", "legs", "torso", "arms", "head", "tail"})
+_GENERATOR_PARTS: dict[str, frozenset[str]] = {
+    "walk": _GAIT,
+    "run": _GAIT,
+    "gallop": _GAIT,
+    "hop": _GAIT,
+    "jump": _GAIT,
+    "turn": frozenset({"root", "legs", "arms", "head", "tail"}),
+    "sit": frozenset({"root", "legs", "torso", "arms", "tail"}),
+    "wave": frozenset({"arm", "head"}),
+    "point": frozenset({"arm", "head"}),
+    "raise_arms": frozenset({"arms", "head"}),
+    "kick": frozenset({"legs", "torso", "arms"}),
+    "bow": frozenset({"torso", "head", "arms"}),
+    "crouch": frozenset({"root", "legs", "torso", "arms"}),
+    "clap": frozenset({"arms"}),
+    "punch": frozenset({"arms", "torso"}),
+    "stretch": frozenset({"root", "legs", "torso", "arms", "head"}),
+    "look_around": frozenset({"head", "torso"}),
+    "nod": frozenset({"head"}),
+    "shake_head": frozenset({"head"}),
+    "wag_tail": frozenset({"tail"}),
+    "lie_down": frozenset({"root", "legs", "head", "tail"}),
+    "head_down": frozenset({"root", "legs", "torso", "head"}),
+    "rear_up": frozenset({"root", "legs", "torso", "head", "tail"}),
+    "shake": frozenset({"root", "torso", "head", "tail"}),
+    "flap_wings": frozenset({"wings"}),
+    "peck": frozenset({"head"}),
+    "raise_front_legs": frozenset({"root", "legs"}),
+    "fall": _WHOLE,
+    "get_up": _WHOLE,
+    "crawl": _WHOLE,
+    "dance": _WHOLE,
+}
+"""The body parts each generator drives (a serpent's motions drive the whole body: :data:`_SERPENT_PARTS`)."""
+
+_SERPENT_PARTS = frozenset({"root", "torso", "head", "tail"})
+
+_SIDED_GENERATORS = frozenset({"wave", "kick", "punch", "point"})
+"""Generators that take ``side`` ("with the left hand")."""
+
+
+def _generator_parts(kind: str, label: str) -> frozenset[str]:
+    if kind == "serpent" and label not in ("look_around", "nod", "shake_head"):
+        return _SERPENT_PARTS
+    return _GENERATOR_PARTS[label]
+
+
 def _library() -> dict[str, tuple[RoleMotionSpec, ...]]:
     out: dict[str, list[RoleMotionSpec]] = {}
     for kind, label, generate, symmetric in _MOTIONS:
         train, heldout = PHRASINGS[(kind, label)]
-        out.setdefault(kind, []).append(RoleMotionSpec(label, kind, generate, train, heldout, symmetric))
+        parts, sided = _generator_parts(kind, label), label in _SIDED_GENERATORS
+        out.setdefault(kind, []).append(RoleMotionSpec(label, kind, generate, train, heldout, symmetric, parts, sided))
+    for record in load_records():
+        for kind in record.kinds:
+            if any(spec.label == record.label for spec in out.get(kind, ())):
+                raise InputError(f"motion {record.label!r} for {kind} is both a generator and a record")
+            if (kind, record.label) not in PHRASINGS:
+                raise InputError(f"motion record {record.label!r} for {kind} has no phrasings in phrasings.json")
+            train, heldout = PHRASINGS[(kind, record.label)]
+            spec = RoleMotionSpec(
+                record.label,
+                kind,
+                record_generator(record),
+                train,
+                heldout,
+                record.time_symmetric,
+                record.parts,
+                record.sided,
+                True,
+            )
+            out.setdefault(kind, []).append(spec)
     return {kind: tuple(specs) for kind, specs in out.items()}
 
 
