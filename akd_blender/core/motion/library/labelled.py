@@ -58,6 +58,8 @@ class Variation:
         bob: how far the body dips with each step of a role-based gait, in leg lengths (0 = level).
         rock: how far the body rocks nose-up / nose-down once per stride of a role-based gait, degrees.
         body_phase: where in the stride the dip and the rock peak, in cycles [0, 1).
+        style: how a role-based gait is played (``"sneak"``, ``"limp"``, ``"march"`` …; the styles
+            each kind plays: :data:`~.gait_styles.GAIT_STYLES`); None: the gait as it is.
     """
 
     speed: float = 1.0
@@ -68,6 +70,7 @@ class Variation:
     bob: float = 0.0
     rock: float = 0.0
     body_phase: float = 0.0
+    style: str | None = None
 
 
 @dataclass(frozen=True)

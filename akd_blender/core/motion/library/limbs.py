@@ -12,6 +12,8 @@ import numpy as np
 
 from ...character.rig import RigAsset
 from ..clip import MotionClip
+from .footfalls import Path, body_path, flight_arc, path_heading, plan_steps, uneven_timing
+from .gait_styles import GaitStyle, gait_style
 from .labelled import Variation
 from .pose import BodyPose, bone_tip, is_sprawled, knee_sign, limb_length, segment_directions, smoothstep, untied
 
@@ -313,53 +315,194 @@ def gait(
     cycles into the stride. Nothing sinks below the ground (the body is lifted where something would).
     Angles in degrees; ``cycles`` per clip at speed 1; the defaults keep the body level and the feet's
     sweep symmetric.
+
+    The variation's ``style`` (:class:`~.gait_styles.GaitStyle`, read from ``gait_styles.json``)
+    scales the cadence, reach, duty and clearance, adds lean, sway, crouch, hops in the spells with no
+    foot down, and poses the arms, head and feet; a style whose steps are uneven (a weaving or
+    uneven path, sideways travel, a favoured leg) places every footfall on the body's path
+    (:func:`~.footfalls.plan_steps`), so planted feet stay planted. No style: the gait as above.
+    ValueError naming the style when the character's kind does not play it.
     """
+    style = gait_style(roles.kind, v.style)
     p = BodyPose(rig, roles, frames, fps)
     a = v.amplitude
+    cycles, duty, clearance = cycles * style.cadence, duty * style.duty, clearance * style.clearance
+    if style.lift_peak is not None:
+        lift_peak = front_lift_peak = style.lift_peak
     cycle = cycles * v.speed * p.t + v.phase
+    warp = uneven_timing(cycles * v.speed * p.t, style.timing) if style.timing else None
+    if warp is not None:
+        cycle = cycle + warp
     w = 2 * np.pi * cycle
     body = 2 * np.pi * (cycle - v.body_phase)
     if v.rock:
         p.pitch(roles.root, rad(v.rock) * np.cos(body))
-    bend_torso(p, p.right, -rad(lean) * a - rad(spine_flex) * a * np.sin(w))
-    arms_down(p)
+    bend_torso(p, p.right, -rad(lean + style.lean) * a - rad(spine_flex) * a * np.sin(w))
+    if style.sway:  # over the standing leg
+        bend_torso(p, p.forward, -rad(style.sway) * a * np.sin(w))
+    arms_down(p, 8.0 + style.arm_out)
     legs = list(p.legs)
     lengths = np.array([limb_length(rig, roles, limb) for limb in legs]) if legs else np.zeros(0)
     half = float(np.mean(lengths) * np.sin(rad(swing) * a)) if legs else 0.0  # foot reach ahead of the hip
+    half = half * style.stride
+    if style.sideways and legs:  # a step aside stays clear of the other foot
+        half = min(half, style.side_reach * _hip_spacing(p, legs))
     shift = reach_shift * (float(np.mean(lengths)) if legs else 0.0)
-    far = half + shift  # the stance foot's farthest reach from under its hip
+    stride = 2 * half / duty
+    phases = [_tripod_or(offsets, roles, limb) for limb in legs]
+    duties = [min(duty * _favoured(style, limb), 0.95) for limb in legs]
+    if style.uneven:  # a favoured leg's short stance comes in the middle of the others' swing
+        late = 0.5 * (min(duty * style.good_duty, 0.95) - duty * style.hurt_duty)
+        phases = [o - late if _is_favoured(style, limb) else o for o, limb in zip(phases, legs)]
+    path = heading = None
+    if style.uneven:
+        mean = float(np.mean(lengths)) if legs else 0.0
+        path = body_path(stride, style.jitter, style.weave * mean, style.weave_rate, v.direction if style.sideways else 0)
+        if style.weave_turn and not style.sideways:
+            heading = _heading(path, style.weave_turn)
+        centre = _turning_centre(p)
+        plans = [
+            plan_steps(cycle, o, d, path, overreach * length, heading, _in_body_frame(p, rig.heads[limb.bones[0]] - centre))
+            if d > 0
+            else None
+            for limb, o, d, length in zip(legs, phases, duties, lengths)
+        ]
+        far = max([0.0] + [plan.reach for plan in plans if plan is not None]) + shift
+    else:
+        plans = [None] * len(legs)
+        far = half + shift  # the stance foot's farthest reach from under its hip
     reach = [leg_reach(p, limb) for limb in legs if not is_sprawled(rig, roles, limb)]
     cap = (lambda full: min(far, max_reach * full)) if max_reach is not None else (lambda full: far)
     drop = max([0.0] + [below - np.sqrt(max((0.97 * full) ** 2 - cap(full) ** 2, 1e-12)) for below, full in reach])
     dip = v.bob * (float(np.mean(lengths)) if legs else 0.0) * 0.5 * (1 - np.cos(bob_rate * body))  # [F] ≥ 0
+    if style.crouch and legs:
+        dip = dip + style.crouch * float(np.mean(lengths))
+    if style.hurt_dip and legs:  # the body sinks onto the favoured leg while it stands on it
+        dip = dip + style.hurt_dip * float(np.mean(lengths)) * _favoured_load(style, legs, cycle, phases, duties)
     swings = {}
-    for limb, length in zip(legs, lengths):
-        ph = (cycle + _tripod_or(offsets, roles, limb)) % 1.0
-        stance = ph < duty
-        s = np.clip((ph - duty) / (1 - duty), 0, 1)
-        ahead = np.where(
-            stance, half * (1 - 2 * ph / duty), half * (2 * smoothstep(s) - 1) - overreach * length * np.sin(2 * np.pi * s)
-        )
+    for limb, length, o, d, plan in zip(legs, lengths, phases, duties, plans):
+        aside = turn = None
+        if plan is not None:
+            ahead, aside, turn, stance, s = plan.ahead, plan.aside, plan.turn, plan.down, plan.swing
+        else:
+            ph = (cycle + o) % 1.0
+            stance = ph < duty
+            s = np.clip((ph - duty) / (1 - duty), 0, 1)
+            ahead = np.where(
+                stance, half * (1 - 2 * ph / duty), half * (2 * smoothstep(s) - 1) - overreach * length * np.sin(2 * np.pi * s)
+            )
         ahead = ahead + shift * {"front": 1.0, "hind": -1.0}.get(limb.position, 0.0)
         peak = front_lift_peak if limb.position == "front" and front_lift_peak is not None else lift_peak
         lift = np.where(stance, 0.0, clearance * length * a * np.sin(np.pi * s ** (np.log(0.5) / np.log(peak))))
+        if d <= 0:  # a carried leg: held up under the body
+            ahead, aside, turn, lift = np.zeros(frames), None, None, np.full(frames, style.carry * length)
         if is_sprawled(rig, roles, limb):
             step_sprawled(p, limb, ahead, lift + dip)
         else:
-            place_foot(p, limb, ahead, lift + drop + dip)
+            _step(p, limb, ahead, aside, lift + drop + dip, turn, style.tiptoe)
         swings[limb.side] = np.arcsin(np.clip(ahead / max(length, 1e-9), -1, 1))
     for limb in body_arms(p):
         bones = arm_bones(rig, limb, p.up)
-        p.pitch(bones[0], -0.8 * swings.get(limb.side, 0.0))
+        p.pitch(bones[0], (-0.8 * style.arm_swing) * swings.get(limb.side, 0.0) + rad(style.arm_forward))
         if len(bones) > 1:
-            p.pitch(bones[1], rad(elbow) * a)
+            p.pitch(bones[1], rad(elbow + style.elbow) * a)
     p.bend_chain(roles.neck, p.right, rad(head_bob) * a * np.sin(2 * w))
+    if style.head_pitch or style.head_roll:
+        neck = roles.neck or ((roles.head,) if roles.head is not None else ())
+        p.bend_chain(neck, p.right, rad(style.head_pitch))
+        p.bend_chain(neck, p.forward, rad(style.head_roll))
     if roles.tail and tail_lift > 0:
         p.aim(roles.tail[0], roles.tail, -p.forward + 0.4 * p.up, tail_lift)
     p.wave_chain(roles.tail, p.up, rad(12) * a, w)
-    stride = 2 * half / duty
-    p.travel = np.outer(stride * cycles * v.speed * p.t, p.forward) - np.outer(drop + dip, p.up)
+    if path is None:
+        travelled = stride * cycles * v.speed * p.t
+        if warp is not None:
+            travelled = travelled + stride * warp
+        p.travel = np.outer(travelled, p.forward) - np.outer(drop + dip, p.up)
+    else:
+        moved = path(cycle) - path(cycle[:1])
+        p.travel = np.outer(moved[:, 0], p.forward) + np.outer(moved[:, 1], p.left) - np.outer(drop + dip, p.up)
+        if heading is not None:
+            p.yaw = heading(cycle)
+    if style.hop and legs:  # airborne between the steps
+        p.travel = p.travel + np.outer(style.hop * a * float(np.mean(lengths)) * flight_arc(cycle, phases, duties), p.up)
     return p.clip(v.facing, grounded="floor")
+
+
+def _hip_spacing(p: BodyPose, legs: list[Limb]) -> float:
+    """Mean distance of the legs' hips from the body's midline, sideways (armature units)."""
+    root = p.rig.heads[p.roles.root]
+    return float(np.mean([abs((p.rig.heads[limb.bones[0]] - root) @ p.left) for limb in legs]))
+
+
+def _turning_centre(p: BodyPose) -> np.ndarray:
+    """[3] the point a gait's yaw turns the body about (:meth:`~.pose.BodyPose.clip`: the rest centre
+    of the skinned vertices; the root's head for a rig without vertices)."""
+    rig = p.rig
+    return rig.vertices[rig.weights.sum(1) > 0].mean(0) if rig.num_vertices else rig.heads[p.roles.root]
+
+
+def _in_body_frame(p: BodyPose, vector: np.ndarray) -> np.ndarray:
+    """[2] an armature-space vector's (forward, left) components."""
+    return np.array([vector @ p.forward, vector @ p.left])
+
+
+def _heading(path: Path, share: float) -> Callable[[np.ndarray], np.ndarray]:
+    """cycles → the body's yaw [n] (radians, to the left): ``share`` of the path's own heading."""
+    return lambda when: share * path_heading(path, when)
+
+
+def _is_favoured(style: GaitStyle, limb: Limb) -> bool:
+    """Whether ``limb`` is the style's favoured (hurt) leg (never, when the style favours none)."""
+    if style.hurt_duty == 1.0 and style.good_duty == 1.0:
+        return False
+    return limb.side == style.hurt_side and (not style.hurt_position or limb.position == style.hurt_position)
+
+
+def _favoured(style: GaitStyle, limb: Limb) -> float:
+    """The factor on ``limb``'s share of the cycle on the ground: the favoured leg's or the others'."""
+    if style.hurt_duty == 1.0 and style.good_duty == 1.0:
+        return 1.0
+    return style.hurt_duty if _is_favoured(style, limb) else style.good_duty
+
+
+def _favoured_load(style: GaitStyle, legs: list[Limb], cycle: np.ndarray, phases: list[float], duties: list[float]) -> np.ndarray:
+    """[F] 0 → 1 → 0 (a sine arch) over each stance of the favoured leg(s); 0 otherwise."""
+    load = np.zeros(len(cycle))
+    for limb, o, d in zip(legs, phases, duties):
+        if _is_favoured(style, limb) and d > 0:
+            ph = (cycle + o) % 1.0
+            load = np.maximum(load, np.where(ph < d, np.sin(np.pi * ph / d), 0.0))
+    return load
+
+
+def _step(
+    p: BodyPose,
+    limb: Limb,
+    ahead: np.ndarray,
+    aside: np.ndarray | None,
+    up: np.ndarray,
+    turn: np.ndarray | None = None,
+    tiptoe: float = 0.0,
+) -> None:
+    """Place a hanging leg's ankle ``ahead``, ``aside`` (to the body's left; None: not at all) and
+    ``up`` [F] from its rest place (armature units): :func:`place_foot` in the sagittal plane with the
+    leg lengthened so that, swung out about the body's forward axis at the hip, the ankle is as high
+    as ``up`` says; the foot turned ``turn`` [F] radians about up (to the left; None: not at all) and
+    tipped ``tiptoe`` degrees onto its toes."""
+    if aside is None:
+        place_foot(p, limb, ahead, up)
+    else:
+        below = leg_reach(p, limb)[0]
+        depth = below - up  # hip over ankle
+        place_foot(p, limb, ahead, below - np.hypot(depth, aside))
+        p.rotate(limb.bones[0], np.cross(-p.up, p.left), np.arctan2(aside, depth))
+        if len(limb.bones) > 2:
+            p.level(limb.bones[2])
+    if turn is not None and len(limb.bones) > 2:
+        p.rotate(limb.bones[2], p.up, turn)
+    if tiptoe and len(limb.bones) > 2:
+        p.pitch(limb.bones[2], -rad(tiptoe))
 
 
 def jump(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation, forward: float = 0.0) -> MotionClip:
