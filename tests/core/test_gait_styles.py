@@ -114,9 +114,12 @@ def head_height(m: Measured) -> float:
 
 
 def torso_lean(m: Measured) -> float:
-    """Mean sine of the root-to-chest line's tilt towards the facing (positive: leaning forward)."""
-    top = m.roles.neck[-1] if m.roles.neck else m.roles.spine[-1]
-    line = m.joints[:, top] - m.joints[:, m.roles.root]
+    """Mean sine of the tilt towards the facing of the line from the root to the top of the torso (the
+    head's joint, else the last neck or spine joint away from the root), positive leaning forward."""
+    roles = m.roles
+    candidates = [b for b in ((roles.head,) if roles.head is not None else ()) + roles.neck[::-1] + roles.spine[::-1]]
+    top = next(b for b in candidates if np.linalg.norm(m.rig.heads[b] - m.rig.heads[roles.root]) > 0.05 * m.H)
+    line = m.joints[:, top] - m.joints[:, roles.root]
     return float(np.mean((line @ m.forward) / np.linalg.norm(line, axis=1)))
 
 
