@@ -153,6 +153,13 @@ def facing_change(m: Measured) -> float:
     return float(np.degrees(np.abs(turned).max()))
 
 
+def leg_gap(m: Measured) -> float:
+    """The closest the left and right legs below the hips come to each other, in heights."""
+    left, right = (next(limb for limb in m.roles.legs if limb.side == side) for side in ("left", "right"))
+    a, b = (m.verts[:, m.of(limb.bones[1:])][:, ::3] for limb in (left, right))
+    return float(np.linalg.norm(a[:, :, None] - b[:, None], axis=-1).min() / m.H)
+
+
 def travel_axes(m: Measured) -> tuple[float, float]:
     """(forward, to the left) travel of the body's centre, in heights."""
     move = m.centroid()[-1] - m.centroid()[0]
@@ -206,6 +213,7 @@ def _strafe(m: Measured, walk: Measured) -> None:
     ahead, left = travel_axes(m)
     assert left > 0.1 and abs(ahead) < 0.25 * left, (ahead, left)
     assert facing_change(m) < 3, facing_change(m)
+    assert leg_gap(m) > 0.01, leg_gap(m)  # the legs step clear of each other
 
 
 CHECKS = {

@@ -51,6 +51,8 @@ class GaitStyle:
         weave_turn: share of the weaving path's heading the body turns into (0: facing unchanged).
         sideways: travel along the side axis (Variation.direction: +1 left, -1 right), facing unchanged.
         side_reach: how far a foot steps sideways, as a share of the hips' half-spacing (sideways only).
+        spread: how far each foot stands out from under its hip, as a share of the hips' half-spacing
+            (a wider stance).
     """
 
     cadence: float = 1.0
@@ -82,6 +84,7 @@ class GaitStyle:
     weave_turn: float = 0.0
     sideways: bool = False
     side_reach: float = 1.0
+    spread: float = 0.0
 
     @property
     def uneven(self) -> bool:

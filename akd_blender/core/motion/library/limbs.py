@@ -345,8 +345,9 @@ def gait(
     lengths = np.array([limb_length(rig, roles, limb) for limb in legs]) if legs else np.zeros(0)
     half = float(np.mean(lengths) * np.sin(rad(swing) * a)) if legs else 0.0  # foot reach ahead of the hip
     half = half * style.stride
-    if style.sideways and legs:  # a step aside stays clear of the other foot
-        half = min(half, style.side_reach * _hip_spacing(p, legs))
+    spacing = _hip_spacing(p, legs) if legs else 0.0
+    if style.sideways:  # a step aside stays clear of the other foot
+        half = min(half, style.side_reach * spacing)
     shift = reach_shift * (float(np.mean(lengths)) if legs else 0.0)
     stride = 2 * half / duty
     phases = [_tripod_or(offsets, roles, limb) for limb in legs]
@@ -371,6 +372,8 @@ def gait(
     else:
         plans = [None] * len(legs)
         far = half + shift  # the stance foot's farthest reach from under its hip
+    if style.spread:
+        far = float(np.hypot(far, style.spread * spacing))
     reach = [leg_reach(p, limb) for limb in legs if not is_sprawled(rig, roles, limb)]
     cap = (lambda full: min(far, max_reach * full)) if max_reach is not None else (lambda full: far)
     drop = max([0.0] + [below - np.sqrt(max((0.97 * full) ** 2 - cap(full) ** 2, 1e-12)) for below, full in reach])
@@ -392,6 +395,9 @@ def gait(
                 stance, half * (1 - 2 * ph / duty), half * (2 * smoothstep(s) - 1) - overreach * length * np.sin(2 * np.pi * s)
             )
         ahead = ahead + shift * {"front": 1.0, "hind": -1.0}.get(limb.position, 0.0)
+        if style.spread:  # a wider stance
+            out = style.spread * spacing * {"left": 1.0, "right": -1.0}.get(limb.side, 0.0)
+            aside = (aside if aside is not None else np.zeros(frames)) + out
         peak = front_lift_peak if limb.position == "front" and front_lift_peak is not None else lift_peak
         lift = np.where(stance, 0.0, clearance * length * a * np.sin(np.pi * s ** (np.log(0.5) / np.log(peak))))
         if d <= 0:  # a carried leg: held up under the body
