@@ -44,7 +44,8 @@ class Applied:
             plain JSON-ready numbers (units: ``core.metrics``).
         warnings: the job's warnings, one line each (:func:`~akd_blender.core.job.request.job_warnings`),
             then, for an action keyed on a rig's controls, its undriven bones
-            (:meth:`.control_check.ControlResult.warnings`).
+            (:meth:`.control_check.ControlResult.warnings`), else the bones its joint limits hold short
+            of the motion (:func:`~akd_blender.core.motion.joint_limits.joint_limit_warnings`).
         scene_changes: what changed in the scene, one line each: every new action (the active one said so),
             the previous action kept, the frame range when set.
     """
@@ -90,6 +91,7 @@ def apply_clips(
         InputError (an AkdError) from :func:`.actions.write_action` or :func:`.keyframes.sparse_keys_for`
         (a bone of a clip missing on ``arm``, a bad ``keys``).
     """
+    from ..core.motion.joint_limits import joint_limit_warnings
     from ..core.motion.metrics import motion_metrics
     from .actions import write_action
     from .control_check import result_of
@@ -128,7 +130,9 @@ def apply_clips(
         on_step("keys")
     metrics = motion_metrics(rig, clip)
     checked = result_of(action)
-    warnings = job_warnings(rig, metrics, dict(facts or {})) + (checked.warnings() if checked is not None else [])
+    # keyed on the rig's controls, Blender's own evaluation is checked; keyed on the bones, their limits are read
+    held_short = checked.warnings() if checked is not None else joint_limit_warnings(rig, clip)
+    warnings = job_warnings(rig, metrics, dict(facts or {})) + held_short
     return Applied(names, action.name, previous, summary, plain_data(metrics), warnings, changes)
 
 
