@@ -2,7 +2,7 @@
 evaluates it: the motion × rig table of docs/benchmarks.md.
 
 For each rig (built or imported in the bpy module, in a process of its own) and each library motion of
-its kind: the motion is played as the job's library start plays it (the library clip from the pose
+its kind that has its own checks: the motion is played as the job's library start plays it (the library clip from the pose
 the file shows, :func:`~akd_blender.core.distillation.library_start.library_motion`), written as the job
 writes it (:func:`~akd_blender.blender.apply.apply_clips`: keys on the rig's controls, Blender's own
 evaluation checked, the job's warnings), read back as Blender evaluates it
@@ -100,6 +100,16 @@ def first_failure(checks, measured) -> str:
     return "pass"
 
 
+def has_checks(kind: str, label: str) -> bool:
+    """Whether motion ``label`` of ``kind`` has its own checks in ``tests/core/library_checks.py``."""
+    from tests.core.library_checks import checks_for
+
+    try:
+        return bool(checks_for(kind, label))
+    except KeyError:
+        return False
+
+
 def rig_rows(name: str, labels: tuple[str, ...] = ()) -> list[dict]:
     """Every library motion of the rig's kind (or ``labels``) on rig ``name``, as rows."""
     import bpy
@@ -124,7 +134,7 @@ def rig_rows(name: str, labels: tuple[str, ...] = ()) -> list[dict]:
     scene.render.fps, scene.render.fps_base = int(FPS), 1.0
     rows = []
     for spec in motions_for(roles.kind):
-        if labels and spec.label not in labels:
+        if (labels and spec.label not in labels) or not has_checks(roles.kind, spec.label):
             continue
         t = time.perf_counter()
         row = {"rig": name, "kind": roles.kind, "motion": spec.label}
