@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from akd_blender.core.motion.library.limbs import arm_bones
-from tests.core.library_checks import Measured, check_feet_planted, check_in_place, head_turn, leg_length, travel
+from tests.core.library_checks import Measured, check_in_place, head_turn, leg_length, travel
 
 NEAR = 0.12
 """How close (body heights) a hand must come to a landmark's skin to count as reaching it."""
@@ -230,7 +230,8 @@ def _elbows_bent(m, check, side):
 
 def _feet_planted(m, check, side):
     if check["feet_planted"]:
-        check_feet_planted(m)
+        for leg in m.roles.legs:
+            planted(m, leg)
 
 
 def _in_place(m, check, side):
@@ -332,6 +333,7 @@ def _torso_twist(m, check, side):
 def _leans(m, check, side):
     chest = m.joints[:, m.roles.spine[-1] if m.roles.spine else m.roles.head] - m.joints[:, m.roles.root]
     forward = np.degrees(np.arctan2(chest @ m.forward, chest @ m.up))
+    forward = forward - forward[0]
     want = float(check["leans"])
     assert (forward.max() > want) if want > 0 else (forward.min() < want), forward
 
@@ -342,11 +344,87 @@ def _repeats(m, check, side):
     axis = {"up": m.up, "forward": m.forward, "left": m.left}[spec.get("axis", "up")]
     if spec.get("of") == "root":
         x = m.root_height()
+    elif spec.get("of") == "head":
+        x = m.height(_head_mask(m)).mean(1)
+    elif spec.get("of") == "foot":
+        x = m.height(m.of(m.roles.limb("legs", s).bones[-1:])).min(1)
     else:
         x = (hand_points(m, s) - m.joints[:, m.roles.root]) @ axis
+    if "window" in spec:  # clip fractions
+        t = np.arange(len(x)) / len(x)
+        x = x[(t >= spec["window"][0]) & (t <= spec["window"][1])]
     x = x - np.median(x)
     high = x > 0.3 * np.abs(x).max()
     assert _runs(high) >= int(spec["times"]) and np.ptp(x) > float(spec.get("range", 0.03)) * m.H, x / m.H
+
+
+def _hands_crossed(m, check, side):
+    across = (hand_points(m, "right") - hand_points(m, "left")) @ m.left  # > 0: the right hand left of the left one
+    assert (across > 0.02 * m.H).sum() >= 2, across / m.H
+
+
+def planted(m: Measured, leg) -> None:
+    """Assert the leg's foot stays where it stood: its lowest vertex within 3 % of the height of the
+    ground and its skin's centroid within 5 % of the height (horizontally) of where it started, every
+    frame (the centroid, not the lowest vertex, which flips between heel and toe on a flat foot)."""
+    foot = m.of(leg.bones[-1:])
+    heights = m.height(foot)
+    assert heights.min(1).max() < 0.03 * m.H, (leg.side, leg.position, heights.min(1) / m.H)
+    centre = m.verts[:, foot].mean(1)
+    horizontal = centre - (centre @ m.up)[:, None] * m.up
+    slide = np.linalg.norm(horizontal - horizontal[:1], axis=1)
+    assert slide.max() < 0.05 * m.H, (leg.side, leg.position, slide / m.H)
+
+
+def _foot_planted(m, check, side):
+    planted(m, m.roles.limb("legs", side if check["foot_planted"] == "prompted" else _other(side)))
+
+
+def _feet_apart(m, check, side):
+    feet = [m.verts[:, m.of(m.roles.limb("legs", s).bones[-1:])].mean(1) for s in ("left", "right")]
+    apart = np.abs((feet[0] - feet[1]) @ m.forward)
+    assert apart.max() > float(check["feet_apart"]) * m.H, apart.max() / m.H
+
+
+def _hand_crosses(m, check, side):
+    out = m.left if side == "left" else -m.left
+    across = (hand_points(m, side) - m.joints[:, m.roles.root]) @ out  # < 0: past the midline
+    assert across.min() < -0.02 * m.H, across.min() / m.H
+
+
+def _head_sways(m, check, side):
+    head = m.verts[:, _head_mask(m)].mean(1)
+    horizontal = head - (head @ m.up)[:, None] * m.up
+    assert np.ptp(horizontal @ m.forward) + np.ptp(horizontal @ m.left) > float(check["head_sways"]) * m.H
+
+
+def _moves(m, check, side):
+    moved = np.linalg.norm(m.verts - m.verts[:1], axis=-1).mean(1)
+    assert moved.max() > float(check["moves"]) * m.H, moved.max() / m.H
+
+
+def _feet_wide(m, check, side):
+    feet = [m.verts[:, m.of(m.roles.limb("legs", s).bones[-1:])].mean(1) for s in ("left", "right")]
+    wide = np.abs((feet[0] - feet[1]) @ m.left)
+    assert wide.max() - wide[0] > float(check["feet_wide"]) * m.H * 0.5, (wide - wide[0]) / m.H
+
+
+def _feet_forward(m, check, side):
+    feet = np.mean([m.verts[:, m.of(leg.bones[-1:])].mean(1) for leg in m.roles.legs], axis=0)
+    ahead = (feet - m.joints[:, m.roles.root]) @ m.forward
+    assert ahead.max() > float(check["feet_forward"]) * m.H, ahead.max() / m.H
+
+
+def _knee_down(m, check, side):
+    shin = m.of(m.roles.limb("legs", side).bones[1:2])
+    assert m.height(shin).min(1).min() < float(check["knee_down"]) * m.H, m.height(shin).min() / m.H
+
+
+def _leans_aside(m, check, side):
+    chest = m.joints[:, m.roles.spine[-1] if m.roles.spine else m.roles.head] - m.joints[:, m.roles.root]
+    out = m.left if side == "left" else -m.left
+    aside = np.degrees(np.arctan2(chest @ out, chest @ m.up))
+    assert (aside - aside[0]).max() > float(check["leans_aside"]), aside
 
 
 def _max_speed(m, check, side):
@@ -355,6 +433,16 @@ def _max_speed(m, check, side):
 
 
 READINGS = {
+    "feet_wide": _feet_wide,
+    "feet_forward": _feet_forward,
+    "knee_down": _knee_down,
+    "leans_aside": _leans_aside,
+    "feet_apart": _feet_apart,
+    "hand_crosses": _hand_crosses,
+    "head_sways": _head_sways,
+    "moves": _moves,
+    "hands_crossed": _hands_crossed,
+    "foot_planted": _foot_planted,
     "max_speed": _max_speed,
     "hand_near": _hand_near,
     "hand_hangs": _hand_hangs,

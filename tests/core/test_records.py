@@ -21,7 +21,7 @@ from tests.core.library_checks import Measured
 from tests.core.record_checks import READINGS, check_craft, check_fact
 from tests.core.role_fixtures import family_character
 
-FRAMES, FPS = 16, 8.0
+FRAMES, FPS = 24, 12.0
 
 
 @functools.cache
@@ -58,8 +58,10 @@ def test_record_shows_its_checks_on_every_rig(kind, label):
     for index, variation, side in plays:
         m = _measure(kind, label, index, variation, side)
         speed = max([3.0] + [float(c["max_speed"]) for c in record.checks if "max_speed" in c])
-        check_craft(m, speed, eases=not record.cyclic and variation == Variation())
+        check_craft(m, speed * max(variation.speed, 1.0), eases=not record.cyclic and variation == Variation())
         for check in record.checks:
+            if "max_speed" in check:  # read by the craft check, scaled by the variation's speed
+                continue
             try:
                 check_fact(m, check, side)
             except AssertionError as error:
@@ -80,7 +82,7 @@ def test_every_record_is_a_spec_with_parts_phrasings_and_checks():
 
 
 def test_a_sided_record_mirrors():
-    label = next(r.label for r in load_records() if r.sided and "biped" in r.kinds)
+    label = "salute"
     right = _measure("biped", label, 0, Variation(), "right")
     left = _measure("biped", label, 0, Variation(), "left")
     for m, moving, still in ((right, "right", "left"), (left, "left", "right")):

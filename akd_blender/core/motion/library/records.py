@@ -9,7 +9,8 @@ A record says what a motion does in the body's own terms, never with a bone name
   one before with its ``ease`` (:data:`EASINGS`). A key names a pose per slot (:data:`SLOT_PARTS`):
   an arm reaches a landmark (``{"hand": "brow"}``, :data:`LANDMARKS`, ``offset`` [forward, out, up] in
   body heights, ``elbow`` the [down, out, forward] way the elbow points) by analytic two-bone IK, or
-  points along directions (``{"upper": [down, out, forward], "fore": [...]}``); a leg places its foot
+  points along directions (``{"upper": [down, out, forward], "fore": [...]}``; offsets and
+  directions in the chest's frame as posed, a floor offset along the ground); a leg places its foot
   (``{"foot": [forward, up]}`` in leg lengths, two-bone IK with the feet kept on the ground) or folds
   (``{"thigh": degrees forward, "knee": degrees folded, "spread": degrees out}``); the torso bends
   (``bend`` forward, ``lean`` and ``twist`` toward the prompted side, ``at_hips`` the share at the
@@ -28,9 +29,10 @@ A record says what a motion does in the body's own terms, never with a bone name
 Phrasings live in ``phrasings.json`` and extra wordings in ``wordings.json`` like every other motion's.
 
 The player (:func:`play`) takes the same :class:`~.labelled.Variation` as the generators: ``speed``
-scales the tempo, ``amplitude`` the angles and swings, ``phase`` shifts the start (cycles for a cyclic
-record, up to a tenth of the clip otherwise), ``facing`` turns the body, ``direction`` flips the
-swings' start; ``side`` picks the prompted arm or leg.
+scales the tempo, ``phase`` shifts the start (cycles for a cyclic
+record, up to a tenth of the clip otherwise), ``amplitude`` scales the swings and, within 0.9–1.1
+(so that a reach still arrives), the key poses' angles, ``facing`` turns the body, ``direction``
+flips the swings' start; ``side`` picks the prompted arm or leg.
 """
 
 from __future__ import annotations
@@ -104,10 +106,12 @@ LANDMARKS = (
     "hip",
     "overhead",
     "forward",
+    "ahead",
     "floor",
 )
 """Where a hand can reach, relative to the body as posed (the head's, the chest's, the hips', the
-shoulder's frame; ``floor``: the ground ahead of the shoulder)."""
+shoulder's frame; ``ahead``: on the body's midline in front of the shoulders, where two hands meet;
+``floor``: the ground ahead of the shoulder)."""
 
 EASINGS = {
     "smooth": smoothstep,
@@ -377,7 +381,7 @@ def landmark_points(p: BodyPose, limb: Limb, name: str, floor: np.ndarray | None
     """[F,3] where landmark ``name`` (:data:`LANDMARKS`) is for ``limb``'s hand as ``p`` is posed now
     (armature space, before the facing): a head or torso landmark carried by its bone, ``overhead`` and
     ``forward`` at 95 % of the arm's reach from the shoulder (up; ahead at shoulder height, in the
-    chest's frame), ``floor`` on the ground (``floor`` [F]: its height along up) a quarter leg ahead of
+    chest's frame), ``ahead`` on the midline 80 % of the reach in front of the shoulders, ``floor`` on the ground (``floor`` [F]: its height along up) a quarter leg ahead of
     the shoulder."""
     side = limb.side if limb.side in ("left", "right") else "right"
     rest = _landmark_cache(p.rig, p.roles, side)
@@ -392,6 +396,9 @@ def landmark_points(p: BodyPose, limb: Limb, name: str, floor: np.ndarray | None
         return shoulder + reach * (chest @ p.up)
     if name == "forward":
         return shoulder + reach * (chest @ p.forward)
+    if name == "ahead":  # the shoulders' midpoint, carried by the chest, and 80 % of the reach ahead
+        mid = np.mean([p.rig.heads[arm_bones(p.rig, a, p.up)[0]] for a in body_arms(p)] or [p.rig.heads[bones[0]]], axis=0)
+        return _carried(p, mid, _chest_bone(p.roles)) + 0.8 * reach * (chest @ p.forward)
     if name == "floor":
         ground = floor if floor is not None else np.full(p.frames, p.roles.frame.ground)
         ahead = shoulder + 0.25 * mean_length(p) * p.forward
@@ -495,7 +502,7 @@ def play(
     if side not in ("left", "right"):
         raise InputError(f"side must be 'left' or 'right', not {side!r}")
     p = BodyPose(rig, roles, frames, fps)
-    a = v.amplitude
+    a = float(np.clip(v.amplitude, 0.9, 1.1))  # the key poses' angles: a reach must still arrive
     u = _key_time(record, p.t, v)
     before, after, eased = _segments(record, u)
     envelope = _envelope(record, p.t) if record.cyclic else np.ones(frames)
@@ -566,7 +573,7 @@ def _arm_pose(p: BodyPose, limb: Limb, pose, bones, hang: tuple[np.ndarray, np.n
         offset = pose.get("offset", (0.0, 0.0, 0.0))
         out = {"left": p.left, "right": p.right}.get(limb.side, p.up)
         shift = (float(offset[0]) * p.forward + float(offset[1]) * out + float(offset[2]) * p.up) * p.height
-        target = target + chest @ shift
+        target = target + (shift if pose["hand"] == "floor" else chest @ shift)  # the floor's offsets along the ground
         pole = _body_direction(p, limb, pose.get("elbow", (1.0, 0.6, -0.3)), chest)
         shoulder = p.head_position(bones[0])
         l1, l2 = _arm_lengths(p, bones)
