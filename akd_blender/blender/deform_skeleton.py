@@ -18,7 +18,9 @@ The rule, read from the rig itself (never from bone names):
 4. **Control rigs** (some bone moved by a constraint or driver: Rigify, IK limbs): the deform
    skeleton is the bones of (2) and the deform bones that link two of them in Blender's hierarchy
    (:func:`_links`). Controls, mechanism and helper bones (IK targets and
-   poles, Rigify's ``MCH-``/``ORG-``/controls) reach no mesh and are left out. Each kept bone's
+   poles, Rigify's ``MCH-``/``ORG-``/controls) reach no mesh and are left out. Deform bones that reach
+   no mesh but hang from kept ones in a chain down to the floor are kept too (a limb's last bones that
+   automatic weights left bare, :func:`_bare_legs`). Each kept bone's
    parent is found by walking up its Blender ancestors: the first ancestor that is kept, or whose
    rest head and tail coincide with those of a kept bone (a helper a deform bone is a copy of, as
    Rigify's ``ORG-spine.003`` is of ``DEF-spine.003``), gives the parent; none gives a root.
@@ -154,7 +156,8 @@ def find_deform_skeleton(armature_obj: bpy.types.Object) -> DeformSkeleton:
         names = tuple(b.name for b in bones)
         parents = tuple(order[b.parent.name] if b.parent else -1 for b in bones)
         return DeformSkeleton(names, parents, frozenset(reaching), skinned, parented, False, ())
-    kept = sorted(reaching | _links(armature_obj, reaching), key=order.__getitem__)
+    linked = reaching | _links(armature_obj, reaching)
+    kept = sorted(linked | _bare_legs(armature_obj, linked, skinned), key=order.__getitem__)
     parent_of = _deform_parents(armature_obj, kept)
     _cut_far_hung_chains(armature_obj, parent_of)
     turned = _join_trees(armature_obj, parent_of, order)
@@ -200,6 +203,35 @@ def _links(armature_obj: bpy.types.Object, reaching: set[str]) -> set[str]:
         if a is not None:
             links.update(path)
     return links
+
+
+def _bare_legs(armature_obj: bpy.types.Object, kept: set[str], skinned) -> set[str]:
+    """Deform bones that reach no mesh but hang from a kept bone in a chain of deform bones (each's
+    Blender parent kept or one of them) down to the floor: the chain's lowest rest joint lies within
+    5 % of the skinned meshes' height of their lowest vertex, or below it. A limb whose last bones
+    automatic weights left bare (a horse's cannon, pastern and hoof) is read to its end."""
+    world = np.asarray(armature_obj.matrix_world)
+    heights = []
+    for obj in skinned:
+        co = np.empty(3 * len(obj.data.vertices))
+        obj.data.vertices.foreach_get("co", co)
+        heights.append(co.reshape(-1, 3) @ np.asarray(obj.matrix_world)[2, :3] + obj.matrix_world[2][3])
+    z = np.concatenate(heights) if heights else np.zeros(0)
+    if not len(z):
+        return set()
+    floor, band = float(z.min()), 0.05 * float(np.ptp(z))
+    bare: dict[str, list[str]] = {}  # each hanging bone's chain down to its lowest end
+    for bone in armature_obj.data.bones:  # parents before children
+        parent = bone.parent
+        if not bone.use_deform or bone.name in kept or parent is None or not (parent.name in kept or parent.name in bare):
+            continue
+        bare[bone.name] = [*bare.get(parent.name, []), bone.name]
+
+    def low(name: str) -> float:
+        b = armature_obj.data.bones[name]
+        return min(float((world @ np.array([*b.head_local, 1.0]))[2]), float((world @ np.array([*b.tail_local, 1.0]))[2]))
+
+    return {n for chain in bare.values() if low(chain[-1]) <= floor + band for n in chain}
 
 
 def _deform_parents(armature_obj: bpy.types.Object, kept: list[str]) -> dict[str, str | None]:

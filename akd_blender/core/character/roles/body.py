@@ -19,7 +19,8 @@ LIMB_REACH = 0.2  # an arm / wing reaches at least this fraction of the height f
 class BodyGeometry:
     """A rig's bone tree with its body axes (armature space) and geometric questions about its bones.
 
-    up: the world's up; ground / height: lowest point and extent of the skinned mesh along it; size: the
+    up: the world's up; ground: lowest point of the skinned mesh or of a bare chain (a limb's unweighted
+    last bones, :attr:`.skeleton.BodyTree.bare`) along it; height: extent of the skinned mesh; size: the
     larger of the height and the horizontal diameter; normal / offset: the mirror plane {x : x·normal =
     offset}; breadth: the larger of the height and the width across the mirror plane (the scale of side
     offsets); symmetric: whether a mirror plane stands out (else the plane is taken through the world's
@@ -33,7 +34,8 @@ class BodyGeometry:
         self.up = world_up(rig.armature_world)
         verts = t.skinned_vertices
         heights = verts @ self.up
-        self.ground = float(heights.min())
+        bare = np.concatenate([t.bare_points(int(b)) for b in np.flatnonzero(t.body)] + [np.zeros((0, 3))])
+        self.ground = float(min(heights.min(), (bare @ self.up).min(initial=np.inf)))  # the mesh's and the bare chains' floor
         self.height = float(np.ptp(heights))
         e1, e2 = horizontal_basis(self.up)
         centre = verts.mean(0)

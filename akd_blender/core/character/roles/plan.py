@@ -19,15 +19,22 @@ class BodyPlan(BodyGeometry):
     """The structural steps of role finding, on top of the rig's geometry."""
 
     def _contacts(self) -> list[int]:
-        """Weighted body bones whose own mesh reaches the feet's level: the lowest point of the mesh owned
-        by lateral bones (so a tail or belly lying lower does not lift the level), or of the whole mesh
-        when no lateral bone reaches within 25 % of the height of it; within 5 % of the height."""
+        """Weighted body bones whose own mesh, or the bare chain hanging below them (a limb's last bones
+        left without weights), reaches the feet's level: the lowest point of the mesh owned by lateral
+        bones (so a tail or belly lying lower does not lift the level), or of the whole mesh when no lateral
+        bone reaches within 25 % of the height of it; within 5 % of the height."""
         t = self.tree
         bones = [int(b) for b in np.flatnonzero(t.body & t.weighted) if len(t.own_vertices(int(b)))]
-        lows = {b: float((t.own_vertices(b) @ self.up).min()) for b in bones}
+        lows = {b: float((np.concatenate([t.own_vertices(b), t.bare_points(b)]) @ self.up).min()) for b in bones}
         lateral = [lows[b] for b in bones if self._lateral_points(t.own_vertices(b))]
         level = min(lateral) if lateral and min(lateral) <= self.ground + 0.25 * self.height else self.ground
-        return [b for b in bones if lows[b] <= level + GROUND_BAND * self.height]
+        self.feet_level = level + GROUND_BAND * self.height
+        return [b for b in bones if lows[b] <= self.feet_level]
+
+    def _own_low(self, b: int) -> float:
+        """The lowest point of the mesh ``b`` owns along up (infinity when it owns none)."""
+        own = self.tree.own_vertices(b)
+        return float((own @ self.up).min()) if len(own) else np.inf
 
     def _root(self, contacts: list[int]) -> int:
         """The lowest common ancestor of the contacts and of every bone carrying 0.5 % of the skin weight or
@@ -63,7 +70,8 @@ class BodyPlan(BodyGeometry):
         return [feet[k] for k in sorted(feet)]
 
     def _legs(self, contacts: list[int], root: int) -> tuple[list[list[int]], list[int]]:
-        """Leg chains and the tops of central ground-touching chains of the root (tail candidates)."""
+        """Leg chains and the tops of central ground-touching chains of the root (tail candidates). A leg
+        whose weighted bones own no mesh at the feet's level runs on through its bare chain to its end."""
         t = self.tree
         total = t.subtree_mass[t.top]
         legs, central = [], []
@@ -80,7 +88,10 @@ class BodyPlan(BodyGeometry):
                 if t.parents[top] == root:
                     central.append(top)
                 continue
-            legs.append(t.path(top, low) + t.continue_chain(low))
+            chain = t.path(top, low) + t.continue_chain(low)
+            if min(self._own_low(b) for b in chain) > self.feet_level:  # only its bare end reaches the floor
+                chain += t.bare[chain[-1]]
+            legs.append(chain)
         return legs, central
 
     def _trunk(self, root: int, leg_tops: set[int], skip: list[int]):

@@ -20,13 +20,15 @@ class BodyTree:
 
     Bones are "weighted" when they carry skin weight; "body" bones are the weighted ones and those on
     the paths between them (below the lowest common ancestor of all weighted bones, ``top``). Helper
-    bones above ``top`` (e.g. glTF ``_rootJoint``) and unweighted end bones are not body bones.
+    bones above ``top`` (e.g. glTF ``_rootJoint``) and unweighted end bones are not body bones; the
+    unweighted deform bones hanging below a body bone are its ``bare`` chain (a limb read to its end).
     """
 
     def __init__(self, rig: RigAsset):
         self.rig = rig
         self.parents = np.asarray(rig.parents, dtype=np.int64)
         self.heads = np.asarray(rig.heads, dtype=np.float64)
+        self.tails = np.asarray(rig.tails, dtype=np.float64)
         self.vertices = np.asarray(rig.vertices, dtype=np.float64)
         weights = np.asarray(rig.weights, dtype=np.float64)
         j = rig.num_bones
@@ -52,11 +54,31 @@ class BodyTree:
         self.top = self._top_of(weighted_bones)
         self.body = has_weighted & np.array([self.is_ancestor(self.top, b) for b in range(j)])
         self.body_children = [[c for c in self.children[b] if self.body[c]] for b in range(j)]
+        self.bare = self._bare_chains(np.asarray(rig.use_deform, dtype=bool), has_weighted)
         skinned = weights.max(1) > 0
         self.skinned_vertices = self.vertices[skinned]
         near = weights * ~self._far_weights(rig, weights)
         self.owner = np.where(skinned, near.argmax(1), -1)
         self._own = [np.flatnonzero((near[:, b] >= OWN_WEIGHT) | (self.owner == b)) for b in range(j)]
+
+    def _bare_chains(self, deform: np.ndarray, has_weighted: np.ndarray) -> list[list[int]]:
+        """Per bone, the deform bones that carry no skin weight hanging below it to a chain's end: from a
+        body bone, its only unweighted deform child (or the one with the longest such chain below it), and
+        so on down (a limb's last bones that automatic weights left bare: a horse's cannon, pastern and
+        hoof). Empty for other bones and where none hangs."""
+        j = len(self.parents)
+        bare: list[list[int]] = [[] for _ in range(j)]
+        for b in range(j - 1, -1, -1):  # children after parents: a child's chain is known before its parent's
+            kids = [c for c in self.children[b] if deform[c] and not has_weighted[c]]
+            if kids and (self.body[b] or (deform[b] and not has_weighted[b])):
+                best = max(kids, key=lambda c: (len(bare[c]), -c))
+                bare[b] = [best, *bare[best]]
+        return [chain if self.body[b] else [] for b, chain in enumerate(bare)]
+
+    def bare_points(self, b: int) -> np.ndarray:
+        """float64 [N,3], the joints (heads and tails) of the bare chain below ``b`` (:attr:`bare`)."""
+        chain = self.bare[b]
+        return np.concatenate([self.heads[chain], self.tails[chain]]) if chain else np.zeros((0, 3))
 
     def _far_weights(self, rig: RigAsset, weights: np.ndarray) -> np.ndarray:
         """bool [V,J], the weights that lie far from their vertex: the bone (its rest segment) is more than
