@@ -75,11 +75,20 @@ RIGS = {
         "rigify_rig('shark', weights='automatic')",
         ("a shark swims forward", "a shark turns around", "a shark rears up"),
     ),
+    "mannequin": (
+        "mannequin()",
+        ("a man waves hello with his right hand", "a man walks forward", "a man jumps in the air"),
+    ),
+    "horse_bare_ends": (
+        "rigify_rig('horse', bare=HORSE_FRONT_ENDS)",
+        ("a horse walks forward", "a horse gallops", "a horse rears up"),
+    ),
+    "bust": ("bust()", ("a robot walks forward", "a robot raises both arms", "a robot waves")),
 }
 _BUILD = r"""
 import sys, bpy
 sys.path.insert(0, sys.argv[1])
-from tests.blender.rig_zoo import game_rig, ik_biped, mixamo_fbx, parented_robot, rigify_rig, robot_dog
+from tests.blender.rig_zoo import HORSE_FRONT_ENDS, bust, game_rig, ik_biped, mannequin, mixamo_fbx, parented_robot, rigify_rig, robot_dog
 from akd_blender.blender.io import find_armature
 bpy.ops.wm.read_homefile(use_empty=True)
 {call}
@@ -112,6 +121,40 @@ def judge(blend: Path, action: str) -> dict:
     )
 
 
+_HANDS = r"""
+import json, sys, bpy
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from akd_blender.blender.extract import rig_from_armature
+from akd_blender.blender.io import find_armature, load_scene
+from akd_blender.core.character.roles import find_roles
+load_scene(sys.argv[2])
+arm = find_armature()
+rig = rig_from_armature(arm)
+roles = find_roles(rig)
+act = bpy.data.actions[sys.argv[3]]
+frames = range(int(act.frame_range[0]), int(act.frame_range[1]) + 1)
+rise = {}
+for limb in roles.arms:
+    name = rig.bone_names[limb.bones[-1]]
+    z = []
+    for f in frames:
+        bpy.context.scene.frame_set(f)
+        z.append((arm.matrix_world @ arm.pose.bones[name].head)[2])
+    rise[limb.side] = (name, float(max(z) - z[0]))
+side, (bone, up) = max(rise.items(), key=lambda kv: kv[1][1])
+print("HANDS" + json.dumps({"side": side, "bone": bone, "rise": up}))
+"""
+
+
+def hand_raised(blend: Path, action: str) -> dict | None:
+    """The arm whose hand rose most in Blender's evaluation of ``action``: {"side" (the body's, from its
+    roles), "bone" (its last bone's name), "rise" (world units)}; None when it cannot be read."""
+    done = _run([sys.executable, "-c", _HANDS, str(ROOT), str(blend), action])
+    line = next((ln for ln in done.stdout.splitlines() if ln.startswith("HANDS")), None)
+    return json.loads(line[5:]) if line else None
+
+
 def case(blend: Path, prompt: str, folder: Path) -> dict:
     """One default job on ``blend`` and the judge's verdict on the action it wrote."""
     report_path, out = folder / "report.json", folder / "out.blend"
@@ -136,9 +179,11 @@ def case(blend: Path, prompt: str, folder: Path) -> dict:
         return {
             "prompt": prompt,
             "error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}",
+            "seconds": seconds,
         }
     report = json.loads(report_path.read_text())
     verdict = judge(out, report["action_names"][0])
+    raised = hand_raised(out, report["action_names"][0]) if ("right" in prompt or "left" in prompt) else None
     keys = report["keys"]
     controls = keys.get("controls") or {}
     keyed = controls.get("keyed") or keys.get("keyed_bones") or []
@@ -154,6 +199,9 @@ def case(blend: Path, prompt: str, folder: Path) -> dict:
         "rotation_error": controls.get("rotation_error"),
         "undriven": len(controls.get("undriven") or {}),
         "seconds": seconds,
+        "facing": str(verdict.get("roles", "")).rsplit("facing ", 1)[-1],
+        "hand_raised": raised,
+        "warnings": report.get("warnings", []),
     }
 
 
@@ -186,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         if "error" in r:
-            print(f"| {r['rig']} | {r['prompt']} | — | {r['error']} | | | |")
+            print(f"| {r['rig']} | {r['prompt']} | — | {r['error']} | | | {r['seconds']:.1f} |")
             continue
         err = "—" if r["position_error"] is None else f"{r['position_error']:.3f} / {r['rotation_error']:.2f} ({r['undriven']})"
         ok = "✓" if r["judged"] == r["asked"] else "✗"

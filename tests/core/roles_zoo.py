@@ -331,6 +331,21 @@ def mannequin() -> tuple[RigAsset, dict[str, str]]:
     return build_character("Mannequin", s), truth
 
 
+def bust() -> tuple[RigAsset, dict[str, str]]:
+    """The humanoid from the hips up, standing on its hips (a bust, a turret, a puppet's upper half):
+    root, spine, neck, head and arms with hands, no legs."""
+    specs, truth = _humanoid_specs()
+    keep = {s.name for s in specs if not s.name.startswith(("LLeg", "RLeg", "LCalf", "RCalf", "LToe", "RToe"))}
+    low = 0.98
+    specs = [
+        dataclasses.replace(s, head=(s.head[0], s.head[1], s.head[2] - low), tail=(s.tail[0], s.tail[1], s.tail[2] - low))
+        for s in specs
+        if s.name in keep and s.name != "Root"
+    ]
+    specs = [dataclasses.replace(s, parent=None) if s.name == "Hips" else s for s in specs]
+    return build_character("Bust", specs), {k: v for k, v in truth.items() if k in keep and not v.startswith("leg")}
+
+
 ZOO = {
     "humanoid": humanoid,
     "max_biped": max_biped,
@@ -344,4 +359,5 @@ ZOO = {
     "curved_snake": curved_snake,
     "spider": spider,
     "mannequin": mannequin,
+    "bust": bust,
 }

@@ -44,6 +44,7 @@ from .library_start import (
 )
 from .plan import held_pose, resolve_sizes, resolve_start
 from .sds_steps import NumericalError, Timer, optimise
+from .unplayable import refuse_unplayable
 
 __all__ = [
     "START_MODES",
@@ -308,6 +309,8 @@ def _distill(
     # 1. Prior and text (the text embedding is computed once), the library motion the prompt asks for.
     roles = _roles(rig)
     kind = roles.kind if roles is not None else None
+    if config.start == "auto" and roles is not None:  # a body that cannot play the prompt stops before any drawing
+        refuse_unplayable(prompt, roles, refuse_unknown=prior is None or capabilities_of(prior).reads_motions)
     if prior is None:
         prior = _default_prior(config, kind, device)
     config, text, library, extra = _read_prompt(prompt, config, prior, kind, world_size, timer, t_start)
