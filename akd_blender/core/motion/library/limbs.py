@@ -12,7 +12,7 @@ import numpy as np
 
 from ...character.rig import RigAsset
 from ..clip import MotionClip
-from .footfalls import Path, body_path, flight_arc, path_heading, plan_steps, uneven_timing
+from .footfalls import Path, Steps, body_path, flight_arc, path_heading, plan_steps, uneven_timing
 from .gait_styles import GaitStyle, gait_style
 from .labelled import Variation
 from .pose import BodyPose, bone_tip, is_sprawled, knee_sign, limb_length, segment_directions, smoothstep, untied
@@ -352,26 +352,18 @@ def gait(
     stride = 2 * half / duty
     phases = [_tripod_or(offsets, roles, limb) for limb in legs]
     duties = [min(duty * _favoured(style, limb), 0.95) for limb in legs]
-    if style.uneven:  # a favoured leg's short stance comes in the middle of the others' swing
+    path = heading = None
+    plans: list[Steps | None] = [None] * len(legs)
+    far = half + shift  # the stance foot's farthest reach from under its hip
+    if style.uneven:  # every footfall placed on the body's path
         late = 0.5 * (min(duty * style.good_duty, 0.95) - duty * style.hurt_duty)
         phases = [o - late if _is_favoured(style, limb) else o for o, limb in zip(phases, legs)]
-    path = heading = None
-    if style.uneven:
         mean = float(np.mean(lengths)) if legs else 0.0
         path = body_path(stride, style.jitter, style.weave * mean, style.weave_rate, v.direction if style.sideways else 0)
         if style.weave_turn and not style.sideways:
             heading = _heading(path, style.weave_turn)
-        centre = _turning_centre(p)
-        plans = [
-            plan_steps(cycle, o, d, path, overreach * length, heading, _in_body_frame(p, rig.heads[limb.bones[0]] - centre))
-            if d > 0
-            else None
-            for limb, o, d, length in zip(legs, phases, duties, lengths)
-        ]
+        plans = _footfalls(p, legs, cycle, phases, duties, [overreach * length for length in lengths], path, heading)
         far = max([0.0] + [plan.reach for plan in plans if plan is not None]) + shift
-    else:
-        plans = [None] * len(legs)
-        far = half + shift  # the stance foot's farthest reach from under its hip
     if style.spread:
         far = float(np.hypot(far, style.spread * spacing))
     reach = [leg_reach(p, limb) for limb in legs if not is_sprawled(rig, roles, limb)]
@@ -439,6 +431,26 @@ def _hip_spacing(p: BodyPose, legs: list[Limb]) -> float:
     """Mean distance of the legs' hips from the body's midline, sideways (armature units)."""
     root = p.rig.heads[p.roles.root]
     return float(np.mean([abs((p.rig.heads[limb.bones[0]] - root) @ p.left) for limb in legs]))
+
+
+def _footfalls(
+    p: BodyPose,
+    legs: list[Limb],
+    cycle: np.ndarray,
+    phases: list[float],
+    duties: list[float],
+    overreach: list[float],
+    path: Path,
+    heading: Callable[[np.ndarray], np.ndarray] | None,
+) -> list[Steps | None]:
+    """Each leg's footfalls on the body's ``path`` (:func:`~.footfalls.plan_steps`), its hip seen from
+    the point the body turns about; None for a leg that never comes down (``duties`` 0: carried). A
+    favoured leg's short stance comes in the middle of the others' swing (its phase set by the caller)."""
+    centre = _turning_centre(p)
+    return [
+        plan_steps(cycle, o, d, path, reach, heading, _in_body_frame(p, p.rig.heads[limb.bones[0]] - centre)) if d > 0 else None
+        for limb, o, d, reach in zip(legs, phases, duties, overreach)
+    ]
 
 
 def _turning_centre(p: BodyPose) -> np.ndarray:
