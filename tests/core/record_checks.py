@@ -288,7 +288,8 @@ def _head_pitch_above(m, check, side):
 
 
 def _foot_raised(m, check, side):
-    legs = m.roles.legs if check.get("side") == "any" else [m.roles.limb("legs", s) for s in _sides(check, side)]
+    position = check.get("position", "")
+    legs = m.roles.legs if check.get("side") == "any" else [m.roles.limb("legs", s, position) for s in _sides(check, side)]
     best = max(m.height(m.of(leg.bones[-1:])).min(1).max() for leg in legs if leg is not None)
     assert best > float(check["foot_raised"]) * m.H, best / m.H
 
@@ -310,8 +311,9 @@ def _feet_down(m, check, side):
 def _rolled(m, check, side):
     legs = [m.roles.limb("legs", s, "hind") or m.roles.limb("legs", s) for s in ("left", "right")]
     across = m.joints[:, legs[0].bones[0]] - m.joints[:, legs[1].bones[0]]
-    tilt = np.degrees(np.arcsin(np.clip(np.abs(across @ m.up) / np.linalg.norm(across, axis=1), 0, 1)))
-    assert tilt.max() > float(check["rolled"]), tilt
+    across = across / np.linalg.norm(across, axis=1, keepdims=True)
+    turned = np.degrees(np.arccos(np.clip(across @ across[0], -1, 1)))  # the hips' line turned from the first frame
+    assert turned.max() > float(check["rolled"]), turned
 
 
 def _tail_moves(m, check, side):
@@ -347,7 +349,7 @@ def _repeats(m, check, side):
     elif spec.get("of") == "head":
         x = m.height(_head_mask(m)).mean(1)
     elif spec.get("of") == "foot":
-        x = m.height(m.of(m.roles.limb("legs", s).bones[-1:])).min(1)
+        x = m.height(m.of(m.roles.limb("legs", s, spec.get("position", "")).bones[-1:])).min(1)
     else:
         x = (hand_points(m, s) - m.joints[:, m.roles.root]) @ axis
     if "window" in spec:  # clip fractions
@@ -427,12 +429,26 @@ def _leans_aside(m, check, side):
     assert (aside - aside[0]).max() > float(check["leans_aside"]), aside
 
 
+def _head_forward(m, check, side):
+    head = m.verts[:, _head_mask(m)].mean(1)
+    ahead = (head - head[:1]) @ m.forward
+    assert ahead.max() > float(check["head_forward"]) * m.H, ahead.max() / m.H
+
+
+def _head_yaw(m, check, side):
+    yaw, _ = head_turn(m)
+    toward = -1.0 if side == "right" else 1.0  # positive yaw turns to the left
+    assert (toward * (yaw - yaw[0])).max() > float(check["head_yaw"]), yaw
+
+
 def _max_speed(m, check, side):
     speed = np.linalg.norm(np.diff(m.joints, axis=0), axis=-1).max() * m.clip.fps
     assert speed < float(check["max_speed"]) * m.H, speed / m.H
 
 
 READINGS = {
+    "head_forward": _head_forward,
+    "head_yaw": _head_yaw,
     "feet_wide": _feet_wide,
     "feet_forward": _feet_forward,
     "knee_down": _knee_down,

@@ -51,7 +51,7 @@ from ..clip import MotionClip
 from .head import turn_head
 from .labelled import Variation
 from .limbs import arm_bones, arms_down, bend_torso, body_arms, leg_reach, place_foot, rad
-from .pose import BodyPose, bone_tip, bump, dominant_bone, knee_sign, limb_length, smoothstep
+from .pose import BodyPose, bone_tip, bump, dominant_bone, is_sprawled, knee_sign, limb_length, smoothstep
 
 if TYPE_CHECKING:
     from ...character.roles import BoneRoles, Limb
@@ -86,6 +86,8 @@ SLOT_PARTS = {
     "hind_legs": "legs",
     "front_leg": "legs",
     "hind_leg": "legs",
+    "other_front_leg": "legs",
+    "other_hind_leg": "legs",
     "torso": "torso",
     "head": "head",
     "root": "root",
@@ -122,7 +124,7 @@ EASINGS = {
 """A segment's easing: progress [0,1] → eased progress [0,1]."""
 
 _ARM_SLOTS = ("arm", "other_arm", "arms")
-_LEG_SLOTS = ("legs", "front_legs", "hind_legs", "leg", "other_leg", "front_leg", "hind_leg")
+_LEG_SLOTS = ("legs", "front_legs", "hind_legs", "leg", "other_leg", "front_leg", "hind_leg", "other_front_leg", "other_hind_leg")
 _NUMERIC_SLOTS = {
     "torso": ("bend", "lean", "twist"),
     "head": ("pitch", "yaw", "roll"),
@@ -471,8 +473,9 @@ def _limbs_for(p: BodyPose, slot: str, side: str) -> list[Limb]:
         return legs
     if slot in ("front_legs", "hind_legs"):
         return [leg for leg in legs if leg.position == slot.split("_")[0]]
-    if slot in ("front_leg", "hind_leg"):
-        return [leg for leg in legs if leg.position == slot.split("_")[0] and leg.side == side]
+    if slot in ("front_leg", "hind_leg", "other_front_leg", "other_hind_leg"):
+        position, want = slot.split("_")[-2], other if slot.startswith("other") else side
+        return [leg for leg in legs if leg.position == position and leg.side == want]
     want = side if slot == "leg" else other
     if roles.kind == "biped":
         return [leg for leg in legs if leg.side == want]
@@ -496,7 +499,7 @@ def play(
     record: MotionRecord, rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation, side: str = "right"
 ) -> MotionClip:
     """The clip [frames] of ``record`` played on ``rig`` through its ``roles`` (any kind the record
-    lists), ``side`` the prompted arm / leg. Order: root, legs, torso, head, tail, arms, swings."""
+    lists), ``side`` the prompted arm / leg. Order: root, torso, head, tail, legs, arms, swings."""
     if roles.kind not in record.kinds:
         raise InputError(f"motion {record.label!r} has no record for a {roles.kind} character")
     if side not in ("left", "right"):
@@ -519,7 +522,6 @@ def play(
     length = mean_length(p)
     p.travel = np.outer(track("root", "forward") * length * a, p.forward)
     p.lift = track("root", "lift") * p.height * a
-    _pose_legs(p, record, side, before, after, eased, envelope, a)
 
     # torso and head
     bend, lean, twist = (track("torso", n) for n in ("bend", "lean", "twist"))
@@ -544,6 +546,8 @@ def play(
         direction = -p.forward[None] * np.cos(rad(lift))[:, None] + p.up[None] * np.sin(rad(lift))[:, None]
         for b in roles.tail:
             p.aim(b, roles.tail, direction, weight)
+    tipped = bool(np.any(pitch) or np.any(roll))  # the whole body turns: its feet go with it
+    _pose_legs(p, record, side, before, after, eased, envelope, a, plant=not tipped)
 
     # arms: hanging first, then each key's reach, blended on the sphere
     arms_down(p)
@@ -608,13 +612,18 @@ def _pose_arm(p: BodyPose, record: MotionRecord, limb: Limb, side: str, before, 
         p.aim(bones[2], bones, lower)
 
 
-def _pose_legs(p: BodyPose, record: MotionRecord, side: str, before, after, eased, envelope, a: float) -> None:
-    """Legs: feet placed by IK (a shared drop keeps every foot on the ground as far as it reaches) or
-    folded by angles; a leg no key names stays as it is."""
+def _pose_legs(p: BodyPose, record: MotionRecord, side: str, before, after, eased, envelope, a: float, plant: bool) -> None:
+    """Legs, after the torso: feet placed by IK or folded by angles; with ``plant`` (the body not
+    tipped over), a leg no key names keeps its foot where it stood by IK too when any foot is placed or
+    any hip was carried by the torso (a quadruped's front legs under a bending spine), and every foot
+    placed by IK shares one drop of the body, enough for the farthest to reach its place."""
     ik: list[tuple[Limb, np.ndarray, np.ndarray]] = []
+    free: list[Limb] = []  # legs no key names, kept standing where they stood
     for limb in p.legs:
         slots = [s for s in _LEG_SLOTS if limb in _limbs_for(p, s, side)]
         if not any(s in k for k in record.keys for s in slots):
+            if plant and len(limb.bones) > 1 and not is_sprawled(p.rig, p.roles, limb):
+                free.append(limb)
             continue
         # the most specific slot a key names wins
         slots.sort(key=lambda s: s in ("legs", "front_legs", "hind_legs"))
@@ -648,14 +657,36 @@ def _pose_legs(p: BodyPose, record: MotionRecord, side: str, before, after, ease
                 p.pitch(limb.bones[1], sign * rad(knee) * a)
             if len(limb.bones) > 2:
                 p.level(limb.bones[2])
-    if not ik:
+    carried = [np.abs(p.head_position(limb.bones[0]) - p.rig.heads[limb.bones[0]]).max() > 1e-6 * p.height for limb in free]
+    if not ik and not any(carried):
         return
-    drop = np.zeros(p.frames)
-    for limb, f, _ in ik:
+    ik += [(limb, np.zeros(p.frames), np.zeros(p.frames)) for limb in free]  # every standing foot shares the drop
+    drop = np.zeros(p.frames)  # how far every foot comes up (the body down) for the farthest to reach
+    for limb, f, h in ik:
         below, full = leg_reach(p, limb)
-        drop = np.maximum(drop, below - np.sqrt(np.maximum((0.97 * full) ** 2 - f**2, 1e-12)))
+        carried = p.head_position(limb.bones[0]) - p.rig.heads[limb.bones[0]]
+        reach = f - carried @ p.forward
+        drop = np.maximum(drop, below + carried @ p.up - h - np.sqrt(np.maximum((0.97 * full) ** 2 - reach**2, 1e-12)))
     for limb, f, h in ik:
         place_foot(p, limb, f, h + drop)
+        _keep_aside(p, limb)
+
+
+def _keep_aside(p: BodyPose, limb: Limb) -> None:
+    """Swing a placed leg about its hip so its ankle is back where it stood sideways (the sagittal IK
+    of :func:`~.limbs.place_foot` cannot follow a hip the torso carried aside); the foot kept level."""
+    bones = limb.bones
+    if len(bones) < 3:
+        return
+    ankle_rest = p.rig.heads[bones[2]]
+    hip = p.head_position(bones[0])
+    ankle = p.head_position(bones[2])
+    error = (ankle_rest - ankle) @ p.left
+    if np.abs(error).max() < 1e-3 * p.height:
+        return
+    current = ankle - hip
+    p.aim_vector(bones[0], current, current + np.outer(error, p.left))
+    p.level(bones[2])
 
 
 def _oscillate(p: BodyPose, record: MotionRecord, side: str, u: np.ndarray, v: Variation, envelope: np.ndarray) -> None:
