@@ -30,6 +30,7 @@ import argparse
 import contextlib
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -142,6 +143,7 @@ def build_cogvideox_i2v(device: torch.device, memory: MemoryOptions, text_size: 
         timestep_spacing="trailing",
     )
     pipe = diffusers.CogVideoXImageToVideoPipeline(tiny_tokenizer(), text, vae, transformer, scheduler)
+    text.to("cpu")  # where from_pretrained leaves it: encode_text moves it to the GPU while it encodes
     return CogVideoXImageToVideoPrior(pipe, name="cogvideox-5b-i2v", device=device, dtype=torch.bfloat16, memory=memory)
 
 
@@ -212,8 +214,10 @@ class PhaseMeter:
             pose_search.search_poses = search
 
 
-def end_to_end(prior, rig, args, draw_steps: int, refine_steps: int, log, label: str) -> None:
-    """One job with ``prior`` on ``rig`` (default start: draw then fit, then ``refine_steps`` steps)."""
+def end_to_end(prior, rig, args, draw_steps: int, refine_steps: int, log, label: str, prompt: str = PROMPT, **settings) -> None:
+    """One job with ``prior`` on ``rig`` for ``prompt`` (start "auto": draw then fit for a prompt the
+    library cannot read, the library motion for one it can), then ``refine_steps`` steps; ``settings``:
+    more DistillConfig fields (e.g. ``start``, ``redraw``)."""
     from akd_blender.core.job.request import JobRequest, run_request
     from akd_blender.core.settings import DistillConfig, SearchSettings
 
@@ -226,10 +230,11 @@ def end_to_end(prior, rig, args, draw_steps: int, refine_steps: int, log, label:
         render_backend=args.render_backend,
         search=SearchSettings(steps=draw_steps, guidance=args.guidance, **scales),
         seed=0,
+        **settings,
     )
     start = time.perf_counter()
     with PhaseMeter().watching(prior) as meter:
-        result = run_request(JobRequest(rig, PROMPT, config, model=prior.name), prior=prior)
+        result = run_request(JobRequest(rig, prompt, config, model=prior.name), prior=prior)
         meter.switch("keys")
         clip = result.clip
         keys = {"rotations": clip.rotations.copy(), "locations": clip.locations.copy()}  # what blender.keyframes writes
@@ -250,6 +255,7 @@ def end_to_end(prior, rig, args, draw_steps: int, refine_steps: int, log, label:
             "clip_frames": int(keys["rotations"].shape[0]),
             "fps": config.fps,
             "search_renders": result.facts.get("search_renders"),
+            "start": result.facts.get("start") or result.config.start,
             "timings": result.timings,
         }
     )
@@ -260,6 +266,99 @@ def load_character(path: str | None):
     from akd_blender.core.character.rig import load_rig
 
     return load_rig(path) if path else biped()
+
+
+LIBRARY_PROMPT = "a fox scampering along at a quick trot"  # in the shipped phrase table: read without the sentence encoder
+ALL_CHANGES = {"solver": "dpmsolver++", "draw_steps": 20, "draw_tiling": True, "budget_gb": 24.0}
+COGVIDEOX_VARIANTS: dict[str, dict] = {
+    "baseline": {},  # DDIM (--draw-steps), torch's attention kernel, the VAE whole-frame everywhere
+    "dpm++": {"solver": "dpmsolver++", "draw_steps": 20},  # DPM-Solver++ 2M, 20 steps
+    "cudnn": {"attention": "cudnn"},  # cuDNN fused attention first
+    "tiling": {"vae_tiling": True},  # every VAE encode/decode in tiles
+    "draw-tiling": {"draw_tiling": True},  # the drawing's decode in tiles
+    "all": ALL_CHANGES | {"budget_gb": None},  # DPM-Solver++ 20 steps + the drawing decoded in tiles
+    "all-24gb": ALL_CHANGES,  # the same under a 24 GB allocator cap
+    "no-refine-24gb": ALL_CHANGES | {"refine_steps": 0},  # the default after a drawing: no SDS steps
+    "library": ALL_CHANGES | {"prompt": "library"},  # library start + SDS steps (stay close), 24 GB cap
+    "library-redraw": ALL_CHANGES | {"prompt": "library", "redraw": True},  # library start + one SDEdit round
+}
+"""The CogVideoX job's variants (``--variants``): each change alone, all together, under a 24 GB cap,
+and the library-seeded job (the prompt ``--library-prompt``, a library motion of the rig's kind)."""
+
+
+def run_variant(prior, rig, args, log, name: str, memory: MemoryOptions) -> None:
+    """One CogVideoX job as variant ``name`` of :data:`COGVIDEOX_VARIANTS` (rows labelled ``cogvideox/<name>``)."""
+    change = COGVIDEOX_VARIANTS[name.removesuffix("+tiling")] | ({"vae_tiling": True} if name.endswith("+tiling") else {})
+    prior.clear_text_cache()  # each job encodes its prompt, the text encoder coming from the CPU as loaded
+    prior.draw_solver = change.get("solver", args.solver)
+    prior.set_memory(
+        replace(
+            memory,
+            attention=change.get("attention", "default"),
+            vae_tiling=change.get("vae_tiling", False),
+            draw_tiling=change.get("draw_tiling", False),
+        )
+    )
+    budget = change.get("budget_gb")
+    if CUDA:
+        torch.cuda.empty_cache()
+        total = torch.cuda.get_device_properties(0).total_memory
+        torch.cuda.set_per_process_memory_fraction(min(1.0, budget * 1e9 / total) if budget else 1.0)
+    settings, refine = {}, change.get("refine_steps", args.refine_steps)
+    prompt = args.library_prompt if change.get("prompt") == "library" else PROMPT
+    if change.get("redraw"):
+        settings, refine = {"redraw": RedrawSettings(noise=(args.library_noise,))}, 0
+    try:
+        end_to_end(
+            prior, rig, args, change.get("draw_steps", args.draw_steps), refine, log, f"cogvideox/{name}", prompt, **settings
+        )
+    finally:
+        if CUDA:
+            torch.cuda.set_per_process_memory_fraction(1.0)
+
+
+def part_cogvideox_kernels(prior, log, memory: MemoryOptions) -> None:
+    """Each change on the piece it changes, the rest held: one transformer query (CFG batch 2, 49 × 480 × 720)
+    per attention kernel, and the VAE's encode and decode of 49 × 480 × 720 whole-frame and tiled
+    (seconds: the mean of 3 after a warm-up; peak GB). Through the adapter's own hooks."""
+    from akd_blender.core.video_models.cogvideox import CogVideoXPrior
+
+    device = prior.device
+    text = prior.encode_text(PROMPT)
+    text = replace(text, first_frame=torch.rand(3, prior.height, prior.width, device=device))
+    shape = prior._latent_shape(prior.frames, prior.height, prior.width)
+    latents = torch.randn(shape, device=device, dtype=prior.dtype)
+    video = torch.rand(prior.frames, 3, prior.height, prior.width, device=device)
+
+    def timed(label: str, run, **facts) -> None:
+        with torch.no_grad():
+            run()
+            _sync()
+            _reset_peak()
+            start = time.perf_counter()
+            for _ in range(3):
+                run()
+            _sync()
+        log(
+            {
+                "bench": "cogvideox-kernels",
+                "part": label,
+                "seconds": (time.perf_counter() - start) / 3,
+                "peak_gb": _peak_gb(),
+                **facts,
+            }
+        )
+
+    step = torch.tensor(500)
+    for attention in ("default", "flash", "cudnn"):
+        prior.set_memory(replace(memory, attention=attention))
+        timed(f"transformer, attention {attention}", lambda: prior._predict(latents, step, text, True))
+    for tiling in (False, True):
+        prior.set_memory(replace(memory, vae_tiling=tiling))
+        kind = "tiled" if tiling else "whole-frame"
+        timed(f"VAE encode, {kind}", lambda: CogVideoXPrior._encode(prior, video))
+        timed(f"VAE decode, {kind}", lambda: CogVideoXPrior._decode(prior, latents))
+    prior.set_memory(memory)
 
 
 def part_image_to_video(args, log, name: str) -> None:
@@ -290,7 +389,19 @@ def part_image_to_video(args, log, name: str) -> None:
             "rig": rig.name,
         }
     )
-    end_to_end(prior, rig, args, args.draw_steps, args.refine_steps, log, name)
+    if name == "cogvideox":
+        for variant in [v for v in args.variants.split(",") if v]:
+            if variant == "kernels":
+                part_cogvideox_kernels(prior, log, memory)
+                continue
+            try:
+                run_variant(prior, rig, args, log, variant, memory)
+            except Exception as exc:  # keep the other variants' figures
+                log({"bench": f"cogvideox/{variant}", "event": "error", "error": f"{type(exc).__name__}: {exc}"[:500]})
+                if CUDA:
+                    torch.cuda.empty_cache()
+    else:
+        end_to_end(prior, rig, args, args.draw_steps, args.refine_steps, log, name)
     prior.free()
     if CUDA:
         torch.cuda.empty_cache()
@@ -344,7 +455,21 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--out", default=".")
     parser.add_argument("--rig", help="a RigAsset .npz (akd_blender.core.character.rig.save_rig); default: the procedural biped")
     parser.add_argument("--parts", default="cogvideox,ti2v,t2v-step")
-    parser.add_argument("--draw-steps", type=int, default=50, help="DDIM steps of the drawing (the models' default: 50)")
+    parser.add_argument("--draw-steps", type=int, default=50, help="steps of the drawing (the models' default: 50 DDIM)")
+    parser.add_argument(
+        "--solver", choices=("ddim", "dpmsolver++"), default="ddim", help="the drawing's solver where a variant sets none"
+    )
+    parser.add_argument(
+        "--variants",
+        default="baseline",
+        help=f"comma-separated CogVideoX jobs, run in order on one built model: {', '.join(COGVIDEOX_VARIANTS)}, "
+        "each with '+tiling' (every VAE encode and decode in tiles), and 'kernels' (the attention kernels and the "
+        "VAE's tiling on their own pieces)",
+    )
+    parser.add_argument(
+        "--library-prompt", default=LIBRARY_PROMPT, help="the library variants' prompt (a library motion of the rig's kind)"
+    )
+    parser.add_argument("--library-noise", type=float, default=0.5, help="the noise level of library-redraw's one round")
     parser.add_argument("--refine-steps", type=int, default=24, help="SDS steps after the fit")
     parser.add_argument("--guidance", type=float, default=6.0, help="CFG scale of the drawing")
     parser.add_argument(
@@ -385,10 +510,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
             log({"bench": part, "event": "error", "error": f"{type(exc).__name__}: {exc}"[:500]})
             if CUDA:
                 torch.cuda.empty_cache()
-    print(f"\n{'bench':10} {'part':28} {'video':14} {'seconds':>8} {'peak GB':>8}")
+    print(f"\n{'bench':26} {'part':34} {'video':14} {'seconds':>8} {'peak GB':>8}")
     for r in rows:
         if "part" in r:
-            print(f"{r['bench']:10} {r['part']:28} {r.get('video', ''):14} {r['seconds']:8.2f} {r['peak_gb']:8.1f}")
+            print(f"{r['bench']:26} {r['part']:34} {r.get('video', ''):14} {r['seconds']:8.2f} {r['peak_gb']:8.1f}")
     return rows
 
 
@@ -417,7 +542,7 @@ def test_bench_i2v_tiny_smoke(tmp_path):
     )
     assert not [r for r in rows if r.get("event") == "error"], rows
     totals = {r["bench"]: r for r in rows if r.get("part") == "total"}
-    assert set(totals) == {"cogvideox", "ti2v"} and all(r["refine_steps"] == 1 for r in totals.values())
-    parts = [r["part"] for r in rows if r.get("bench") == "cogvideox"]
-    assert parts[1:] == ["text + first frame", "draw", "fit", "refine", "keys", "total"]
+    assert set(totals) == {"cogvideox/baseline", "ti2v"} and all(r["refine_steps"] == 1 for r in totals.values())
+    parts = [r["part"] for r in rows if r.get("bench") == "cogvideox/baseline"]
+    assert parts == ["text + first frame", "draw", "fit", "refine", "keys", "total"]
     assert sum(r.get("bench") == "t2v-step" for r in rows) == 2

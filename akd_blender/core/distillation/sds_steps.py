@@ -5,7 +5,15 @@ One step::
     MotionParams ──pose_channels──▶ FK (once) ──▶ joints, foot tips, skinned vertices [F,V,3] (world)
         ──Renderer──▶ video [F,3,H,W] ──prior.sds_loss(settings=config.sds)──▶ SDS loss
     total = w_sds·SDS + w_smooth·smoothness + w_ground·penetration + w_skate·foot skate
-            + w_limits·joint limits (+ w_loop·loop)
+            + w_limits·joint limits (+ w_loop·loop) (+ STAY_CLOSE_WEIGHT·stay, after a library start)
+
+With pixel targets a step that queries the prior renders twice: once without a graph for the query
+(the target is cached as a reuse step's), then with one for the step's loss against it, so the
+render's graph is never held while the prior runs (the two largest memory terms of a step at full size).
+
+After the library start (start "library") the steps refine the library motion: a stay-close term
+(:func:`stay_close_loss`) holds the motion near the library clip written into the parameters, so that
+only the video model's gradient moves it away (where it is zero the library motion is kept).
 
 With several processes (:mod:`.parallel`) each takes its share of the draws and gradients are summed."""
 
@@ -23,12 +31,16 @@ from ..errors import AkdError
 from ..progress import eta_seconds
 from ..render.image_losses import character_region, crop_video, multiscale_mse
 from ..settings import SDSSettings
+from ..video_models.base import SDSPrior
 from ..video_models.capabilities import capabilities_of
 from . import parallel
 from .context import RunContext
 from .regularisers import foot_joints, foot_skate_loss, ground_penetration_loss, joint_limit_loss, loop_loss, smoothness_loss
 
-__all__ = ["NumericalError", "Timer", "optimise"]
+__all__ = ["NumericalError", "Timer", "optimise", "STAY_CLOSE_WEIGHT", "stay_close_loss"]
+
+STAY_CLOSE_WEIGHT: float = 100.0
+"""Weight of :func:`stay_close_loss` in the steps after a library start."""
 
 
 class NumericalError(AkdError):
@@ -48,6 +60,18 @@ class Timer:
         now = time.perf_counter()
         self.totals[name] = self.totals.get(name, 0.0) + now - start
         return now
+
+
+def stay_close_loss(
+    rotvec: torch.Tensor, root_offset: torch.Tensor, anchor: tuple[torch.Tensor, torch.Tensor], scale: float
+) -> torch.Tensor:
+    """How far the motion's keys moved from ``anchor`` (the keys as the start wrote them): the squared
+    rotation-offset change summed over each bone's axes and the root's squared travel change in
+    character heights (``scale``: the rig's height), each averaged over keys (and bones).
+    ``rotvec`` [K,B,3] radians, ``root_offset`` [K,3] armature units; a scalar."""
+    rotations = (rotvec - anchor[0]).pow(2).sum(-1).mean()
+    root = ((root_offset - anchor[1]) / scale).pow(2).sum(-1).mean()
+    return rotations + root
 
 
 def _posed(skeleton: Skeleton, rotations, locations, feet: torch.Tensor, bone_len: torch.Tensor):
@@ -91,6 +115,7 @@ class _Loop:
     limits: torch.Tensor
     bone_len: torch.Tensor
     sds_settings: SDSSettings | None
+    anchor: tuple[torch.Tensor, torch.Tensor] | None = None
     cached: dict[int, tuple[torch.Tensor, tuple]] = field(default_factory=dict)
 
 
@@ -111,7 +136,9 @@ def _loop(ctx: RunContext, rank: int, world_size: int) -> _Loop:
         "skate": config.w_skate,
         "limits": config.w_limits,
         "loop": config.w_loop if config.loop else 0.0,
+        "stay": STAY_CLOSE_WEIGHT if config.start == "library" else 0.0,
     }
+    anchor = (params.rotvec.detach().clone(), params.root_offset.detach().clone()) if weights["stay"] else None
     return _Loop(
         mine=mine,
         generators=generators,
@@ -124,15 +151,44 @@ def _loop(ctx: RunContext, rank: int, world_size: int) -> _Loop:
         limits=torch.as_tensor(rig.rotation_limits[limited], dtype=torch.float32, device=device),
         bone_len=torch.as_tensor(rig.lengths, dtype=torch.float32, device=device),
         sds_settings=config.sds if capabilities_of(ctx.prior).takes_settings else None,
+        anchor=anchor,
     )
 
 
-def _sds_terms(ctx: RunContext, loop: _Loop, video: torch.Tensor, alpha: torch.Tensor, step: int) -> tuple[torch.Tensor, dict]:
-    """This rank's SDS draws on ``video`` [F·views,3,H,W] (each with its own generator; on reuse steps
+def _queries(loop: _Loop, step: int, target_reuse: int) -> bool:
+    """Whether this step queries the prior (else it regresses onto the cached targets)."""
+    return not loop.cached or step % max(target_reuse, 1) == 0
+
+
+def _pixel_targets(prior, loop: _Loop) -> bool:
+    """Whether the prior's queries return decoded pixel targets (an SDSPrior in target mode, pixel space)."""
+    s = loop.sds_settings
+    return isinstance(prior, SDSPrior) and s is not None and s.mode == "target" and s.target_space == "pixel"
+
+
+@torch.no_grad()
+def _query_targets(ctx: RunContext, loop: _Loop, video: torch.Tensor, alpha: torch.Tensor, step: int) -> dict:
+    """Pixel-target queries of this rank's draws on a detached render ``video`` [F·views,3,H,W] (no
+    render graph held while the prior runs): each draw's target and box cached, as a query step
+    leaves them; returns the draws' scalar figures (averaged over all draws)."""
+    config, region, facts = ctx.config, character_region(alpha), {}
+    for d in loop.mine:
+        sds = _query(ctx.prior, video, ctx.text, step, config.steps, loop.generators[d], region, loop.sds_settings)
+        target, box = sds.pop("target_video"), sds.pop("target_box", None)
+        loop.cached[d] = (target, (0, 0, *video.shape[-2:]) if box is None else tuple(int(v) for v in box))
+        for k, v in sds.items():
+            if k != "loss" and v.numel() == 1:
+                facts[f"sds_{k}"] = facts.get(f"sds_{k}", 0.0) + float(v) / config.draws
+    return facts
+
+
+def _sds_terms(
+    ctx: RunContext, loop: _Loop, video: torch.Tensor, alpha: torch.Tensor, step: int, reuse: bool
+) -> tuple[torch.Tensor, dict]:
+    """This rank's SDS draws on ``video`` [F·views,3,H,W] (each with its own generator; with ``reuse``
     the cached target of its last query): their summed loss and the draws' scalar figures (averaged
     over all draws)."""
     config = ctx.config
-    reuse = bool(loop.cached) and step % max(config.target_reuse, 1) != 0
     region = None if reuse else character_region(alpha)
     sds_sum, facts = torch.zeros((), device=video.device), {}
     for d in loop.mine:
@@ -151,9 +207,9 @@ def _sds_terms(ctx: RunContext, loop: _Loop, video: torch.Tensor, alpha: torch.T
     return sds_sum, facts
 
 
-def _regulariser_terms(loop: _Loop, joints, tips, vertices, rotations) -> dict[str, torch.Tensor]:
+def _regulariser_terms(loop: _Loop, params, joints, tips, vertices, rotations) -> dict[str, torch.Tensor]:
     """The motion regularisers whose weight is not zero: smoothness, ground penetration, foot skate,
-    joint limits, loop."""
+    joint limits, loop, staying close to the library start (``params``: the motion's parameters)."""
     terms, w = {}, loop.weights
     if w["smooth"]:
         terms["smooth"] = smoothness_loss(joints, loop.scale)
@@ -165,6 +221,8 @@ def _regulariser_terms(loop: _Loop, joints, tips, vertices, rotations) -> dict[s
         terms["limits"] = joint_limit_loss(rotations, loop.limits, loop.limit_bones)
     if w["loop"]:
         terms["loop"] = loop_loss(rotations, joints, loop.scale)
+    if w["stay"] and loop.anchor is not None:
+        terms["stay"] = stay_close_loss(params.rotvec, params.root_offset, loop.anchor, loop.scale)
     return terms
 
 
@@ -184,13 +242,24 @@ def optimise(ctx: RunContext, timer: Timer, rank: int, world_size: int) -> list[
         joints, tips, vertices = _posed(ctx.skeleton, rotations, locations, loop.feet, loop.bone_len)
         t = timer("pose", t)
         # Render what the prior sees.
+        queried, reuse = {}, not _queries(loop, step, config.target_reuse)
+        if _pixel_targets(ctx.prior, loop) and not reuse:
+            # Pixel targets: the prior queried on a render without a graph, then the step regresses onto them
+            # (the same loss as the query's own); the render graph and the prior's activations never coexist.
+            with torch.no_grad():
+                plain = ctx.render(vertices.detach(), config.views)
+            t = timer("render", t)
+            queried = _query_targets(ctx, loop, plain[:, :3], plain[:, 3], step)
+            del plain
+            t, reuse = timer("prior", t), True
         rgba = ctx.render(vertices, config.views)  # [F·views,4,H,W]
         video = rgba[:, :3]
         t = timer("render", t)
         # Losses: this process's SDS draws, then the regularisers.
-        sds_sum, sds_facts = _sds_terms(ctx, loop, video, rgba[:, 3], step)
+        sds_sum, sds_facts = _sds_terms(ctx, loop, video, rgba[:, 3], step, reuse)
+        sds_facts |= queried
         t = timer("prior", t)
-        terms = {"sds": sds_sum / config.draws} | _regulariser_terms(loop, joints, tips, vertices, rotations)
+        terms = {"sds": sds_sum / config.draws} | _regulariser_terms(loop, params, joints, tips, vertices, rotations)
         regularisers = sum(loop.weights[k] * v for k, v in terms.items() if k != "sds")
         # Backward (this rank's share: its draws, 1/N of the regularisers), gradients summed over ranks, update.
         loop.optimiser.zero_grad(set_to_none=True)

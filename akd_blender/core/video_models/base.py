@@ -77,6 +77,9 @@ class SDSPrior(ABC):
     #: may reach past the render's box), ``margin`` decoded and dropped (the decoder's receptive field
     #: at the crop's edge). None = always decode the whole frame.
     crop_context: tuple[int, int] | None = None
+    #: how drawings and redraws step: "dpmsolver++" (the adapter's :meth:`drawing_scheduler`, DPM-Solver++ 2M,
+    #: where it has one; DDIM otherwise) or "ddim" (:func:`~.drawing.draw_latents` over the hooks)
+    draw_solver: str = "dpmsolver++"
 
     @abstractmethod
     def _encode(self, video: torch.Tensor) -> torch.Tensor:
@@ -119,6 +122,34 @@ class SDSPrior(ABC):
 
     def _prepare_video(self, video: torch.Tensor) -> torch.Tensor:
         return video
+
+    def drawing_scheduler(self):
+        """A fresh diffusers multistep scheduler in the model's own parametrisation and timesteps for
+        drawings and redraws (:func:`~.drawing.draw_with_scheduler`), or None: DDIM over the hooks."""
+        return None
+
+    def _draw(
+        self,
+        text: TextEmbedding,
+        shape: tuple[int, ...],
+        generator: torch.Generator | None,
+        guidance: float,
+        steps: int,
+        progress: Callable[[int, int], None] | None,
+        start: torch.Tensor | None = None,
+        t_start: float = 1.0,
+    ) -> torch.Tensor:
+        """Latents of ``shape`` drawn (or ``start`` redrawn from ``t_start``) in ``steps`` model
+        evaluations with :attr:`draw_solver`: :func:`~.drawing.draw_with_scheduler` with
+        :meth:`drawing_scheduler`, or :func:`~.drawing.draw_latents` (DDIM) where there is none."""
+        from .drawing import draw_latents, draw_with_scheduler
+
+        scheduler = None if self.draw_solver == "ddim" else self.drawing_scheduler()
+        if scheduler is None:
+            return draw_latents(self, text, shape, generator, guidance, steps, progress, start=start, t_start=t_start)
+        return draw_with_scheduler(
+            self, scheduler, text, shape, generator, guidance, steps, progress, start=start, t_start=t_start
+        )
 
     def _predict_pair(
         self, noisy: torch.Tensor, timestep: torch.Tensor, text: TextEmbedding
@@ -188,18 +219,16 @@ class SDSPrior(ABC):
         progress: Callable[[int, int], None] | None = None,
     ) -> torch.Tensor:
         """``video`` [F,3,H,W] in [0,1] redrawn for ``text`` from noise level ``t`` in (0, 1] (SDEdit):
-        encoded, noised to ``t`` and denoised by DDIM over the prior's own hooks
-        (:func:`~.drawing.draw_latents`) in ``max(1, round(steps · t))`` steps with CFG ``guidance``.
+        encoded, noised to ``t`` and denoised over the prior's own hooks (:meth:`_draw`: DPM-Solver++
+        where the adapter has a scheduler, else DDIM) in ``max(1, round(steps · t))`` steps with CFG ``guidance``.
         Returns [F,3,H,W] in [0,1] at the input's size and frame count (no gradient). A low ``t``
         keeps the video's pose and place and changes details; near 1 it is a new drawing of the
         same scene. Deterministic for a seeded ``generator``."""
-        from .drawing import draw_latents
-
         if video.ndim != 4 or video.shape[1] != 3:
             raise ValueError(f"redraw expects video [F,3,H,W], got {tuple(video.shape)}")
         latents = self._encode(self._prepare_video(video.float()))
         count = max(1, round(steps * t))
-        drawn = draw_latents(self, text, tuple(latents.shape), generator, guidance, count, progress, start=latents, t_start=t)
+        drawn = self._draw(text, tuple(latents.shape), generator, guidance, count, progress, start=latents, t_start=t)
         out = self._decode(drawn.to(latents.dtype)).float().clamp(0, 1)[: video.shape[0]]
         out = torch.nan_to_num(out).to(video.device)
         if out.shape[-2:] != video.shape[-2:]:

@@ -39,6 +39,26 @@ class CogVideoXPrior(DiffusersPrior):
         self.prediction_type = getattr(pipe.scheduler.config, "prediction_type", "v_prediction")
         self.alphas_cumprod = pipe.scheduler.alphas_cumprod.double().cpu()
 
+    def drawing_scheduler(self):
+        """diffusers' ``DPMSolverMultistepScheduler`` (DPM-Solver++ 2M) from the pipeline scheduler's
+        config (beta schedule, zero terminal SNR, v-prediction, timestep spacing) on the model's own
+        ᾱ (:attr:`alphas_cumprod`, CogVideoX's SNR shift included; a zero last ᾱ held at 2⁻²⁴ as that
+        scheduler holds it, so that the first step's σ is finite)."""
+        import inspect
+
+        from diffusers import DPMSolverMultistepScheduler
+
+        accepted = inspect.signature(DPMSolverMultistepScheduler.__init__).parameters
+        config = {k: v for k, v in self.pipe.scheduler.config.items() if k in accepted}
+        config |= {"algorithm_type": "dpmsolver++", "solver_order": 2, "prediction_type": self.prediction_type}
+        scheduler = DPMSolverMultistepScheduler(**config)
+        alphas = self.alphas_cumprod.float().clamp(min=2**-24)
+        scheduler.alphas_cumprod = alphas
+        scheduler.alpha_t, scheduler.sigma_t = alphas.sqrt(), (1 - alphas).sqrt()
+        scheduler.lambda_t = scheduler.alpha_t.log() - scheduler.sigma_t.log()
+        scheduler.sigmas = ((1 - alphas) / alphas) ** 0.5
+        return scheduler
+
     def _prepare_video(self, video: torch.Tensor) -> torch.Tensor:
         return fit_video(video, self.temporal, self.spatial * self.transformer.config.patch_size)
 

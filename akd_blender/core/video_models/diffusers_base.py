@@ -18,7 +18,29 @@ from ..settings import SDSSettings
 from .base import SDSPrior
 from .protocol import MemoryOptions, TextEmbedding
 
-__all__ = ["DiffusersPrior", "default_dtype"]
+__all__ = ["DiffusersPrior", "default_dtype", "ATTENTION_KERNELS", "attention_kernels"]
+
+ATTENTION_KERNELS: tuple[str, ...] = ("default", "cudnn", "flash")
+"""The choices of :attr:`~.protocol.MemoryOptions.attention`."""
+
+
+@contextlib.contextmanager
+def attention_kernels(name: str):
+    """Inside the block, ``torch.nn.functional.scaled_dot_product_attention`` (what diffusers'
+    attention processors call) tries the ``name`` kernel first: "cudnn" (cuDNN fused attention),
+    "flash" (FlashAttention-2), the others after it in torch's order as fallbacks for shapes and
+    dtypes it does not take; "default" leaves torch's choice alone. ValueError for another name."""
+    if name not in ATTENTION_KERNELS:
+        raise ValueError(f"attention must be one of {', '.join(ATTENTION_KERNELS)} (got {name!r})")
+    if name == "default":
+        yield
+        return
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    first = SDPBackend.CUDNN_ATTENTION if name == "cudnn" else SDPBackend.FLASH_ATTENTION
+    order = [first] + [b for b in (SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH) if b != first]
+    with sdpa_kernel(order, set_priority=True):
+        yield
 
 
 def default_dtype(device: torch.device) -> torch.dtype:
@@ -73,6 +95,8 @@ class DiffusersPrior(SDSPrior):
 
     def set_memory(self, memory: MemoryOptions) -> None:
         """Apply memory modes (can be changed between steps)."""
+        if memory.attention not in ATTENTION_KERNELS:
+            raise ValueError(f"{self.name}: attention must be one of {', '.join(ATTENTION_KERNELS)} (got {memory.attention!r})")
         self.memory = memory
         self.vae.enable_slicing() if memory.vae_slicing else self.vae.disable_slicing()
         self.vae.enable_tiling() if memory.vae_tiling else self.vae.disable_tiling()
@@ -121,17 +145,30 @@ class DiffusersPrior(SDSPrior):
         encoder = self.text_encoder
         if encoder is None:
             raise RuntimeError(f"{self.name}: the text encoder was released; cannot encode a new prompt")
+        # Weights that live on the CPU are copied to the device and, after encoding, dropped there: the
+        # CPU tensors are kept, so freeing the encoder copies nothing back (its weights never change).
+        kept = {} if self.device.type == "cpu" else {t: t.data for t in self._tensors(encoder) if t.device.type == "cpu"}
         encoder.to(self.device)
         try:
             with torch.no_grad():
                 cond, uncond = self._encode_prompt(prompt, negative_prompt)
         finally:
             if self.memory.free_text_encoder and self.device.type != "cpu":
-                encoder.to("cpu")
+                for tensor in self._tensors(encoder):
+                    tensor.data = kept[tensor] if tensor in kept else tensor.data.to("cpu")
                 torch.cuda.empty_cache()
         text = TextEmbedding(prompt, negative_prompt, cond.to(self.device, self.dtype), uncond.to(self.device, self.dtype))
         self._text_cache[key] = text
         return text
+
+    @staticmethod
+    def _tensors(module: torch.nn.Module) -> list[torch.Tensor]:
+        """The module's parameters and buffers (the objects ``module.to`` moves in place)."""
+        return [*module.parameters(), *module.buffers()]
+
+    def clear_text_cache(self) -> None:
+        """Forget the cached prompt embeddings (the next :meth:`encode_text` runs the text encoder again)."""
+        self._text_cache.clear()
 
     def _encode_prompt(self, prompt: str, negative_prompt: str) -> tuple[torch.Tensor, torch.Tensor]:
         """Adapter hook: (cond, uncond) [1,L,D] from the pipeline's own ``encode_prompt`` (text encoder on the device)."""
@@ -151,7 +188,7 @@ class DiffusersPrior(SDSPrior):
         batch = torch.cat([noisy] * embeds.shape[0]).to(self.dtype)
         steps = timestep.reshape(1).expand(embeds.shape[0]).to(self.device)
         condition = self._conditioning(noisy, text)
-        with self._on_device(self.transformer):
+        with self._on_device(self.transformer), attention_kernels(self.memory.attention):
             return self._run_transformer(batch, steps, embeds, **condition)
 
     def _conditioning(self, noisy: torch.Tensor, text: TextEmbedding) -> dict:

@@ -12,6 +12,11 @@ Given clean latents and a start ``t_0 < 1`` the same steps redraw them (SDEdit):
 noised to ``t_0`` and denoised from there over ``t_i = t_0 (1 − i/steps)``, so the result keeps what
 the noise at ``t_0`` did not drown (the character's place and pose at a low ``t_0``, little more than
 its colours near 1).
+
+:func:`draw_with_scheduler` runs the same drawing through a diffusers multistep scheduler
+(DPM-Solver++ 2M for CogVideoX, :meth:`~.base.SDSPrior.drawing_scheduler`): a second-order solver
+whose authors report converged guided samples in 15 to 20 steps where DDIM needs 50 or more (Lu et al.,
+"DPM-Solver++", 2022).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import torch
 
 from .protocol import DenoisingHooks, TextEmbedding, cfg_combine
 
-__all__ = ["draw_latents"]
+__all__ = ["draw_latents", "draw_with_scheduler"]
 
 
 @torch.no_grad()
@@ -60,6 +65,52 @@ def draw_latents(
             latents, timestep = prior._noise(clean.float(), eps.float(), times[i + 1])
         else:
             latents = clean.float()
+        if progress is not None:
+            progress(i + 1, steps)
+    return latents
+
+
+@torch.no_grad()
+def draw_with_scheduler(
+    prior: DenoisingHooks,
+    scheduler,
+    text: TextEmbedding,
+    shape: tuple[int, ...],
+    generator: torch.Generator | None = None,
+    guidance: float = 6.0,
+    steps: int = 30,
+    progress: Callable[[int, int], None] | None = None,
+    start: torch.Tensor | None = None,
+    t_start: float = 1.0,
+) -> torch.Tensor:
+    """:func:`draw_latents` stepped by a diffusers multistep ``scheduler`` (e.g.
+    ``DPMSolverMultistepScheduler``, DPM-Solver++ 2M, in the model's own parametrisation and
+    timesteps) instead of DDIM: ``steps`` model evaluations (CFG ``guidance``), each through the
+    prior's ``_predict`` at the scheduler's timestep. ``start`` / ``t_start`` redraw clean latents
+    (SDEdit): the scheduler's timesteps are laid out for ``round(steps / t_start)`` steps, the first
+    ones skipped so that ``steps`` remain, and ``start`` is noised to the first remaining one
+    (``scheduler.add_noise``). Same arguments, noise draw and result (float32 latents of ``shape``)
+    as :func:`draw_latents`."""
+    if steps < 1:
+        raise ValueError(f"draw_with_scheduler: steps must be at least 1 (got {steps})")
+    if not 0.0 < t_start <= 1.0:
+        raise ValueError(f"draw_with_scheduler: t_start must be in (0, 1] (got {t_start})")
+    device = generator.device if generator is not None else torch.device("cpu")
+    noise = torch.randn(shape, generator=generator, device=device).to(prior.device, torch.float32)
+    use_cfg = guidance != 1.0 and text.uncond is not None
+    laid_out = steps if start is None else max(steps, round(steps / t_start))
+    scheduler.set_timesteps(laid_out, device=prior.device)
+    skip = laid_out - steps
+    timesteps = scheduler.timesteps[skip:]
+    if start is None:
+        latents = noise * float(getattr(scheduler, "init_noise_sigma", 1.0))
+    else:
+        scheduler.set_begin_index(skip)
+        clean = start.detach().to(prior.device, torch.float32).reshape(shape)
+        latents = scheduler.add_noise(clean, noise, timesteps[:1]).float()
+    for i, timestep in enumerate(timesteps):
+        pred = cfg_combine(prior._predict(latents, timestep, text, use_cfg), guidance)
+        latents = scheduler.step(pred.float(), timestep, latents, return_dict=False)[0].float()
         if progress is not None:
             progress(i + 1, steps)
     return latents

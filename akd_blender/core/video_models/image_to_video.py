@@ -20,7 +20,6 @@ import torch.nn.functional as F
 
 from ..errors import InputError
 from .capabilities import Capabilities
-from .drawing import draw_latents
 from .frames import resample_frames
 from .protocol import TextEmbedding
 
@@ -42,9 +41,9 @@ class ImageToVideoPrior:
 
     image_conditioned = True
     fps: float = 8.0
-    #: the drawing's CFG scale and DDIM steps when the caller gives none
+    #: the drawing's CFG scale and steps (model evaluations, :attr:`~.base.SDSPrior.draw_solver`) when the caller gives none
     draw_guidance: float = 6.0
-    draw_steps: int = 50
+    draw_steps: int = 20
 
     @property
     def capabilities(self) -> Capabilities:
@@ -112,12 +111,20 @@ class ImageToVideoPrior:
     ) -> torch.Tensor:
         """The model draws the character of ``first_frame`` (default ``text.first_frame``) doing what
         ``text`` says: video [frames,3,height,width] in [0,1] (its first frame the given one, up to
-        the VAE). DDIM over the adapter's hooks (:func:`~.drawing.draw_latents`), CFG ``guidance``
-        (default :attr:`draw_guidance`), ``steps`` (default :attr:`draw_steps`); ``progress(done, total)``
-        after each step; deterministic for a seeded ``generator``."""
+        the VAE). Stepped by :attr:`draw_solver` over the adapter's hooks (:meth:`_draw`: DPM-Solver++ 2M
+        where the adapter has a scheduler, else DDIM), CFG ``guidance`` (default :attr:`draw_guidance`),
+        ``steps`` model evaluations (default :attr:`draw_steps`); ``progress(done, total)``
+        after each step; deterministic for a seeded ``generator``. Decoded in tiles with
+        ``memory.draw_tiling`` (:class:`~.protocol.MemoryOptions`)."""
         text = replace(text, first_frame=self.first_frame_input(text, first_frame))
         shape = self._latent_shape(self.frames, self.height, self.width)
-        latents = draw_latents(
-            self, text, shape, generator, self.draw_guidance if guidance is None else guidance, steps or self.draw_steps, progress
-        )
-        return super()._decode(latents.to(self.dtype))[: self.frames]
+        guidance = self.draw_guidance if guidance is None else guidance
+        latents = self._draw(text, shape, generator, guidance, steps or self.draw_steps, progress)
+        tile = self.memory.draw_tiling and not self.memory.vae_tiling
+        if tile:
+            self.vae.enable_tiling()
+        try:
+            return super()._decode(latents.to(self.dtype))[: self.frames]
+        finally:
+            if tile:
+                self.vae.disable_tiling()

@@ -57,6 +57,13 @@ class MemoryOptions:
             (order: text encoder once, VAE, transformer, VAE); slow, smallest GPU footprint.
         free_text_encoder: move the text encoder off the GPU after each ``encode_text``.
         cudnn_benchmark: let cuDNN pick the fastest convolution algorithms (the VAE is conv-heavy).
+        draw_tiling: decode a drawing (:meth:`~.image_to_video.ImageToVideoPrior.sample`) in spatial
+            tiles even where ``vae_tiling`` is off: CogVideoX's whole 49 × 480 × 720 decode peaks
+            16 GB above the weights, tiled 4 GB (H100, docs/benchmarks.md).
+        attention: the scaled-dot-product attention kernel the transformer runs on CUDA, tried first
+            (the others stay as fallbacks): "default" (torch's own order), "cudnn" (cuDNN's
+            fused attention) or "flash" (FlashAttention-2); see
+            :func:`~.diffusers_base.attention_kernels`.
     """
 
     vae_checkpointing: bool = True
@@ -65,6 +72,8 @@ class MemoryOptions:
     cpu_offload: bool = False
     free_text_encoder: bool = True
     cudnn_benchmark: bool = True
+    draw_tiling: bool = True
+    attention: str = "default"
 
     @classmethod
     def lowest(cls) -> MemoryOptions:
