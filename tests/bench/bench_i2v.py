@@ -6,7 +6,10 @@ Parts (``--parts``, comma-separated; each fits in one 10-minute device call on a
   the procedural biped), the default path a user gets: the first frame rendered at 480 × 720, the model
   draws 49 frames (``--draw-steps`` DDIM steps, CFG), the pose search fits them, ``--refine-steps`` SDS
   steps refine, the motion's keys data (the MotionClip) comes out. Seconds and peak GB of each part
-  of one run (``run_request`` with the progress phases as part boundaries).
+  of one run (``run_request`` with the progress phases as part boundaries). ``--variants`` runs several
+  such jobs on one built model (:data:`COGVIDEOX_VARIANTS`: each change alone, all together, under a
+  24 GB allocator cap, the library-seeded job) and ``kernels`` times the attention kernels and the
+  VAE's tiling on their own pieces.
 - ``ti2v``: the same with Wan2.2-TI2V-5B in a memory mode (``--ti2v-memory``: ``lowest`` = CPU offload
   of each component while the others run + VAE tiling/slicing/checkpointing, the mode meant for a
   24 GB GPU; ``default``) at ``--ti2v-size`` (default its published 121 × 704 × 1280).
