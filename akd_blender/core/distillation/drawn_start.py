@@ -135,9 +135,11 @@ def fit_to_video(
         video, shake = stabilised(video)
     frames = video.shape[0]
     motion = (getattr(ctx.text, "extra", None) or {}).get("motion")
-    starts = prior_starts(rig, frames, fps) if search.motion_prior else []
+    heading = held_heading(rig, params) if search.motion_prior else None
+    pose = params.base_rotations[0].detach().cpu().double().numpy()
+    starts = prior_starts(rig, frames, fps, held=pose, heading=heading) if search.motion_prior else []
     held = params.base_rotations[:1].expand(frames, -1, -1)
-    channels = starts_as_channels(rig, starts, held, held_heading(rig, params) if starts else None)
+    channels = starts_as_channels(rig, starts, held, heading if starts else None)
     weights = prompt_start_weights(starts, motion, search.prompt_prior)
     prior_scales = None if search.prior_scales is None else tuple(search.prior_scales)
     if current is not None:

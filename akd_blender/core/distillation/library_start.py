@@ -7,7 +7,7 @@ A prompt is read as one motion of the rig's kind as the embedded teacher reads i
 and the offline sentence encoder), without the video model. Its variation comes from the prompt's
 own words where it says one (:func:`prompt_variation`: speed, amplitude, turning direction), else
 the library's default (speed 1, amplitude 1, phase 0, direction +1); the motion faces the rig's own
-facing (facing 0 in the body frame of its roles) and is played from the held starting pose
+facing (facing 0 in the body frame of its roles) and is started from the held starting pose
 (:func:`library_motion`). :func:`write_library_start` writes it into a job's
 :class:`~akd_blender.core.motion.clip.MotionParams`, from where SDS steps or redraw rounds may continue.
 
@@ -123,7 +123,8 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
     motion with a speed, size or turning direction says it all (then :func:`prompt_variation` reads
     those) or the prompt does not read as a plan. Parts joined only by commas or "and" are read as one
     motion told in several clauses ("hops up and lands"), unless ``whole`` (the whole prompt's reading)
-    is not understood and every part is; so is one part whose motion the whole reading missed ("turns
+    is not understood and every part is, or names one of the parts' motions ("walks, turns around and walks
+    back"); so is one part whose motion the whole reading missed ("turns
     counterclockwise quickly"), or whose direction fits its own motion and not the whole reading's
     ("turns towards the right", read whole as a head shake). Raises
     :class:`~akd_blender.core.prompt.compose.plan.PartNotUnderstood` naming the part, when the parts are
@@ -131,13 +132,14 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
     is understood as (then the prompt is that one motion told in steps)."""
     from ..prompt.compose import plan_prompt
     from ..prompt.compose.plan import HOLD, PartNotUnderstood, direction_said_for
-    from ..prompt.compose.sequence import has_ordering_clause, is_sequenced
+    from ..prompt.compose.sequence import WITH, has_ordering_clause, is_sequenced, split_clauses
 
     sequenced = is_sequenced(prompt)
+    said_together = any(clause.link == WITH for clause in split_clauses(prompt))
     try:
         plan = plan_prompt(prompt, kind, understand=understand)
     except PartNotUnderstood as exc:
-        if sequenced and not _continues(exc.understanding, whole):
+        if (sequenced or said_together) and not _continues(exc.understanding, whole):
             raise
         return None
     except InputError:
@@ -145,7 +147,11 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
     whole_missed = whole is not None and not whole.understood  # the modifiers or the other parts hid the motion
     together = any(p.together for p in plan.parts)
     if len(plan.parts) > 1:
-        return plan if sequenced or has_ordering_clause(prompt) or whole_missed or together else None
+        if sequenced or has_ordering_clause(prompt) or whole_missed or together:
+            return plan
+        # joined by "and" or commas alone: the motions told one after another, unless the whole prompt reads
+        # as a motion none of them is (then it is that one motion told in several clauses)
+        return plan if whole is None or whole.motion in {p.motion for p in plan.parts} else None
     part = plan.parts[0]
     special = part.label == HOLD or part.side or part.repetitions != 1 or part.duration is not None
     special = special or together or part.style is not None
@@ -233,6 +239,11 @@ def library_understanding(prompt: str, kind: str, encoder=None, heldout: bool = 
 
 
 def _kind_reading(prompt: str, kind: str, encoder, heldout: bool) -> Understanding:
+    """``prompt`` read among ``kind``'s library motions, its subject said neutrally
+    (:func:`~akd_blender.core.prompt.compose.words.without_subject`: who the character is never decides)."""
+    from ..prompt.compose.sequence import normalise
+    from ..prompt.compose.words import without_subject
+
     encoder = encoder if encoder is not None else _shared_encoder()
     key = (id(encoder), kind, bool(heldout))
     with _VOCABULARIES_LOCK:
@@ -240,7 +251,7 @@ def _kind_reading(prompt: str, kind: str, encoder, heldout: bool) -> Understandi
         if vocabulary is None or vocabulary.encoder is not encoder:
             rows = library_vocabulary(kind, heldout=heldout)
             vocabulary = _VOCABULARIES[key] = PromptVocabulary(rows, encoder, listing=f"{MOTIONS_COMMAND} --kind {kind}")
-    return vocabulary.understand(prompt)
+    return replace(vocabulary.understand(without_subject(normalise(prompt), kind)), prompt=prompt)
 
 
 OTHER_KIND_MARGIN: float = 0.11
@@ -336,23 +347,23 @@ def library_clip(
 ) -> MotionClip:
     """The chosen motion on ``rig`` through ``roles``: ``frames`` frames at ``fps``
     (:func:`~akd_blender.core.motion.library.make_role_clip` with the choice's variation, or the
-    choice's plan composed by :func:`~akd_blender.core.prompt.compose.compose_clip`), played from
-    ``held``'s first frame (None: the rest pose; :func:`~akd_blender.core.motion.library.from_pose.played_from`):
-    its rotations are each bone's turn from the held pose, its travel along the body's rest facing."""
-    from ..motion.library.from_pose import played_from
+    choice's plan composed by :func:`~akd_blender.core.prompt.compose.compose_clip`). With ``held`` (a
+    held pose, its first frame), as the turns to compose on it
+    (:func:`~akd_blender.core.motion.library.from_pose.turns_from_held`): the bones the motion moves take
+    its pose, the others keep the held one, the body its held heading."""
+    from ..motion.library.from_pose import turns_from_held
 
-    def play(on: RigAsset) -> MotionClip:
-        if choice.plan is not None:
-            from ..prompt.compose import compose_clip
+    if choice.plan is not None:
+        from ..prompt.compose import compose_clip
 
-            return compose_clip(on, roles, choice.plan, fps, frames)
+        clip = compose_clip(rig, roles, choice.plan, fps, frames)
+    else:
         from ..motion.library import make_role_clip
 
-        return make_role_clip(on, roles, choice.label, choice.variation, frames, fps)
-
+        clip = make_role_clip(rig, roles, choice.label, choice.variation, frames, fps)
     if held is None:
-        return play(rig)
-    return played_from(rig, int(roles.root), held.rotations[0], held_yaw(rig, roles, held), play)
+        return clip
+    return turns_from_held(rig, int(roles.root), held.rotations[0], held_yaw(rig, roles, held), clip)
 
 
 def library_motion(
@@ -364,7 +375,7 @@ def library_motion(
     held: MotionClip | None = None,
     frame_start: int = 1,
 ) -> MotionClip:
-    """The chosen motion as the job's clip: :func:`library_clip` played from ``held``'s first frame
+    """The chosen motion as the job's clip: :func:`library_clip` started from ``held``'s first frame
     (None: the rest pose): each bone's rotation is the held one then the clip's turn from it, each
     location the held one plus the clip's (the library moves the body by its carrier bone's
     location, as it plays it directly), the travel turned the way the held body faces. Equal to the
@@ -381,7 +392,7 @@ def library_motion(
 @torch.no_grad()
 def write_library_start(rig: RigAsset, roles: BoneRoles, choice: LibraryChoice, params: MotionParams) -> dict:
     """Write the chosen motion into ``params`` (in place): the library clip at the parameters' frames
-    and rate, played from their held starting pose (:func:`library_clip`) and composed on it
+    and rate, started from their held starting pose (:func:`library_clip`) and composed on it
     (:func:`~akd_blender.core.fitting.motion_starts.starts_as_channels`), as per-frame rotation offsets of the
     free bones and the root's path fitted to the keys (least squares; exact when there is a key per
     frame). The library's travel, carried by its carrier bone, is carried by the parameters' root

@@ -109,8 +109,9 @@ def candidates_for(rig: RigAsset, params: MotionParams, config: DistillConfig) -
     from ..fitting.motion_starts import prior_starts, starts_as_channels
     from .heading import held_heading
 
-    starts = prior_starts(rig, params.num_frames, config.fps)
-    heading = held_heading(rig, params) if starts else None  # a turned body travels the way it faces
+    heading = held_heading(rig, params)  # a turned body travels the way it faces
+    held = params.base_rotations[0].detach().cpu().double().numpy()
+    starts = prior_starts(rig, params.num_frames, config.fps, held=held, heading=heading)  # played from the held pose
     rotations, drift = starts_as_channels(rig, starts, params.base_rotations, heading)  # [S,F,J,4], [S,F,3]
     held = (params.rotvec.detach().clone(), params.root_offset.detach().clone())
     return Candidates([HELD] + [s.name for s in starts], held, rotations, drift, params, config.interpolation)

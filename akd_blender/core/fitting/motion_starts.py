@@ -60,11 +60,16 @@ def prior_starts(
     fps: float,
     speeds: tuple[float, ...] = PRIOR_SPEEDS,
     phases: int = PRIOR_PHASES,
+    held: np.ndarray | None = None,
+    heading: np.ndarray | None = None,
 ) -> list[PriorStart]:
     """The rig's kind's library motions as candidate starts, ``frames`` long at ``fps``: every motion
     of the kind its roles read as (:func:`~akd_blender.core.character.roles.find_roles`), at each of ``speeds``,
     ``phases`` start phases and both directions, at the library's base amplitude and the rig's own
-    facing; duplicates (a phase or direction a motion ignores) are dropped. Empty when the rig's roles
+    facing, each as the turns to compose on the held pose ``held`` [J,4] (channel rotations; None: the
+    rest pose) whose body faces ``heading`` [3,3]
+    (:func:`~akd_blender.core.motion.library.from_pose.turns_from_held`; :func:`starts_as_channels` composes them);
+    duplicates (a phase or direction a motion ignores) are dropped. Empty when the rig's roles
     cannot be read or its kind has no library motions ("other"): the search then starts from the
     standing pose alone. The starts of the last :data:`STARTS_KEPT` rigs (by content, at those
     settings) are kept and returned again without playing the library (the clips are shared: read
@@ -72,7 +77,9 @@ def prior_starts(
     from ..character.roles import find_roles
     from ..motion.library import motions_for
 
-    cache_key = (_rig_digest(rig), int(frames), float(fps), tuple(float(v) for v in speeds), int(phases))
+    held_key = None if held is None else np.round(np.asarray(held, dtype=np.float64), 9).tobytes()
+    heading_key = None if heading is None else np.round(np.asarray(heading, dtype=np.float64), 9).tobytes()
+    cache_key = (_rig_digest(rig), int(frames), float(fps), tuple(float(v) for v in speeds), int(phases), held_key, heading_key)
     with _STARTS_LOCK:
         if cache_key in _STARTS:
             _STARTS.move_to_end(cache_key)
@@ -84,7 +91,7 @@ def prior_starts(
         return []
     out, seen = [], set()
     for spec in specs:
-        for start in _motion_starts(spec, rig, roles, frames, fps, speeds, max(1, phases)):
+        for start in _motion_starts(spec, rig, roles, frames, fps, speeds, max(1, phases), held, heading):
             key = hashlib.sha1(np.round(start.clip.rotations, 5).tobytes() + np.round(start.clip.locations, 5).tobytes()).digest()
             if key not in seen:
                 seen.add(key)
@@ -123,12 +130,21 @@ def _rig_digest(rig: RigAsset) -> bytes:
 
 
 def _motion_starts(
-    spec, rig: RigAsset, roles, frames: int, fps: float, speeds: tuple[float, ...], phases: int
+    spec,
+    rig: RigAsset,
+    roles,
+    frames: int,
+    fps: float,
+    speeds: tuple[float, ...],
+    phases: int,
+    held: np.ndarray | None = None,
+    heading: np.ndarray | None = None,
 ) -> list[PriorStart]:
-    """One library motion's starts over the grid. A motion that plays the same at the grid's second
+    """One library motion's starts over the grid, as turns from the held pose (:func:`prior_starts`). A motion that plays the same at the grid's second
     phase as at phase 0 (an acyclic one) is played at phase 0 only, and one that plays the same in
     both directions in one direction only, so the clips it would repeat are never generated. Empty
     when this body cannot play the motion."""
+    from ..motion.library.from_pose import turns_from_held
     from ..motion.library.labelled import Variation
 
     played: dict[tuple[float, float, int], MotionClip] = {}
@@ -137,7 +153,7 @@ def _motion_starts(
         key = (speed, phase, direction)
         if key not in played:
             variation = replace(Variation(), speed=speed, phase=phase, direction=direction)
-            played[key] = spec.generate(rig, roles, frames, fps, variation)
+            played[key] = turns_from_held(rig, int(roles.root), held, heading, spec.generate(rig, roles, frames, fps, variation))
         return played[key]
 
     try:
@@ -158,9 +174,9 @@ def starts_as_channels(
     rig: RigAsset, starts: list[PriorStart], base_rotations: torch.Tensor, heading: np.ndarray | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The starts as the pose search's channels, played on top of the starting pose: rotations
-    [S,F,J,4] = ``base_rotations`` [F,J,4] then each clip's own turn from rest (so a user's start pose
-    that is not the rest pose keeps its shape where a motion leaves a bone alone, and the rest pose
-    gives the clips exactly), and the root's offset [S,F,3] from the starting pose's location
+    [S,F,J,4] = ``base_rotations`` [F,J,4] then each clip's own turn, made from that pose
+    (:func:`prior_starts` with ``held``; so a user's start pose that is not the rest pose keeps its shape
+    where a motion leaves a bone alone, and the rest pose gives the clips exactly), and the root's offset [S,F,3] from the starting pose's location
     (armature space). The library moves the body by the location of its roles' root (or the nearest
     unconnected ancestor, the "carrier"), whose ancestors stay at rest; that translation is carried
     over to the search's root bone (the same body translation when the root is that carrier or an
