@@ -10,9 +10,10 @@ its current pose (start "library"; the embedded teacher's weights are not loaded
   importer (the path users take); when the shared assets are not there the demo says so in one line
   and runs the biped only.
 
-The loss curves are plotted from the reports. Writes into OUT, per job: ``<name>_akd.blend`` (the
-scene with the new action), ``<name>_akd.mp4`` (preview), ``<name>_akd.json`` (report) and
-``<name>_loss_curve.png``; plus ``biped.blend`` (the procedural input).
+Writes into OUT, per job: ``<name>_akd.blend`` (the scene with the new action), ``<name>_akd.mp4``
+(preview), ``<name>_akd.json`` (report) and ``<name>_contact_sheet.png`` (six frames of the new action as
+Blender evaluates it, side by side), and ``<name>_loss_curve.png`` only where the job has a curve to
+plot (optimiser steps, or a drawn video's pose search); plus ``biped.blend`` (the procedural input).
 
 Run: ``python -m akd_blender.blender.demo --out demo_out`` (bpy module).
 """
@@ -64,10 +65,10 @@ def write_character(name: str, path: str) -> None:
     bpy.ops.wm.save_as_mainfile(filepath=path)
 
 
-def plot_losses(report_path: str, png_path: str) -> None:
+def plot_losses(report_path: str, png_path: str) -> bool:
     """Plot every loss term of the report's ``loss_history`` against the step (log scale); with no
-    steps, the pose search's image error before and after (a drawn video fitted as it is), or for a
-    library motion played as it is (no optimisation, no loss) a figure that says so."""
+    steps, the pose search's image error before and after (a drawn video fitted as it is). A library
+    motion played as it is has nothing to plot: no figure is written. Returns whether one was."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -76,24 +77,13 @@ def plot_losses(report_path: str, png_path: str) -> None:
     with open(report_path, encoding="utf-8") as fh:
         report = json.load(fh)
     history = report["loss_history"]
+    facts = report.get("distill", {})
+    if not history and "search_error" not in facts:  # nothing was optimised or fitted
+        return False
     fig, ax = plt.subplots(figsize=(7, 4))
     title = f"AKD demo: '{report['prompt']}' ({report['model']}, {report['device']})"
-    facts = report.get("distill", {})
-    if not history and facts.get("start") == "library":  # the library motion as it is: nothing was optimised
-        ax.text(
-            0.5,
-            0.5,
-            f"library motion {facts.get('library_motion', '')} ({facts.get('library_variation', 'default')})\n"
-            "played on the rig: no optimiser steps, no loss",
-            ha="center",
-            va="center",
-            transform=ax.transAxes,
-        )
-        ax.set_axis_off()
-        title += ": library motion"
-    elif not history:  # no optimiser steps: the drawn video fitted by the pose search, as it is
-        search = facts
-        before, after = search.get("search_error_start", float("nan")), search.get("search_error", float("nan"))
+    if not history:  # no optimiser steps: the drawn video fitted by the pose search, as it is
+        before, after = facts.get("search_error_start", float("nan")), facts["search_error"]
         ax.bar(["standing pose", "after the pose search"], [before, after], color=["0.6", "tab:blue"])
         ax.set_ylabel("image error against the drawn video")
         title += ": drawn video, fitted"
@@ -110,6 +100,37 @@ def plot_losses(report_path: str, png_path: str) -> None:
     fig.tight_layout()
     fig.savefig(png_path, dpi=110)
     plt.close(fig)
+    return True
+
+
+CONTACT_FRAMES = 6
+"""How many frames of a job's new action its contact sheet shows, evenly spaced from the first to the last."""
+
+
+def write_contact_sheet(blend_path: str, png_path: str, size: int = 256, frames: int = CONTACT_FRAMES) -> list[int]:
+    """Open a job's ``.blend``, read its armature's action as Blender evaluates it
+    (:func:`~akd_blender.blender.keyframes.read_clip`) and write ``frames`` of its frames, rendered by the
+    project renderer at ``size`` × ``size`` pixels with the whole motion in view, side by side as one PNG.
+    Returns the Blender frame numbers shown."""
+    import imageio.v3 as iio
+    import numpy as np
+
+    from ..core.render import render_clip
+    from .extract import rig_from_armature
+    from .io import find_armature, load_scene
+    from .keyframes import read_clip
+
+    load_scene(blend_path)
+    armature = find_armature(None)
+    rig = rig_from_armature(armature)
+    action = armature.animation_data.action
+    first, last = (int(round(f)) for f in action.frame_range)
+    clip = read_clip(armature, first, last, action=action, rig=rig)
+    picks = np.unique(np.linspace(0, clip.num_frames - 1, frames).round().astype(int))
+    video = render_clip(rig, clip, size, size, contain=True).detach().float().cpu().numpy()  # [F,4,H,W]
+    shown = (video[picks, :3].clip(0, 1).transpose(0, 2, 3, 1) * 255 + 0.5).astype(np.uint8)
+    iio.imwrite(png_path, np.concatenate(list(shown), axis=1))
+    return [first + int(k) for k in picks]
 
 
 def job_sources(out: str) -> dict[str, str]:
@@ -127,6 +148,14 @@ def job_sources(out: str) -> dict[str, str]:
     return sources
 
 
+def job_flags(source: str, prompt: str, stem: str, steps: int | None = None, preview: bool = True) -> list[str]:
+    """The CLI flags of one demo job: ``source`` animated by ``prompt`` with the demo's model, writing
+    ``<stem>.blend``, ``<stem>.json`` and (``preview``) ``<stem>.mp4``; ``steps`` None keeps the CLI's default."""
+    flags = ["--input", source, "--prompt", prompt, "--model", MODEL, "--out", f"{stem}.blend", "--report", f"{stem}.json"]
+    flags += ["--preview", f"{stem}.mp4"] if preview else []
+    return flags + (["--steps", str(steps)] if steps else [])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="demo_out")
@@ -137,18 +166,20 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     for name, source in job_sources(out).items():
         stem = os.path.join(out, f"{name}_akd")
-        flags = ["--input", source, "--prompt", JOBS[name], "--model", MODEL, "--out", f"{stem}.blend"]
-        flags += ["--preview", f"{stem}.mp4", "--report", f"{stem}.json"] + (["--steps", str(args.steps)] if args.steps else [])
+        flags = job_flags(source, JOBS[name], stem, steps=args.steps)
         print("[demo] python run_akd.py " + " ".join(f"'{f}'" if " " in f else f for f in flags))
         code = cli.main(flags)
         if code != 0:
             return code
-        plot_losses(f"{stem}.json", os.path.join(out, f"{name}_loss_curve.png"))
+        sheet = os.path.join(out, f"{name}_contact_sheet.png")
+        shown = write_contact_sheet(f"{stem}.blend", sheet)
+        plotted = plot_losses(f"{stem}.json", os.path.join(out, f"{name}_loss_curve.png"))
         with open(f"{stem}.json", encoding="utf-8") as fh:
             report = json.load(fh)
         print(
             f"[demo] {name}: new action {report['action_names']} ({report['frames']} frames, {report['steps']} steps, "
-            f"{report['seconds']:.0f} s distil+write); preview {stem}.mp4"
+            f"{report['seconds']:.0f} s distil+write); preview {stem}.mp4; frames {shown} in {sheet}"
+            + ("; loss curve plotted" if plotted else "")
         )
     print(f"[demo] done in {time.perf_counter() - start:.0f} s; outputs in {out}")
     return 0

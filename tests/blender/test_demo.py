@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 
+import imageio.v3 as iio
 import pytest
 
 from akd_blender.blender import cli_parser, demo
@@ -14,14 +15,32 @@ from akd_blender.blender import cli_parser, demo
 FOX = os.path.join(os.environ.get("AKD_SHARED", ""), "assets", "Fox", "Fox.gltf")
 
 
+def _write_keyed_scene(job) -> None:
+    """Save the job's input scene with a new two-frame action on its armature (the rest pose keyed) as
+    the job's output, as a job writes it."""
+    import bpy
+
+    from akd_blender.blender.io import find_armature, load_scene
+
+    load_scene(job.input)
+    armature = find_armature(None)
+    armature.animation_data_create().action = bpy.data.actions.new(job.prompt)
+    bone = armature.pose.bones[0]
+    bone.rotation_mode = "QUATERNION"
+    for frame in (1, 2):
+        bone.keyframe_insert("rotation_quaternion", frame=frame)
+    bpy.ops.wm.save_as_mainfile(filepath=job.out, copy=True)
+
+
 def _record(monkeypatch) -> list:
     """Replace the demo's CLI run by one that parses the flags as the CLI does, records the job and
-    writes the report a fitted drawing gives (no steps)."""
+    writes the scene with a new action and the report a fitted drawing gives (no steps)."""
     jobs = []
 
     def fake_main(flags):
         (job,), _ = cli_parser.parse_jobs(flags)
         jobs.append(job)
+        _write_keyed_scene(job)
         report = {"prompt": job.prompt, "model": job.model, "device": "cpu", "loss_history": [], "action_names": [job.prompt]}
         report |= {"frames": 48, "steps": 0, "seconds": 1.0, "distill": {"search_error_start": 2e-3, "search_error": 1e-3}}
         with open(job.report, "w", encoding="utf-8") as fh:
@@ -52,7 +71,9 @@ def test_demo_runs_the_default_model_on_the_biped_and_the_fox(tmp_path, monkeypa
         assert job.model == default_model == "tiny"
         assert job.tunables == {} and job.start is None  # every default: the library start
         assert (job.out, job.preview, job.report) == tuple(str(tmp_path / f"{name}_akd{e}") for e in (".blend", ".mp4", ".json"))
-        assert (tmp_path / f"{name}_loss_curve.png").is_file()
+        assert (tmp_path / f"{name}_loss_curve.png").is_file()  # the fitted drawing's search errors
+        sheet = iio.imread(tmp_path / f"{name}_contact_sheet.png")
+        assert sheet.shape[0] == 256 and sheet.shape[1] == 256 * 2  # the two frames of the action, side by side
     _check_biped(biped, tmp_path)
     assert os.path.samefile(fox.input, FOX) and fox.prompt == demo.JOBS["fox"]
     assert "done" in capsys.readouterr().out
