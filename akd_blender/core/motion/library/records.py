@@ -68,6 +68,7 @@ __all__ = [
     "play",
     "landmark_points",
     "record_generator",
+    "arm_joints",
 ]
 
 RECORDS_DIR = Path(__file__).resolve().parent / "records"
@@ -367,15 +368,28 @@ def _carried(p: BodyPose, point: np.ndarray, bone: int) -> np.ndarray:
     return p.head_position(bone) + p.posed(bone) @ (point - p.rig.heads[bone])
 
 
+def arm_joints(rig: RigAsset, bones: tuple[int, ...]) -> tuple[int, int, int | None]:
+    """(upper arm, forearm, hand) of an arm's bones without its clavicle (:func:`~.limbs.arm_bones`):
+    the forearm is the bone whose head lies nearest half way along the chain from the shoulder to the
+    hand's head, so twist segments (Rigify's ``upper_arm.001``, ``forearm.001``) ride with the bone
+    before them; the hand is the last bone (None for an arm of two bones)."""
+    if len(bones) <= 3:
+        return bones[0], bones[1], (bones[2] if len(bones) > 2 else None)
+    along = np.concatenate([[0.0], np.cumsum([np.linalg.norm(rig.heads[b] - rig.heads[a]) for a, b in zip(bones, bones[1:])])])
+    middle = 1 + int(np.argmin(np.abs(along[1:-1] - 0.5 * along[-1])))
+    return bones[0], bones[middle], bones[-1]
+
+
 def _arm_lengths(p: BodyPose, bones: tuple[int, ...]) -> tuple[float, float]:
     """(upper arm, forearm + half the hand) rest lengths of an arm (armature units)."""
     rig = p.rig
-    l1 = float(np.linalg.norm(rig.heads[bones[1]] - rig.heads[bones[0]]))
-    if len(bones) > 2:
-        l2 = float(np.linalg.norm(rig.heads[bones[2]] - rig.heads[bones[1]]))
-        l2 += 0.5 * float(np.linalg.norm(bone_tip(rig, bones[-1]) - rig.heads[bones[2]]))
+    upper, fore, hand = arm_joints(rig, bones)
+    l1 = float(np.linalg.norm(rig.heads[fore] - rig.heads[upper]))
+    if hand is not None:
+        l2 = float(np.linalg.norm(rig.heads[hand] - rig.heads[fore]))
+        l2 += 0.5 * float(np.linalg.norm(bone_tip(rig, hand) - rig.heads[hand]))
     else:
-        l2 = float(np.linalg.norm(bone_tip(rig, bones[1]) - rig.heads[bones[1]]))
+        l2 = float(np.linalg.norm(bone_tip(rig, fore) - rig.heads[fore]))
     return l1, l2
 
 
@@ -580,7 +594,7 @@ def _arm_pose(p: BodyPose, limb: Limb, pose, bones, hang: tuple[np.ndarray, np.n
         target = target + (shift if pose["hand"] == "floor" else chest @ shift)  # the floor's offsets along the ground
         pole = _body_direction(p, limb, pose.get("elbow", (1.0, 0.6, -0.3)), chest)
         shoulder = p.head_position(bones[0])
-        l1, l2 = _arm_lengths(p, bones)
+        l1, l2 = _arm_lengths(p, bones)  # from the upper arm's head, over any twist segments
         return _two_bone(shoulder, target, l1, l2, pole)
     upper = _body_direction(p, limb, pose.get("upper", (1.0, 0.15, 0.0)), chest)
     lower = _body_direction(p, limb, pose["fore"], chest) if "fore" in pose else upper
@@ -591,7 +605,8 @@ def _pose_arm(p: BodyPose, record: MotionRecord, limb: Limb, side: str, before, 
     bones = arm_bones(p.rig, limb, p.up)
     if len(bones) < 2:
         return
-    hang = (p.direction(bones[0], bones), p.direction(bones[1], bones))
+    upper_bone, fore_bone, hand_bone = arm_joints(p.rig, bones)
+    hang = (_segment(p, upper_bone, fore_bone), _segment(p, fore_bone, hand_bone))
     slots = [s for s in _ARM_SLOTS if limb in _limbs_for(p, s, side)]
     if not any(s in k for k in record.keys for s in slots):
         return
@@ -606,10 +621,19 @@ def _pose_arm(p: BodyPose, record: MotionRecord, limb: Limb, side: str, before, 
     lower_b = np.stack([q[1] for q in poses])[after, rows]
     upper = _slerp(hang[0], _slerp(upper_a, upper_b, eased), envelope)
     lower = _slerp(hang[1], _slerp(lower_a, lower_b, eased), envelope)
-    p.aim(bones[0], bones, upper)
-    p.aim(bones[1], bones, lower)
-    if len(bones) > 2:
-        p.aim(bones[2], bones, lower)
+    p.aim_vector(upper_bone, _segment(p, upper_bone, fore_bone), upper)
+    p.aim_vector(fore_bone, _segment(p, fore_bone, hand_bone), lower)
+    if hand_bone is not None:
+        p.aim(hand_bone, bones, lower)
+
+
+def _segment(p: BodyPose, start: int, end: int | None) -> np.ndarray:
+    """[F,3] the posed unit direction from bone ``start``'s head to bone ``end``'s head (to
+    ``start``'s tip when ``end`` is None)."""
+    head = p.head_position(start)
+    if end is not None:
+        return _unit(p.head_position(end) - head)
+    return _unit(_carried(p, bone_tip(p.rig, start), start) - head)
 
 
 def _pose_legs(p: BodyPose, record: MotionRecord, side: str, before, after, eased, envelope, a: float, plant: bool) -> None:
@@ -717,9 +741,9 @@ def _oscillate(p: BodyPose, record: MotionRecord, side: str, u: np.ndarray, v: V
             slot, _, segment = part.partition(".")
             index = {"upper": 0, "fore": 1, "hand": 2}[segment or "upper"]
             for limb in _limbs_for(p, slot, side):
-                bones = arm_bones(p.rig, limb, p.up)
-                if index < len(bones):
-                    p.rotate(bones[index], _limb_axis(p, limb, osc["axis"], axes), angle)
+                joints = arm_joints(p.rig, arm_bones(p.rig, limb, p.up))
+                if joints[index] is not None:
+                    p.rotate(joints[index], _limb_axis(p, limb, osc["axis"], axes), angle)
         elif part.split(".")[0] in _LEG_SLOTS:
             slot, _, segment = part.partition(".")
             index = {"thigh": 0, "shin": 1, "foot": 2}[segment or "thigh"]
