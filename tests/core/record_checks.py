@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from akd_blender.core.motion.library.limbs import arm_bones
+from akd_blender.core.motion.library.records import arm_joints
 from tests.core.library_checks import Measured, check_in_place, head_turn, leg_length, travel
 
 NEAR = 0.12
@@ -135,12 +136,13 @@ def head_rotations(m: Measured) -> np.ndarray:
 
 
 def elbow_angle(m: Measured, side: str) -> np.ndarray:
-    """[F] degrees the elbow is bent (0: straight), from the shoulder, elbow and wrist joints (zeros
-    for an arm of two segments)."""
-    bones = arm_bones(m.rig, _arm(m, side), m.up)
-    if len(bones) < 3:
+    """[F] degrees the elbow is bent (0: straight), from the shoulder, elbow and wrist joints over any
+    twist segments (:func:`~akd_blender.core.motion.library.records.arm_joints`; zeros for an arm of
+    two segments)."""
+    upper, fore, hand = arm_joints(m.rig, arm_bones(m.rig, _arm(m, side), m.up))
+    if hand is None:
         return np.zeros(len(m.joints))
-    shoulder, elbow, wrist = (m.joints[:, b] for b in bones[:3])
+    shoulder, elbow, wrist = (m.joints[:, b] for b in (upper, fore, hand))
     a, b = elbow - shoulder, wrist - elbow
     cos = (a * b).sum(-1) / np.maximum(np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1), 1e-12)
     return np.degrees(np.arccos(np.clip(cos, -1, 1)))
@@ -223,7 +225,7 @@ def _hand_above_shoulder(m, check, side):
 
 def _elbows_bent(m, check, side):
     for s in _sides(check, side):
-        if len(arm_bones(m.rig, _arm(m, s), m.up)) < 3:
+        if arm_joints(m.rig, arm_bones(m.rig, _arm(m, s), m.up))[2] is None:
             continue  # an arm of two segments has no elbow to read
         assert elbow_angle(m, s).max() > float(check["elbows_bent"]), (s, elbow_angle(m, s).max())
 
