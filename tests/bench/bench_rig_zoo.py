@@ -242,8 +242,8 @@ def main(argv: list[str] | None = None) -> int:
             f"| {r['rig']} | {r['prompt']} | {r['asked']} | {ok} {r['judged']} ({r['p']:.2f}) | {r['keyed']} ({len(r['mechanism_keyed'])}) "
             f"| {err} | {r['seconds']:.1f} |"
         )
-    right = sum(r.get("judged") == r.get("asked") for r in rows)
-    still = sum(r.get("standing") == r.get("asked") for r in rows)
+    right = sum("error" not in r and r["judged"] == r["asked"] for r in rows)  # a refused job is no motion judged as asked
+    still = sum("error" not in r and r.get("standing") == r["asked"] for r in rows)
     print(f"judged as asked: {right} of {len(rows)} (bar {args.bar:.0%})")
     readings = ", ".join(sorted({f"{r['rig']}: {r['standing']} ({r['standing_p']:.2f})" for r in rows if "standing" in r}))
     print(f"baseline, the standing pose (rest pose held 2 s): judged as asked {still} of {len(rows)}; read as {readings}")
