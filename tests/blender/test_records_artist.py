@@ -19,13 +19,7 @@ from tests.conftest import ASSET_FILES
 from tests.core.library_checks import Measured
 from tests.core.record_checks import check_craft, check_fact
 
-RIGS = {
-    "CesiumMan": "biped",
-    "RiggedFigure": "biped",
-    "rigify_human": "biped",
-    "Fox": "quadruped",
-    "rigify_basic_quadruped": "quadruped",
-}
+RIGS = {"CesiumMan": "biped", "RiggedFigure": "biped", "Fox": "quadruped"}
 CASES = [(name, record.label) for name, kind in RIGS.items() for record in records_for(kind)]
 
 
