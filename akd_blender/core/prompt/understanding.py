@@ -12,7 +12,10 @@ apart decide, not a subject the prompt happens to share with one motion's wordin
 best-scoring motion is the one understood and its trained phrasing nearest the prompt is what the
 teacher conditions on
 (:class:`Understanding`). A score below :data:`UNDERSTOOD_THRESHOLD` means no known motion matches
-well enough: :func:`require_understood` then raises :class:`PromptNotUnderstood`, one line naming
+well enough; so does a score below :data:`SURE_THRESHOLD` when no content word of the prompt (its
+stem: :func:`content_stems`) is a word of the motion's wordings: an action the vocabulary lacks ("a
+wolf howls") is often nearest some motion by its subject or sentence shape alone, never by its verb.
+Then :func:`require_understood` then raises :class:`PromptNotUnderstood`, one line naming
 the prompt, the nearest three motions (a trained phrasing each) and where the list of known motions
 is, unless the caller allows the nearest motion (``DistillConfig.allow_nearest``).
 
@@ -41,6 +44,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "UNDERSTOOD_THRESHOLD",
+    "SURE_THRESHOLD",
+    "content_stems",
     "TOP_WORDINGS",
     "WHITENING_RIDGE",
     "MOTIONS_COMMAND",
@@ -71,6 +76,42 @@ read against :func:`library_vocabulary` of that kind): the threshold with the be
 on ties. The separate test prompts of the same file were not looked at to choose it; the tool prints
 both sets' figures. At 0.39: validation 74 of 74 known wordings read as their motion, 116 of 117
 others refused (balanced 99.6 %); test 74 of 74 and 111 of 117 (97.4 %)."""
+
+SURE_THRESHOLD: float = 0.6
+"""The lowest score read as understood when the prompt shares no content word with the motion's
+wordings (:attr:`Understanding.supported`). Chosen on the validation split of
+``tools/realistic_prompts`` (``python -m tools.realistic_reading``)."""
+
+STOP_WORDS: frozenset[str] = frozenset(
+    """a an the this that these those some any one ones someone somebody something person people character characters
+    figure individual humanoid creature animal animals man woman men women guy girl boy kid child he she it they him
+    her them his its their our my your we you i me and or but so then while with without to toward towards into onto
+    in on at of off up down out over under from by for as like about around again also just very really quite bit
+    little big small is are was were be being been do does did has have had can will would gets get got goes go
+    going keeps keep starts start begins begin tries try two legged four legs arm arms hand hands leg foot feet head
+    body place spot ground floor air back front side forward forwards backward backwards left right""".split()
+)
+"""Words that tell no action apart (articles, pronouns, subjects, prepositions, auxiliaries, body nouns,
+directions): never the content of a prompt for :func:`content_stems`."""
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ingly", "edly", "ing", "ies", "ied", "es", "ed", "ly", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
+        word = word[:-1]  # sitt(ing) → sit
+    return word.removesuffix("e") if len(word) > 3 else word
+
+
+def content_stems(text: str) -> frozenset[str]:
+    """The stems of ``text``'s content words (lower case, letters only, :data:`STOP_WORDS` left out;
+    "waves", "waving" and "waved" share the stem "wav")."""
+    import re
+
+    return frozenset(_stem(w) for w in re.findall(r"[a-z]+", text.lower()) if w not in STOP_WORDS and len(w) > 1)
+
 
 TOP_WORDINGS: int = 3
 """How many of a motion's best-matching wordings its score averages (one shared word, e.g. a subject
@@ -119,6 +160,9 @@ class Understanding:
         other_kind: another kind of character's motion, one this vocabulary has no motion of the same
             name for, that the prompt reads as better (understood, and scoring above ``similarity``):
             "a horse flaps its wings" reads as ``bird/flap_wings``. Set, the prompt is not understood.
+        supported: a content word of the prompt is a word of the motion's wordings (:func:`content_stems`);
+            without it the score must reach :data:`SURE_THRESHOLD` to be understood.
+        sure_threshold: that score.
     """
 
     prompt: str
@@ -129,11 +173,15 @@ class Understanding:
     threshold: float
     index: int
     other_kind: NearMotion | None = None
+    supported: bool = True
+    sure_threshold: float = SURE_THRESHOLD
 
     @property
     def understood(self) -> bool:
-        """True when the score reaches the threshold and no other kind's motion reads better."""
-        return self.similarity >= self.threshold and self.other_kind is None
+        """True when the score reaches the threshold (:attr:`sure_threshold` when the prompt shares no
+        content word with the motion's wordings) and no other kind's motion reads better."""
+        needed = self.threshold if self.supported else max(self.threshold, self.sure_threshold)
+        return self.similarity >= needed and self.other_kind is None
 
     def facts(self) -> dict[str, str | float | bool]:
         """The report's fields: ``understood_as`` (the trained phrasing), ``motion``, ``similarity``
@@ -179,6 +227,12 @@ def refusal_reason(understanding: Understanding, kind: str | None = None) -> str
             f"kind of character than a {kind}; nearest: {near}"
         )
     of_kind = f" of a {kind}" if kind else ""
+    if understanding.similarity >= understanding.threshold and not understanding.supported:
+        return (
+            f"matches no known motion{of_kind} by its words (best {understanding.motion}, similarity "
+            f"{understanding.similarity:.2f}, shares no word with it and needs {understanding.sure_threshold:.2f}); "
+            f"nearest: {near}"
+        )
     return (
         f"matches no known motion{of_kind} well enough (best similarity {understanding.similarity:.2f}, "
         f"needs {understanding.threshold:.2f}); nearest: {near}"
@@ -254,6 +308,9 @@ class PromptVocabulary:
         if not any(self.trained):
             raise ValueError("PromptVocabulary: no motion has a trained wording")
         self.encoder, self.listing, self.whiten = encoder, listing, whiten
+        self.stems: dict[str, frozenset[str]] = {}
+        for wording, motion in zip(self.wordings, self.motions):
+            self.stems[motion] = self.stems.get(motion, frozenset()) | content_stems(wording)
         self._vectors: torch.Tensor | None = None
         self._space: MotionSpace | None = None
 
@@ -272,7 +329,11 @@ class PromptVocabulary:
         return self._space
 
     def understand(
-        self, prompt: str, embedding: torch.Tensor | None = None, threshold: float = UNDERSTOOD_THRESHOLD
+        self,
+        prompt: str,
+        embedding: torch.Tensor | None = None,
+        threshold: float = UNDERSTOOD_THRESHOLD,
+        sure_threshold: float = SURE_THRESHOLD,
     ) -> Understanding:
         """Read ``prompt`` (its embedding [D] when the caller has it) as a known motion; never refuses
         (see :func:`require_understood`)."""
@@ -281,7 +342,10 @@ class PromptVocabulary:
         ranked = rank_motions(self.space.similarities(embedding), self.motions, self.trained)
         near = tuple(NearMotion(m, self.wordings[i], s) for s, i, m in ranked[:5])
         score, index, motion = ranked[0]
-        return Understanding(prompt, motion, self.wordings[index], score, near, float(threshold), index)
+        supported = bool(content_stems(prompt) & self.stems[motion])
+        return Understanding(
+            prompt, motion, self.wordings[index], score, near, float(threshold), index, None, supported, float(sure_threshold)
+        )
 
 
 def rank_motions(

@@ -13,6 +13,12 @@ the phase whose seams move the grounded feet least. Over the first :data:`BLEND_
 slerped from the previous piece's last pose, and the body is raised or lowered so the lowest vertex
 follows the blend of the two pieces' own heights above the ground (no dip through the floor, no float).
 
+Parts played together (:attr:`~.plan.Part.together`: "walks while waving") share the leading part's
+pieces: each laid-over part is generated over the same frames (a cyclic one at its own tempo, a
+one-shot one spread over the piece) and its body parts' bones (:func:`body_part_bones`) replace the
+leading clip's; the body is then raised or lowered so its lowest vertex stays where the leading clip
+had it.
+
 A part's length: its duration when said; else a cyclic motion lasts :func:`natural_seconds` (2 s, the
 library clip as the teacher draws it: 16 frames at 8 fps), or, with repetitions, that many units
 (``words.json`` ``units_per_clip``: a wave clip is 2 waves) at its speed; a one-shot motion lasts
@@ -37,13 +43,22 @@ from ...motion.clip import MotionClip
 from ...motion.library import role_motion
 from ...motion.library.ground_contact import lowest_heights
 from ...motion.library.pose import BodyPose, location_axes, location_carrier, smoothstep
-from .plan import HOLD, Part, Plan
+from .plan import HOLD, LEADING_PARTS, Part, Plan, motion_parts
 from .words import words
 
 if TYPE_CHECKING:
     from ...character.roles import BoneRoles
 
-__all__ = ["BLEND_SECONDS", "Piece", "natural_seconds", "schedule", "piece_frames", "compose_clip", "root_yaw"]
+__all__ = [
+    "BLEND_SECONDS",
+    "Piece",
+    "natural_seconds",
+    "schedule",
+    "piece_frames",
+    "compose_clip",
+    "root_yaw",
+    "body_part_bones",
+]
 
 BLEND_SECONDS: float = 0.25
 """How long each transition blends from the previous piece's last pose into the next piece (seconds;
@@ -292,6 +307,8 @@ def compose_clip(
         facing = heading + np.deg2rad(part.heading)
         after = rest_stance if k + 1 < len(pieces) and not pieces[k + 1].hold else None
         clip = _generate(rig, roles, part, piece, n, fps, facing, last, after)
+        if part.together:
+            clip = _laid_over(rig, roles, part, piece, clip, facing, up, carrier, axes)
         rot, loc = clip.rotations.copy(), clip.locations.copy()
         stance = _stance(rig, roles, rot, loc)
         low = lowest_heights(rig, clip, up, carrier)
@@ -307,6 +324,64 @@ def compose_clip(
         locations.append(loc)
     out = MotionClip(rig.bone_names, float(fps), 1, np.concatenate(rotations), np.concatenate(locations))
     return out.continuous()
+
+
+def body_part_bones(rig: RigAsset, roles: BoneRoles, parts: frozenset[str] | set[str]) -> np.ndarray:
+    """Indices (int64, sorted) of the bones that play ``parts`` ("root", "legs", "torso", "head", "arms",
+    "arm.left", "arm.right", "tail", "wings"): a limb, the head or the tail with every bone below it
+    (fingers, jaw, ears), the head with its neck, the torso the spine bones alone."""
+    starts: set[int] = set()
+    only: set[int] = set()
+    arm_sides = {"arms": ("left", "right", "center"), "arm.left": ("left",), "arm.right": ("right",)}
+    for part in parts:
+        if part == "root":
+            only.add(int(roles.root))
+        elif part == "torso":
+            only.update(int(b) for b in roles.spine)
+        elif part == "head":
+            only.update(int(b) for b in roles.neck)
+            starts.update([int(roles.head)] if roles.head is not None else [])
+        elif part == "tail":
+            starts.update(int(b) for b in roles.tail[:1])
+        elif part in arm_sides:
+            starts.update(int(limb.bones[0]) for limb in roles.arms if limb.side in arm_sides[part] and limb.bones)
+        elif part in ("legs", "wings"):
+            starts.update(int(limb.bones[0]) for limb in getattr(roles, part) if limb.bones)
+        else:
+            raise ValueError(f"unknown body part {part!r}")
+    inside = np.zeros(rig.num_bones, dtype=bool)
+    for b, parent in enumerate(rig.parents):
+        inside[b] = b in starts or (parent >= 0 and inside[parent])
+    inside[list(only)] = True
+    return np.flatnonzero(inside)
+
+
+def _laid_over(
+    rig: RigAsset,
+    roles: BoneRoles,
+    part: Part,
+    piece: Piece,
+    clip: MotionClip,
+    facing: float,
+    up: np.ndarray,
+    carrier: int,
+    axes: np.ndarray,
+) -> MotionClip:
+    """``clip`` (the leading part's piece) with each of ``part.together`` laid over its body parts, the
+    body moved along ``up`` so its lowest vertex stays at the leading clip's height."""
+    rot, loc = clip.rotations.copy(), clip.locations.copy()
+    natural = natural_seconds()
+    cyclic = words()["motions"]["cyclic"]
+    for extra in part.together:
+        speed = extra.speed * piece.seconds / natural if extra.label in cyclic else 1.0
+        laid = _generate(rig, roles, extra, Piece(piece.part, piece.seconds, speed), clip.num_frames, clip.fps, facing)
+        bones = body_part_bones(rig, roles, motion_parts(roles.kind, extra.label, extra.side) - LEADING_PARTS)
+        rot[:, bones] = laid.rotations[:, bones]
+        loc[:, bones] = laid.locations[:, bones]
+    out = MotionClip(clip.bone_names, clip.fps, clip.frame_start, rot, loc)
+    shift = lowest_heights(rig, clip, up, carrier) - lowest_heights(rig, out, up, carrier)
+    loc[:, carrier] += (shift[:, None] * up) @ axes
+    return MotionClip(clip.bone_names, clip.fps, clip.frame_start, rot, loc)
 
 
 def _blend_in(

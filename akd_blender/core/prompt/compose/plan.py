@@ -3,12 +3,16 @@ duration.
 
 :func:`plan_prompt` cuts the prompt into parts (:func:`~.sequence.split_parts`), takes each part's
 modifier words out (:func:`~.words.read_modifiers`) and reads what is left as one motion of the
-character's kind with an ``understand`` callable (:func:`motion_reader`: the same reading as
+character's kind with an ``understand`` callable (its gait style taken out by
+:func:`~.words.read_style` and its subject said neutrally by :func:`~.words.without_subject` first, so
+"the orc sneaks" is read as a walk, sneaking) (:func:`motion_reader`: the same reading as
 :class:`~akd_blender.core.prompt.understanding.PromptVocabulary` over
 :func:`~akd_blender.core.prompt.understanding.library_vocabulary`, the offline sentence encoder). A part
 that reads as no motion (below :data:`~akd_blender.core.prompt.understanding.UNDERSTOOD_THRESHOLD`) is
-refused with :class:`PartNotUnderstood`, naming that part. :meth:`Plan.describe` is the "understood
-as" line, e.g. ``walk (slow) → sit``.
+refused with :class:`PartNotUnderstood`, naming that part. A clause played at the same time as the one
+before (:func:`~.sequence.split_clauses`: "walks while waving") joins that part as one of its
+``together`` parts when the two drive different body parts (:func:`played_together`); else it follows
+it. :meth:`Plan.describe` is the "understood as" line, e.g. ``walk (slow) → sit`` or ``walk + wave (right)``.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from functools import lru_cache
 
 from ...assets import ASSETS_DIR
 from ...errors import InputError
+from ...motion.library import role_motion
+from ...motion.library.gait_styles import GAIT_LABELS, GAIT_STYLES
 from ...motion.library.labelled import Variation
 from ..understanding import (
     MOTIONS_COMMAND,
@@ -28,16 +34,33 @@ from ..understanding import (
     library_vocabulary,
     refusal_reason,
 )
-from .sequence import normalise, split_parts
-from .words import Modifiers, is_empty, is_hold, read_modifiers, words
+from .sequence import AFTER, AND, WITH, normalise, split_clauses
+from .words import Modifiers, is_empty, is_hold, read_modifiers, read_style, without_subject, words
 
-__all__ = ["HOLD", "Part", "Plan", "PartNotUnderstood", "plan_prompt", "motion_reader", "shared_encoder", "direction_said_for"]
+__all__ = [
+    "HOLD",
+    "LEADING_PARTS",
+    "Part",
+    "Plan",
+    "PartNotUnderstood",
+    "plan_prompt",
+    "motion_reader",
+    "shared_encoder",
+    "direction_said_for",
+    "motion_parts",
+    "played_together",
+]
 
 Understand = Callable[[str], Understanding]
 
 HOLD = "hold"
 """The label of a part that keeps the body as it is ("stops", "waits", "stays there": ``words.json``
 ``hold_phrases``), for its duration or ``hold_seconds``."""
+
+LEADING_PARTS: frozenset[str] = frozenset({"root", "legs"})
+"""The body parts that carry the body: of parts played together, the one that drives them leads (its
+clip is played whole) and the others' body parts are laid over it; two that both drive them cannot be
+played together."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +79,9 @@ class Part:
         heading: degrees the body turns before a travelling part (+ left), e.g. "walks to the left".
         backwards: a travelling part played backwards (walking backwards).
         words: the modifier phrases that set these fields.
+        style: the gait's style ("sneak", "limp" …, ``words.json`` ``styles``), None: the plain gait.
+        together: parts played at the same time as this one, each on its own body parts (this part
+            drives the root and legs where one of them does: :func:`played_together`).
     """
 
     label: str
@@ -72,17 +98,29 @@ class Part:
     heading: float = 0.0
     backwards: bool = False
     words: tuple[str, ...] = ()
+    style: str | None = None
+    together: tuple[Part, ...] = ()
 
     def variation(self, facing: float = 0.0, speed: float | None = None) -> Variation:
         """The library :class:`Variation` of this part facing ``facing`` (radians), at ``speed``
         (default: the part's own)."""
         return Variation(
-            speed=self.speed if speed is None else speed, amplitude=self.amplitude, direction=self.direction, facing=facing
+            speed=self.speed if speed is None else speed,
+            amplitude=self.amplitude,
+            direction=self.direction,
+            facing=facing,
+            style=self.style,
         )
 
     def describe(self) -> str:
-        """E.g. ``walk (slow, to the left, 4 s)``, ``jump ×2 (big)``, ``wave (left)``."""
+        """E.g. ``walk (slow, to the left, 4 s)``, ``jump ×2 (big)``, ``wave (left)``, ``walk (sneaking)``,
+        ``walk + wave (right)``."""
+        return " + ".join([self._describe_alone(), *(p.describe() for p in self.together)])
+
+    def _describe_alone(self) -> str:
         notes = []
+        if self.style:
+            notes.append(words()["styles"][self.style]["said_as"])
         if self.speed != 1.0:
             notes.append("slow" if self.speed < 1 else "fast")
         if self.amplitude != 1.0:
@@ -123,9 +161,9 @@ class Plan:
             "parts": [
                 {
                     k: getattr(p, k)
-                    for k in ("label", "text", "speed", "amplitude", "direction", "side", "repetitions", "duration")
+                    for k in ("label", "text", "speed", "amplitude", "direction", "side", "repetitions", "duration", "style")
                 }
-                | {"similarity": round(p.similarity, 4)}
+                | {"similarity": round(p.similarity, 4), "together": [t.label for t in p.together]}
                 for p in self.parts
             ],
         }
@@ -208,6 +246,7 @@ def _part(kind: str, text: str, core: str, reading: Understanding, mods: Modifie
         heading=heading,
         backwards=backwards,
         words=mods.words,
+        style=mods.style if mods.style in gait_styles(kind, label) else None,
     )
 
 
@@ -235,12 +274,12 @@ def plan_prompt(prompt: str, kind: str, understand: Understand | None = None) ->
     empty prompt or one with modifiers only; :class:`PartNotUnderstood` naming the first part that
     matches no motion well enough."""
     understand = understand or motion_reader(kind)
-    fragments = split_parts(prompt)
-    read = [(f, *read_modifiers(f)) for f in fragments]
-    count = sum(not is_empty(core) for _, core, _ in read)
+    read = [(c.text, *_modifiers_and_style(c.text), c.link) for c in split_clauses(prompt)]
+    count = sum(not is_empty(core) for _, core, _, _ in read)
+    readings = [None if is_empty(core) or is_hold(core) else understand(without_subject(core, kind)) for _, core, _, _ in read]
     parts: list[Part] = []
     pending = Modifiers()
-    for text, core, mods in read:
+    for k, (text, core, mods, link) in enumerate(read):
         if is_empty(core):
             if mods.repeat_previous and parts:
                 again = _part(kind, text, parts[-1].core, _reading_of(parts[-1]), Modifiers().merged(mods))
@@ -257,14 +296,88 @@ def plan_prompt(prompt: str, kind: str, understand: Understand | None = None) ->
             parts.append(Part(HOLD, HOLD, text, core, 1.0, duration=mods.duration, words=mods.words))
             pending = Modifiers()
             continue
-        reading = understand(core)
+        reading = readings[k]
+        if not reading.understood and _step_of_neighbour(k, read, readings):
+            continue
         if not reading.understood:
             raise PartNotUnderstood(prompt, text, len(parts), count, reading, kind)
-        parts.append(_part(kind, text, core, reading, pending.merged(mods)))
+        part = _part(kind, text, core, reading, pending.merged(mods))
+        joined = played_together(parts[-1], part, link == WITH) if link != AFTER and parts and parts[-1].label != HOLD else None
+        if joined is not None:
+            parts[-1] = joined
+        else:
+            parts.append(part)
         pending = Modifiers()
     if not parts:
         raise InputError(f'the prompt "{normalise(prompt)}" names no motion')
     return Plan(prompt, kind, _without_own_returns(parts))
+
+
+def _step_of_neighbour(k: int, read: list, readings: list[Understanding | None]) -> bool:
+    """Whether clause ``k``, read as no motion, is a step of the motion of a clause it is joined to by
+    "and" or a comma ("slips" in "slips and falls": its nearest motion is the fall's)."""
+    neighbours = ([k - 1] if read[k][3] == AND else []) + ([k + 1] if k + 1 < len(read) and read[k + 1][3] == AND else [])
+    return any(
+        readings[n] is not None and readings[n].understood and readings[n].motion == readings[k].motion for n in neighbours
+    )
+
+
+def _modifiers_and_style(text: str) -> tuple[str, Modifiers]:
+    """``text`` without its modifier and style words, and the :class:`Modifiers` they set (the style in
+    ``Modifiers.style``)."""
+    core, mods = read_modifiers(text)
+    core, style = read_style(core)
+    return core, replace(mods, style=style, words=mods.words + ((style,) if style else ()))
+
+
+def gait_styles(kind: str, label: str) -> tuple[str, ...]:
+    """The styles motion ``label`` of ``kind`` plays (its gait's, ``GAIT_STYLES``; none for a motion that
+    is no gait)."""
+    return GAIT_STYLES.get(kind, ()) if label in GAIT_LABELS.get(kind, ()) else ()
+
+
+def motion_parts(kind: str, label: str, side: str | None = None) -> frozenset[str]:
+    """The body parts motion ``label`` of ``kind`` drives (the spec's ``parts``: "root", "legs", "torso",
+    "head", "arms", "arm", "tail", "wings"), a sided motion's "arm" named by its side ("arm.right";
+    the library's side, the right, when ``side`` is None)."""
+    spec = role_motion(kind, label)
+    return frozenset(f"arm.{side or 'right'}" if p == "arm" else p for p in spec.parts)
+
+
+def _overlaps(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether two sets of body parts share one ("arms" holds both "arm.left" and "arm.right")."""
+
+    def spread(parts: frozenset[str]) -> set[str]:
+        return {q for p in parts for q in (("arm.left", "arm.right") if p == "arms" else (p,))}
+
+    return bool(spread(a) & spread(b))
+
+
+def played_together(base: Part, extra: Part, said: bool = True) -> Part | None:
+    """``base`` with ``extra`` played at the same time, or None when they cannot be: both drive the root or
+    legs (:data:`LEADING_PARTS`: "walks while running"), or two laid-over parts drive one body part;
+    unless ``said`` (the prompt says "while", "at the same time" …), also when ``extra`` would lead
+    ("waves and walks away" is a wave, then a walk).
+    The part that drives the root or legs leads (``together`` holds the others, laid over its body
+    parts); with none, ``base`` leads. ``extra`` the same motion as one already played: ``base`` as it is."""
+    if extra.label == HOLD:
+        return None
+    members = [replace(base, together=()), *base.together]
+    if any(m.label == extra.label for m in members):
+        return base
+    members.append(extra)
+    kind = base.motion.rsplit("/", 1)[0]
+    parts = [motion_parts(kind, m.label, m.side) for m in members]
+    leading = [k for k, p in enumerate(parts) if p & LEADING_PARTS]
+    if len(leading) > 1:
+        return None
+    lead = leading[0] if leading else 0
+    if not said and lead == len(members) - 1:
+        return None
+    laid = [k for k in range(len(members)) if k != lead]
+    if any(_overlaps(parts[i], parts[j]) for n, i in enumerate(laid) for j in laid[n + 1 :]):
+        return None
+    return replace(members[lead], together=tuple(members[k] for k in laid))
 
 
 def _without_own_returns(parts: list[Part]) -> tuple[Part, ...]:
@@ -311,4 +424,5 @@ def _modifiers_of(part: Part) -> Modifiers:
         repetitions=part.repetitions if part.repetitions != 1 else None,
         duration=part.duration,
         words=part.words,
+        style=part.style,
     )

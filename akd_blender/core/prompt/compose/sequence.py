@@ -3,7 +3,11 @@
 Sentences (``.``, ``;``, ``!``, ``?``) and sequence words ("then", "and then", "after that", "followed
 by" …) cut a prompt in order; "A before B" and "before B, A" keep A first, "A after B" and "after B,
 A" put B first; what is left is cut at commas and "and" (a fragment with no motion of its own, such
-as ", slowly", is given to its neighbour by :mod:`.plan`). The words are data (``words.json``:
+as ", slowly", is given to its neighbour by :mod:`.plan`). :func:`split_clauses` also says which
+fragments play at the same time as the one before (``words.json`` ``together``): "walks while waving",
+"while waving, it walks", "walks as she waves", "jumps and claps at the same time", a clause opened by
+a verb in -ing after a comma or "and" ("walks forward, waving"), and a posture held with the arms or
+hands ("runs with both arms up": "arms up" is read as its own part). The words are data (``words.json``:
 ``sequence``, ``before``, ``after``, ``joiners``, ``leading_fillers``); phrases inside the number and
 repetition words and idioms ("one and a half", "over and over", "up and down") are never cut, nor is a
 decimal point ("2.5 seconds").
@@ -12,11 +16,12 @@ decimal point ("2.5 seconds").
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from .words import phrase_pattern, words
 
-__all__ = ["normalise", "split_parts"]
+__all__ = ["AFTER", "WITH", "AND", "Clause", "normalise", "split_parts", "split_clauses", "is_sequenced", "has_ordering_clause"]
 
 
 def normalise(prompt: str) -> str:
@@ -40,6 +45,21 @@ def _patterns() -> dict[str, re.Pattern]:
         "joiner": re.compile(r"\s*,\s*(?:" + phrase_pattern(w["joiners"]) + r"\s+)?|\s+" + phrase_pattern(w["joiners"]) + r"\s+"),
         "protected": re.compile(phrase_pattern(protected)) if protected else re.compile(r"(?!x)x"),
         "leading": re.compile(r"^(?:" + phrase_pattern(w["leading_fillers"]) + r"\s*,?\s*)+"),
+    } | _together_patterns()
+
+
+def _together_patterns() -> dict:
+    t = words()["together"]
+    subjects = phrase_pattern(t["subjects"])
+    owners, limbs, postures = (phrase_pattern(t[k]) for k in ("with_owners", "with_limbs", "with_postures"))
+    return {
+        "trailing": re.compile(r"\s*,?\s*" + phrase_pattern(t["trailing"]) + r"\s*$"),
+        "lead_together": re.compile(rf"^{phrase_pattern(t['leading'])}\s+(?P<sub>[^,]+),\s*(?P<main>.+)$"),
+        "between": re.compile(r"\s*,?\s*(?:" + phrase_pattern(t["between"]) + rf"|(?<![\w'])as\s+(?={subjects}))\s*,?\s*"),
+        "with": re.compile(rf"(?<![\w'])with\s+(?P<held>(?:{owners}\s+)*{limbs}\s+{postures})(?![\w'])"),
+        "as_as": re.compile(r"(?<![\w'])as\s+\w+\s+as(?![\w'])"),
+        "a_while": re.compile(r"(?<![\w'])(?:a|little|short|long|good|some)\s+while(?![\w'])"),
+        "not_participles": frozenset(t["not_participles"]),
     }
 
 
@@ -59,20 +79,76 @@ def _ordered(text: str) -> list[str]:
     return [text]
 
 
+AFTER, WITH, AND = "after", "with", "and"
+"""How a clause is tied to the one before: it follows it (a sequence word, a new sentence, "before" /
+"after"; the first clause too), it plays at the same time ("while", "as she …", "at the same time",
+a verb in -ing, "with both arms up"), or it is joined by "and" or a comma alone (played at the same
+time where the two motions drive different body parts, else after)."""
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One fragment of a prompt: its ``text`` (normalised) and ``link`` to the clause before it
+    (:data:`AFTER`, :data:`WITH` or :data:`AND`)."""
+
+    text: str
+    link: str = AFTER
+
+
 def split_parts(prompt: str) -> list[str]:
     """The fragments of ``prompt`` (normalised), in the order they happen; none is empty. A fragment
     may hold only modifiers (", twice"); :mod:`.plan` gives those to a neighbouring part."""
+    return [clause.text for clause in split_clauses(prompt)]
+
+
+def split_clauses(prompt: str) -> list[Clause]:
+    """The fragments of ``prompt`` as :func:`split_parts` cuts them (plus the "while", "as she …" and
+    "with both arms up" cuts), each with its link to the one before."""
     pats = _patterns()
     text = pats["protected"].sub(lambda m: m.group(0).replace(" ", "_"), normalise(prompt))
-    out: list[str] = []
+    for idiom in ("as_as", "a_while"):  # "as fast as she can" is no "as she …", "for a while" no "while …"
+        text = pats[idiom].sub(lambda m: m.group(0).replace(" ", "_"), text)
+    out: list[Clause] = []
     for sentence in re.split(r"\s*(?:[;!?]|\.(?!\d)|(?<!\d)\.)+\s*", text):
         for piece in pats["sequence"].split(sentence):
             for ordered in _ordered(piece.strip(" ,")):
-                for fragment in pats["joiner"].split(ordered):
-                    fragment = pats["leading"].sub("", fragment.strip(" ,")).strip(" ,").replace("_", " ")
-                    if fragment:
-                        out.append(fragment)
+                out += _together_clauses(ordered)
     return out
+
+
+def _together_clauses(piece: str) -> list[Clause]:
+    """One ordered piece cut into clauses (the first follows what came before)."""
+    pats = _patterns()
+    trailing = pats["trailing"].search(piece)
+    all_together = trailing is not None
+    if trailing is not None:
+        piece = piece[: trailing.start()].strip(" ,")
+    lead = pats["lead_together"].match(piece)
+    groups = [lead["main"], lead["sub"]] if lead else pats["between"].split(piece)
+    out: list[Clause] = []
+    for g, group in enumerate(groups):
+        group = (group or "").strip(" ,")
+        postures = [m.group("held").strip() for m in pats["with"].finditer(group)]
+        main = pats["with"].sub(" ", group).strip(" ,")
+        fragments = [pats["leading"].sub("", f.strip(" ,")).strip(" ,").replace("_", " ") for f in pats["joiner"].split(main)]
+        fragments = [f for f in fragments if f]
+        for k, fragment in enumerate(fragments):
+            if not out:
+                link = AFTER
+            elif g > 0 and k == 0 or all_together or _opens_with_participle(fragment):
+                link = WITH
+            else:
+                link = WITH if g > 0 and out[-1].link == WITH else AND
+            out.append(Clause(fragment, link))
+        out += [Clause(held, WITH if out else AFTER) for held in postures]
+    return [Clause(c.text.replace("_", " "), c.link) for c in out]
+
+
+def _opens_with_participle(fragment: str) -> bool:
+    """Whether ``fragment`` starts with a verb in -ing ("waving his hand"), the form of a clause that
+    goes with the one before ("walks forward, waving")."""
+    first = fragment.split()[0] if fragment.split() else ""
+    return len(first) > 4 and first.endswith("ing") and first not in _patterns()["not_participles"]
 
 
 def is_sequenced(prompt: str) -> bool:

@@ -16,7 +16,18 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["WORDS_FILE", "Modifiers", "words", "read_modifiers", "is_empty", "is_hold", "phrase_pattern", "number_value"]
+__all__ = [
+    "WORDS_FILE",
+    "Modifiers",
+    "words",
+    "read_modifiers",
+    "read_style",
+    "without_subject",
+    "is_empty",
+    "is_hold",
+    "phrase_pattern",
+    "number_value",
+]
 
 WORDS_FILE = Path(__file__).with_name("words.json")
 """The data file of modifier words, factors, number words and motion classes."""
@@ -52,7 +63,8 @@ class Modifiers:
         speed: factor on the motion's tempo (< 1 slower). amplitude: factor on its angles, travel and
         height. direction: "left", "right", "backward" or "forward". side: "left" or "right" (the limb
         of a one-limb motion). repetitions: how many times. duration: seconds. repeat_previous: the
-        part asks for the part before it again. words: the modifier phrases found, in order.
+        part asks for the part before it again. words: the modifier phrases found, in order. style: the
+        gait's style (:func:`read_style`).
     """
 
     speed: float | None = None
@@ -63,11 +75,12 @@ class Modifiers:
     duration: float | None = None
     repeat_previous: bool = False
     words: tuple[str, ...] = field(default=())
+    style: str | None = None
 
     def merged(self, other: Modifiers) -> Modifiers:
         """These modifiers with ``other``'s said ones on top (speed and amplitude multiply)."""
         out = self
-        for name in ("direction", "side", "repetitions", "duration"):
+        for name in ("direction", "side", "repetitions", "duration", "style"):
             if getattr(other, name) is not None:
                 out = replace(out, **{name: getattr(other, name)})
         for name in ("speed", "amplitude"):
@@ -178,3 +191,59 @@ def is_hold(text: str) -> bool:
     ``hold_phrases``), with nothing but filler words besides."""
     pattern = re.compile(phrase_pattern(words()["hold_phrases"]))
     return pattern.search(text) is not None and is_empty(pattern.sub(" ", text))
+
+
+@lru_cache(maxsize=1)
+def _style_patterns() -> tuple[tuple[re.Pattern, dict[str, str]], tuple[re.Pattern, dict[str, str]]]:
+    styles = {k: v for k, v in words()["styles"].items() if not k.startswith("_")}
+    verbs = {_norm(p): style for style, said in styles.items() for p in said["verbs"]}
+    adjectives = {_norm(p): style for style, said in styles.items() for p in said["words"]}
+    return (re.compile(phrase_pattern(verbs)), verbs), (re.compile(phrase_pattern(adjectives)), adjectives)
+
+
+def read_style(text: str) -> tuple[str, str | None]:
+    """``text`` (lower case, one part) with the style of its gait taken out (``words.json`` ``styles``),
+    and that style (None: not said). A style's verb names a walk in that style and is read as "walks"
+    ("sneaks forward" → "walks forward", "sneak"); a style's word is taken out ("a drunk man runs" →
+    "a man runs", "stumble"). The first style said is kept."""
+    (verb_pattern, verbs), (word_pattern, adjectives) = _style_patterns()
+    style: str | None = None
+    m = verb_pattern.search(text)
+    if m is not None:
+        style = verbs[_norm(m.group(0))]
+        text = text[: m.start()] + "walks" + text[m.end() :]
+    for m in reversed(list(word_pattern.finditer(text))):
+        style = style or adjectives[_norm(m.group(0))]
+        text = text[: m.start()] + " " + text[m.end() :]
+    return _norm(text), style
+
+
+def _reads_as_verb(word: str) -> bool:
+    said = words()["subject"]
+    if word in said["verbs"]:
+        return True
+    if len(word) <= 3 or any(word.endswith(e) for e in said["not_verb_endings"]):
+        return False
+    return word.endswith(("s", "ing", "ed"))
+
+
+def without_subject(text: str, kind: str = "biped") -> str:
+    """``text`` (lower case, one part) with its subject said neutrally (``words.json`` ``subject``): a
+    leading pronoun ("he", "someone") or a noun phrase opened by an article or possessive and ended by
+    the first word that reads as a verb ("the orc walks" → "someone walks", "my little character
+    jumps" → "someone jumps"; the neutral subject of ``kind``), so that who the character is never
+    decides what it does. ``text``
+    unchanged when it opens with neither or no verb follows within ``longest`` words."""
+    said = words()["subject"]
+    neutral = said["neutral"].get(kind, said["neutral"]["other"])
+    tokens = text.split()
+    if not tokens:
+        return text
+    if tokens[0] in said["pronouns"] and len(tokens) > 1:
+        return " ".join([neutral, *tokens[1:]])
+    if tokens[0] not in said["openers"]:
+        return text
+    for k in [*range(2, min(len(tokens), int(said["longest"]) + 2)), 1]:  # "a walks" once a style word is out
+        if k < len(tokens) and _reads_as_verb(tokens[k]):
+            return " ".join([neutral, *tokens[k:]])
+    return text
