@@ -238,9 +238,10 @@ def library_understanding(prompt: str, kind: str, encoder=None, heldout: bool = 
     return with_other_kind(_kind_reading(prompt, kind, encoder, heldout), kind, encoder, heldout)
 
 
-def _kind_reading(prompt: str, kind: str, encoder, heldout: bool) -> Understanding:
-    """``prompt`` read among ``kind``'s library motions, its subject said neutrally
-    (:func:`~akd_blender.core.prompt.compose.words.without_subject`: who the character is never decides)."""
+def _kind_reading(prompt: str, kind: str, encoder, heldout: bool, character: str | None = None) -> Understanding:
+    """``prompt`` read among ``kind``'s library motions, its subject said neutrally for a ``character``
+    of that kind (default ``kind``; :func:`~akd_blender.core.prompt.compose.words.without_subject`: who the
+    character is never decides)."""
     from ..prompt.compose.sequence import normalise
     from ..prompt.compose.words import without_subject
 
@@ -251,7 +252,7 @@ def _kind_reading(prompt: str, kind: str, encoder, heldout: bool) -> Understandi
         if vocabulary is None or vocabulary.encoder is not encoder:
             rows = library_vocabulary(kind, heldout=heldout)
             vocabulary = _VOCABULARIES[key] = PromptVocabulary(rows, encoder, listing=f"{MOTIONS_COMMAND} --kind {kind}")
-    return replace(vocabulary.understand(without_subject(normalise(prompt), kind)), prompt=prompt)
+    return replace(vocabulary.understand(without_subject(normalise(prompt), character or kind)), prompt=prompt)
 
 
 OTHER_KIND_MARGIN: float = 0.11
@@ -280,7 +281,7 @@ def with_other_kind(reading: Understanding, kind: str, encoder=None, heldout: bo
     for other in KINDS:
         if other == kind:
             continue
-        r = _kind_reading(reading.prompt, other, encoder, heldout)
+        r = _kind_reading(reading.prompt, other, encoder, heldout, character=kind)  # the subject said as for ``kind``
         if r.motion.rsplit("/", 1)[-1] in labels or not r.understood or r.similarity <= reading.similarity + OTHER_KIND_MARGIN:
             continue
         if best is None or r.similarity > best.similarity:
@@ -363,7 +364,8 @@ def library_clip(
         clip = make_role_clip(rig, roles, choice.label, choice.variation, frames, fps)
     if held is None:
         return clip
-    return turns_from_held(rig, int(roles.root), held.rotations[0], held_yaw(rig, roles, held), clip)
+    up = np.asarray(roles.frame.up, dtype=np.float64)
+    return turns_from_held(rig, int(roles.root), held.rotations[0], held_yaw(rig, roles, held), clip, up)
 
 
 def library_motion(

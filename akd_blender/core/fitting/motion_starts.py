@@ -153,7 +153,8 @@ def _motion_starts(
         key = (speed, phase, direction)
         if key not in played:
             variation = replace(Variation(), speed=speed, phase=phase, direction=direction)
-            played[key] = turns_from_held(rig, int(roles.root), held, heading, spec.generate(rig, roles, frames, fps, variation))
+            clip = spec.generate(rig, roles, frames, fps, variation)
+            played[key] = turns_from_held(rig, int(roles.root), held, heading, clip, np.asarray(roles.frame.up))
         return played[key]
 
     try:

@@ -20,6 +20,8 @@ import torch
 from ...character.rig import RigAsset
 from ...character.rotations import matrix_to_quat, quat_multiply
 from ..clip import MotionClip
+from .ground_contact import lowest_heights
+from .pose import location_axes, location_carrier
 
 __all__ = ["moved_bones", "turns_from_held"]
 
@@ -30,13 +32,20 @@ def moved_bones(clip: MotionClip, tolerance: float = 1e-9) -> np.ndarray:
 
 
 def turns_from_held(
-    rig: RigAsset, root: int, held: np.ndarray | None, heading: np.ndarray | None, clip: MotionClip
+    rig: RigAsset,
+    root: int,
+    held: np.ndarray | None,
+    heading: np.ndarray | None,
+    clip: MotionClip,
+    up: np.ndarray | None = None,
 ) -> MotionClip:
     """``clip`` (made from the rest pose) as turns to compose on the held pose ``held`` [J,4] (channel
     rotations; None: the rest pose, and ``clip`` as it is): composed as ``held · turn``, every bone the
     clip moves (:func:`moved_bones`) gets the clip's rotation, with bone ``root`` (the roles' root)
     also turned by ``heading`` [3,3] (the held body's turn about its up axis, armature space; None:
-    none), and every other bone keeps its held rotation. Locations as they are."""
+    none), and every other bone keeps its held rotation. With ``up`` [3] (the body's up axis), the body
+    is moved along it so that its lowest point is where the clip put it, every frame (a held leg the
+    motion leaves alone neither sinks the body nor lifts it); locations otherwise as they are."""
     if held is None:
         return clip
     held_q = torch.as_tensor(np.asarray(held, dtype=np.float64))  # [J,4]
@@ -50,4 +59,12 @@ def turns_from_held(
     inverse = held_q * torch.tensor([1.0, -1.0, -1.0, -1.0], dtype=torch.float64)  # unit quaternions: the conjugate
     turns = quat_multiply(inverse.expand_as(wanted), wanted)
     turns[:, ~torch.as_tensor(moved)] = torch.tensor([1.0, 0.0, 0.0, 0.0], dtype=torch.float64)
-    return MotionClip(clip.bone_names, clip.fps, clip.frame_start, turns.numpy(), clip.locations)
+    if up is None:
+        return MotionClip(clip.bone_names, clip.fps, clip.frame_start, turns.numpy(), clip.locations)
+    carrier = location_carrier(rig, root)
+    final = quat_multiply(held_q.expand_as(turns), turns).numpy()
+    posed = MotionClip(clip.bone_names, clip.fps, clip.frame_start, final, clip.locations)
+    shift = lowest_heights(rig, clip, up, carrier) - lowest_heights(rig, posed, up, carrier)  # [F] along up
+    locations = clip.locations.copy()
+    locations[:, carrier] += np.outer(shift, up) @ np.linalg.inv(location_axes(rig, carrier)).T
+    return MotionClip(clip.bone_names, clip.fps, clip.frame_start, turns.numpy(), locations)
