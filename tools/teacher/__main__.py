@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+import numpy as np
+
 COMMANDS = ("embed", "embed-library", "train", "train-family")
 
 
@@ -32,10 +34,22 @@ def embed_library(argv: list[str]) -> int:
 
     ap = argparse.ArgumentParser(prog="python -m tools.teacher embed-library")
     ap.add_argument("--out", required=True, help="where to write the phrase table (.npz)")
+    ap.add_argument(
+        "--append",
+        action="store_true",
+        help="keep the table at --out as it is (the vectors a teacher was trained with) and append the wordings it lacks",
+    )
     args = ap.parse_args(argv)
     texts = [t for split in ("train", "heldout") for t, _, _ in library_phrasings(split)]
     texts += [w for words in EXTRA_WORDINGS.values() for w in words]
     phrases = list(dict.fromkeys(texts))
+    if args.append:
+        kept = PhraseTable.load(args.out)
+        new = [p for p in phrases if p not in kept]
+        vectors = np.concatenate([kept.vectors, TextEncoder().encode(new).numpy()]) if new else kept.vectors
+        PhraseTable(kept.phrases + new, vectors).save(args.out)
+        print(f"{len(new)} phrases appended → {args.out} ({len(kept.phrases) + len(new)} in all)")
+        return 0
     PhraseTable(phrases, TextEncoder().encode(phrases).numpy()).save(args.out)
     print(f"{len(phrases)} phrases → {args.out}")
     return 0

