@@ -123,8 +123,8 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
     motion with a speed, size or turning direction says it all (then :func:`prompt_variation` reads
     those) or the prompt does not read as a plan. Parts joined only by commas or "and" are read as one
     motion told in several clauses ("hops up and lands"), unless ``whole`` (the whole prompt's reading)
-    is not understood and every part is, or names one of the parts' motions ("walks, turns around and walks
-    back"); so is one part whose motion the whole reading missed ("turns
+    is not understood and every part is, or every part reads better than the whole does ("jumps and claps",
+    "walks, turns around and walks back"); so is one part whose motion the whole reading missed ("turns
     counterclockwise quickly"), or whose direction fits its own motion and not the whole reading's
     ("turns towards the right", read whole as a head shake). Raises
     :class:`~akd_blender.core.prompt.compose.plan.PartNotUnderstood` naming the part, when the parts are
@@ -145,16 +145,16 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
     except InputError:
         return None
     whole_missed = whole is not None and not whole.understood  # the modifiers or the other parts hid the motion
-    together = any(p.together for p in plan.parts)
-    if len(plan.parts) > 1:
-        if sequenced or has_ordering_clause(prompt) or whole_missed or together:
+    if len(plan.parts) > 1 or plan.parts[0].together:
+        if sequenced or has_ordering_clause(prompt) or whole_missed or said_together:
             return plan
-        # joined by "and" or commas alone: the motions told one after another, unless the whole prompt reads
-        # as a motion none of them is (then it is that one motion told in several clauses)
-        return plan if whole is None or whole.motion in {p.motion for p in plan.parts} else None
+        # joined by "and" or commas alone: the motions told one after another or at once where each part reads
+        # better than the whole prompt does ("jumps and claps"); else one motion told in several clauses
+        members = [p for part in plan.parts for p in (part, *part.together) if p.label != HOLD]
+        return plan if whole is None or min(p.similarity for p in members) > whole.similarity else None
     part = plan.parts[0]
     special = part.label == HOLD or part.side or part.repetitions != 1 or part.duration is not None
-    special = special or together or part.style is not None
+    special = special or part.style is not None
     direction = whole is not None and whole.understood and direction_said_for(part, whole.motion)
     return plan if special or part.heading or part.backwards or whole_missed or direction else None
 
@@ -242,8 +242,7 @@ def _kind_reading(prompt: str, kind: str, encoder, heldout: bool, character: str
     """``prompt`` read among ``kind``'s library motions, its subject said neutrally for a ``character``
     of that kind (default ``kind``; :func:`~akd_blender.core.prompt.compose.words.without_subject`: who the
     character is never decides)."""
-    from ..prompt.compose.sequence import normalise
-    from ..prompt.compose.words import without_subject
+    from ..prompt.compose.plan import neutral_reading
 
     encoder = encoder if encoder is not None else _shared_encoder()
     key = (id(encoder), kind, bool(heldout))
@@ -252,7 +251,7 @@ def _kind_reading(prompt: str, kind: str, encoder, heldout: bool, character: str
         if vocabulary is None or vocabulary.encoder is not encoder:
             rows = library_vocabulary(kind, heldout=heldout)
             vocabulary = _VOCABULARIES[key] = PromptVocabulary(rows, encoder, listing=f"{MOTIONS_COMMAND} --kind {kind}")
-    return replace(vocabulary.understand(without_subject(normalise(prompt), character or kind)), prompt=prompt)
+    return neutral_reading(vocabulary.understand, prompt, character or kind)
 
 
 OTHER_KIND_MARGIN: float = 0.11

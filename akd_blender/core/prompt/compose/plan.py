@@ -48,6 +48,7 @@ __all__ = [
     "shared_encoder",
     "direction_said_for",
     "motion_parts",
+    "neutral_reading",
     "played_together",
 ]
 
@@ -187,7 +188,7 @@ class PartNotUnderstood(PromptNotUnderstood):
 @lru_cache(maxsize=1)
 def _classes() -> dict[str, frozenset[str]]:
     m = words()["motions"]
-    return {k: frozenset(m[k]) for k in ("travelling", "turning", "sided", "cyclic", "rising", "ending_low")}
+    return {k: frozenset(m[k]) for k in ("travelling", "turning", "sided", "cyclic", "rising", "ending_low", "leading")}
 
 
 def shared_encoder():
@@ -212,9 +213,24 @@ def _vocabulary(kind: str, encoder) -> PromptVocabulary:
 def motion_reader(kind: str, encoder=None) -> Understand:
     """``understand(text) -> Understanding``: ``text`` read among the library motions of ``kind``
     (:func:`~akd_blender.core.prompt.understanding.library_vocabulary`, held-out and extra wordings
-    included) with ``encoder`` (default :func:`shared_encoder`); the wordings are encoded once per
-    kind and encoder. InputError for a kind the library has no motions for."""
-    return _vocabulary(kind, encoder if encoder is not None else shared_encoder()).understand
+    included) with ``encoder`` (default :func:`shared_encoder`), its subject said neutrally
+    (:func:`neutral_reading`); the wordings are encoded once per kind and encoder. InputError for a
+    kind the library has no motions for."""
+    vocabulary = _vocabulary(kind, encoder if encoder is not None else shared_encoder())
+    return lambda text: neutral_reading(vocabulary.understand, text, kind)
+
+
+def neutral_reading(understand: Understand, text: str, kind: str) -> Understanding:
+    """``text`` read by ``understand`` with its subject said neutrally for a ``kind`` character
+    (:func:`~.words.without_subject`: "the orc walks" → "someone walks"), or as written where that
+    reads better (understood where the other is not, else a higher score: a wording the vocabulary
+    holds word for word); the reading's ``prompt`` is ``text``."""
+    neutral = without_subject(normalise(text), kind)
+    reading = replace(understand(neutral), prompt=text)
+    if neutral == normalise(text):
+        return reading
+    written = understand(text)
+    return max(reading, written, key=lambda r: (r.understood, r.similarity))
 
 
 def _part(kind: str, text: str, core: str, reading: Understanding, mods: Modifiers) -> Part:
@@ -227,7 +243,7 @@ def _part(kind: str, text: str, core: str, reading: Understanding, mods: Modifie
             direction = 1 if mods.direction == "left" else -1
         elif label in classes["travelling"]:
             heading = turn if mods.direction == "left" else -turn
-        elif label in classes["sided"] and side is None:
+        elif _sided(kind, label) and side is None:
             side = mods.direction
     if mods.direction == "backward" and label in classes["travelling"]:
         backwards = True
@@ -240,7 +256,7 @@ def _part(kind: str, text: str, core: str, reading: Understanding, mods: Modifie
         speed=float(mods.speed or 1.0),
         amplitude=_amplitude(label, mods),
         direction=direction,
-        side=side if label in classes["sided"] else None,
+        side=side if _sided(kind, label) else None,
         repetitions=int(mods.repetitions or 1),
         duration=mods.duration,
         heading=heading,
@@ -248,6 +264,12 @@ def _part(kind: str, text: str, core: str, reading: Understanding, mods: Modifie
         words=mods.words,
         style=mods.style if mods.style in gait_styles(kind, label) else None,
     )
+
+
+def _sided(kind: str, label: str) -> bool:
+    """Whether motion ``label`` of ``kind`` is played by one limb the prompt may name ("with the left
+    hand"): its spec says so, or ``words.json`` lists it ``sided``."""
+    return label in _classes()["sided"] or role_motion(kind, label).sided
 
 
 def _amplitude(label: str, mods: Modifiers) -> float:
@@ -276,7 +298,7 @@ def plan_prompt(prompt: str, kind: str, understand: Understand | None = None) ->
     understand = understand or motion_reader(kind)
     read = [(c.text, *_modifiers_and_style(c.text), c.link) for c in split_clauses(prompt)]
     count = sum(not is_empty(core) for _, core, _, _ in read)
-    readings = [None if is_empty(core) or is_hold(core) else understand(without_subject(core, kind)) for _, core, _, _ in read]
+    readings = [None if is_empty(core) or is_hold(core) else understand(core) for _, core, _, _ in read]
     parts: list[Part] = []
     pending = Modifiers()
     for k, (text, core, mods, link) in enumerate(read):
@@ -354,12 +376,14 @@ def _overlaps(a: frozenset[str], b: frozenset[str]) -> bool:
 
 
 def played_together(base: Part, extra: Part, said: bool = True) -> Part | None:
-    """``base`` with ``extra`` played at the same time, or None when they cannot be: both drive the root or
-    legs (:data:`LEADING_PARTS`: "walks while running"), or two laid-over parts drive one body part;
+    """``base`` with ``extra`` played at the same time, or None when they cannot be: both are motions of the
+    legs and body (``words.json`` ``leading``: "walks while running"), or two laid-over parts drive one
+    body part besides the root and legs;
     unless ``said`` (the prompt says "while", "at the same time" …), also when ``extra`` would lead
     ("waves and walks away" is a wave, then a walk).
-    The part that drives the root or legs leads (``together`` holds the others, laid over its body
-    parts); with none, ``base`` leads. ``extra`` the same motion as one already played: ``base`` as it is."""
+    The leading motion leads (``together`` holds the others, laid over its body parts but the root and
+    legs: a bark while sitting barks with the head); with none, the first that drives the root or legs,
+    else ``base``. ``extra`` the same motion as one already played: ``base`` as it is."""
     if extra.label == HOLD:
         return None
     members = [replace(base, together=()), *base.together]
@@ -368,10 +392,11 @@ def played_together(base: Part, extra: Part, said: bool = True) -> Part | None:
     members.append(extra)
     kind = base.motion.rsplit("/", 1)[0]
     parts = [motion_parts(kind, m.label, m.side) for m in members]
-    leading = [k for k, p in enumerate(parts) if p & LEADING_PARTS]
+    leading = [k for k, m in enumerate(members) if m.label in _classes()["leading"]]
     if len(leading) > 1:
         return None
-    lead = leading[0] if leading else 0
+    lead = next(iter(leading), next((k for k, p in enumerate(parts) if p & LEADING_PARTS), 0))
+    parts = [p if k == lead else p - LEADING_PARTS for k, p in enumerate(parts)]
     if not said and lead == len(members) - 1:
         return None
     laid = [k for k in range(len(members)) if k != lead]
