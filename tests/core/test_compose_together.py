@@ -52,7 +52,8 @@ def test_style_words_and_subjects_are_taken_out():
     assert without_subject("she waves") == "someone waves"
     assert without_subject("a walks") == "someone walks"
     assert without_subject("a big dog barks", "quadruped") == "an animal barks"
-    assert without_subject("walks forward") == "walks forward"
+    assert without_subject("walks forward") == "someone walks forward"
+    assert without_subject("both arms up") == "both arms up"
     assert without_subject("the sleeping cat wakes up", "quadruped") == "an animal wakes up"
     assert content_stems("someone waving his hands") == content_stems("waves") == {"wav"}
 

@@ -30,7 +30,14 @@ from ..character.rotations import quat_multiply
 from ..errors import InputError, ModelNotAvailable
 from ..motion.clip import MotionClip, MotionParams
 from ..motion.library.labelled import Variation
-from ..prompt.understanding import MOTIONS_COMMAND, NearMotion, PromptVocabulary, Understanding, library_vocabulary
+from ..prompt.understanding import (
+    LIBRARY_THRESHOLD,
+    MOTIONS_COMMAND,
+    NearMotion,
+    PromptVocabulary,
+    Understanding,
+    library_vocabulary,
+)
 from .heading import held_heading, held_travel, held_yaw
 
 if TYPE_CHECKING:
@@ -127,9 +134,10 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
     "walks, turns around and walks back"); so is one part whose motion the whole reading missed ("turns
     counterclockwise quickly"), or whose direction fits its own motion and not the whole reading's
     ("turns towards the right", read whole as a head shake). Raises
-    :class:`~akd_blender.core.prompt.compose.plan.PartNotUnderstood` naming the part, when the parts are
-    sequenced and one of them matches no motion, unless its nearest motion is the one the whole prompt
-    is understood as (then the prompt is that one motion told in steps)."""
+    :class:`~akd_blender.core.prompt.compose.plan.PartNotUnderstood` naming the part, when one of the parts
+    said to play at the same time matches no motion, or one of the parts told in sequence, unless its
+    nearest motion is the one the whole prompt is understood as (then the prompt is that one motion told
+    in steps)."""
     from ..prompt.compose import plan_prompt
     from ..prompt.compose.plan import HOLD, PartNotUnderstood, direction_said_for
     from ..prompt.compose.sequence import WITH, has_ordering_clause, is_sequenced, split_clauses
@@ -139,7 +147,7 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
     try:
         plan = plan_prompt(prompt, kind, understand=understand)
     except PartNotUnderstood as exc:
-        if (sequenced or said_together) and not _continues(exc.understanding, whole):
+        if said_together or (sequenced and not _continues(exc.understanding, whole)):
             raise
         return None
     except InputError:
@@ -250,7 +258,9 @@ def _kind_reading(prompt: str, kind: str, encoder, heldout: bool, character: str
         vocabulary = _VOCABULARIES.get(key)
         if vocabulary is None or vocabulary.encoder is not encoder:
             rows = library_vocabulary(kind, heldout=heldout)
-            vocabulary = _VOCABULARIES[key] = PromptVocabulary(rows, encoder, listing=f"{MOTIONS_COMMAND} --kind {kind}")
+            vocabulary = _VOCABULARIES[key] = PromptVocabulary(
+                rows, encoder, listing=f"{MOTIONS_COMMAND} --kind {kind}", threshold=LIBRARY_THRESHOLD
+            )
     return neutral_reading(vocabulary.understand, prompt, character or kind)
 
 

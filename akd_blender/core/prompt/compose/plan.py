@@ -8,7 +8,7 @@ character's kind with an ``understand`` callable (its gait style taken out by
 "the orc sneaks" is read as a walk, sneaking) (:func:`motion_reader`: the same reading as
 :class:`~akd_blender.core.prompt.understanding.PromptVocabulary` over
 :func:`~akd_blender.core.prompt.understanding.library_vocabulary`, the offline sentence encoder). A part
-that reads as no motion (below :data:`~akd_blender.core.prompt.understanding.UNDERSTOOD_THRESHOLD`) is
+that reads as no motion (below :data:`~akd_blender.core.prompt.understanding.LIBRARY_THRESHOLD`) is
 refused with :class:`PartNotUnderstood`, naming that part. A clause played at the same time as the one
 before (:func:`~.sequence.split_clauses`: "walks while waving") joins that part as one of its
 ``together`` parts when the two drive different body parts (:func:`played_together`); else it follows
@@ -27,6 +27,7 @@ from ...motion.library import role_motion
 from ...motion.library.gait_styles import GAIT_LABELS, GAIT_STYLES
 from ...motion.library.labelled import Variation
 from ..understanding import (
+    LIBRARY_THRESHOLD,
     MOTIONS_COMMAND,
     PromptNotUnderstood,
     PromptVocabulary,
@@ -207,7 +208,9 @@ def _encoder():
 
 @lru_cache(maxsize=16)
 def _vocabulary(kind: str, encoder) -> PromptVocabulary:
-    return PromptVocabulary(library_vocabulary(kind), encoder, listing=f"{MOTIONS_COMMAND} --kind {kind}")
+    return PromptVocabulary(
+        library_vocabulary(kind), encoder, listing=f"{MOTIONS_COMMAND} --kind {kind}", threshold=LIBRARY_THRESHOLD
+    )
 
 
 def motion_reader(kind: str, encoder=None) -> Understand:

@@ -232,8 +232,9 @@ def without_subject(text: str, kind: str = "biped") -> str:
     leading pronoun ("he", "someone") or a noun phrase opened by an article or possessive and ended by
     the first word that reads as a verb ("the orc walks" → "someone walks", "my little character
     jumps" → "someone jumps"; the neutral subject of ``kind``), so that who the character is never
-    decides what it does. ``text``
-    unchanged when it opens with neither or no verb follows within ``longest`` words."""
+    decides what it does; a clause that opens with its verb gets that subject ("claps" → "someone
+    claps", as a clause after "and" is written). ``text`` unchanged when it opens with none of these or no
+    verb follows within ``longest`` words."""
     said = words()["subject"]
     neutral = said["neutral"].get(kind, said["neutral"]["other"])
     tokens = text.split()
@@ -242,7 +243,7 @@ def without_subject(text: str, kind: str = "biped") -> str:
     if tokens[0] in said["pronouns"] and len(tokens) > 1:
         return " ".join([neutral, *tokens[1:]])
     if tokens[0] not in said["openers"]:
-        return text
+        return f"{neutral} {text}" if _reads_as_verb(tokens[0]) and tokens[0] not in said["verbs"] else text
     for k in [*range(2, min(len(tokens), int(said["longest"]) + 2)), 1]:  # "a walks" once a style word is out
         if k < len(tokens) and _reads_as_verb(tokens[k]):
             return " ".join([neutral, *tokens[k:]])
