@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     scored, seconds = run(args.split, args.whole)
     counts = tally(scored)
-    way = "whole prompt as one motion" if args.whole else "plan_prompt"
+    way = "whole prompt as one motion" if args.whole else "as a job reads them"
     distinct = Counter(s.item.kind for s in scored)
     print(
         f"{args.split}: {len(scored)} distinct prompts ({', '.join(f'{k} {n}' for k, n in distinct.items())}); "
