@@ -126,8 +126,9 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
     another in so many words (:func:`~akd_blender.core.prompt.compose.sequence.is_sequenced`: "then", "after
     that", separate sentences), or one part with a side, repetitions, a duration, a heading, "backwards"
     or a hold, or "before" / "after" with a verb in -ing ("rears up after walking"), or parts played at
-    the same time ("walks while waving"), or a gait's style ("sneaks forward"). None when one
-    motion with a speed, size or turning direction says it all (then :func:`prompt_variation` reads
+    the same time ("walks while waving"), or a gait's style ("sneaks forward"). None when the whole
+    prompt is word for word a wording of one motion (``whole.exact``), or one motion with a speed, size or
+    turning direction says it all (then :func:`prompt_variation` reads
     those) or the prompt does not read as a plan. Parts joined only by commas or "and" are read as one
     motion told in several clauses ("hops up and lands"), unless ``whole`` (the whole prompt's reading)
     is not understood and every part is, or every part reads better than the whole does ("jumps and claps",
@@ -142,6 +143,8 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
     from ..prompt.compose.plan import HOLD, PartNotUnderstood, direction_said_for
     from ..prompt.compose.sequence import WITH, has_ordering_clause, is_sequenced, split_clauses
 
+    if whole is not None and whole.exact:
+        return None  # a wording the vocabulary holds word for word: that one motion
     sequenced = is_sequenced(prompt)
     said_together = any(clause.link == WITH for clause in split_clauses(prompt))
     try:

@@ -175,6 +175,8 @@ class Understanding:
         supported: a content word of the prompt is a word of the motion's wordings (:func:`content_stems`);
             without it the score must reach :data:`SURE_THRESHOLD` to be understood.
         sure_threshold: that score.
+        exact: the prompt (lower case, spaces collapsed) is one of the motion's wordings word for word:
+            understood whatever the score.
     """
 
     prompt: str
@@ -187,13 +189,15 @@ class Understanding:
     other_kind: NearMotion | None = None
     supported: bool = True
     sure_threshold: float = SURE_THRESHOLD
+    exact: bool = False
 
     @property
     def understood(self) -> bool:
-        """True when the score reaches the threshold (:attr:`sure_threshold` when the prompt shares no
-        content word with the motion's wordings) and no other kind's motion reads better."""
+        """True when the prompt is word for word one of the motion's wordings (:attr:`exact`) or its score
+        reaches the threshold (:attr:`sure_threshold` when the prompt shares no content word with the
+        motion's wordings), and no other kind's motion reads better."""
         needed = self.threshold if self.supported else max(self.threshold, self.sure_threshold)
-        return self.similarity >= needed and self.other_kind is None
+        return (self.exact or self.similarity >= needed) and self.other_kind is None
 
     def facts(self) -> dict[str, str | float | bool]:
         """The report's fields: ``understood_as`` (the trained phrasing), ``motion``, ``similarity``
@@ -360,10 +364,22 @@ class PromptVocabulary:
             embedding = self.encoder.encode([prompt])[0]
         ranked = rank_motions(self.space.similarities(embedding), self.motions, self.trained)
         near = tuple(NearMotion(m, self.wordings[i], s) for s, i, m in ranked[:5])
-        score, index, motion = ranked[0]
+        said = " ".join(prompt.lower().split())
+        exact = next((m for w, m in zip(self.wordings, self.motions) if w == said), None)
+        score, index, motion = next((r for r in ranked if r[2] == exact), ranked[0])
         supported = bool(content_stems(prompt) & self.stems[motion])
         return Understanding(
-            prompt, motion, self.wordings[index], score, near, float(threshold), index, None, supported, float(sure_threshold)
+            prompt,
+            motion,
+            self.wordings[index],
+            score,
+            near,
+            float(threshold),
+            index,
+            None,
+            supported,
+            float(sure_threshold),
+            exact is not None,
         )
 
 

@@ -226,14 +226,14 @@ def motion_reader(kind: str, encoder=None) -> Understand:
 def neutral_reading(understand: Understand, text: str, kind: str) -> Understanding:
     """``text`` read by ``understand`` with its subject said neutrally for a ``kind`` character
     (:func:`~.words.without_subject`: "the orc walks" → "someone walks"), or as written where that
-    reads better (understood where the other is not, else a higher score: a wording the vocabulary
-    holds word for word); the reading's ``prompt`` is ``text``."""
+    reads better (understood where the other is not, else a wording the vocabulary holds word for word,
+    else a higher score); the reading's ``prompt`` is ``text``."""
     neutral = without_subject(normalise(text), kind)
     reading = replace(understand(neutral), prompt=text)
     if neutral == normalise(text):
         return reading
     written = understand(text)
-    return max(reading, written, key=lambda r: (r.understood, r.similarity))
+    return max(reading, written, key=lambda r: (r.understood, r.exact, r.similarity))
 
 
 def _part(kind: str, text: str, core: str, reading: Understanding, mods: Modifiers) -> Part:
