@@ -134,9 +134,10 @@ def test_prompt_weights_favour_the_understood_motions_starts_only(starts):
 
 
 def test_a_faint_drawing_of_the_understood_motion_starts_from_it(rig, starts):
-    # The head-only motions (look around, nod, shake head) are the standing pose but for a turn of the head,
-    # so a faint drawing matches them as well as the standing pose: this is between the pose and the arm motions.
-    starts = [s for s in starts if s.label not in ("look_around", "nod", "shake_head")]
+    # The head-only motions (look around, nod, shake head) and the idle (standing, breathing) are the standing
+    # pose but for a turn of the head or a breath, so a faint drawing matches them as well as the standing pose:
+    # this is between the pose and the arm motions.
+    starts = [s for s in starts if s.label not in ("look_around", "nod", "shake_head", "idle")]
     wave = next(s for s in starts if s.label == "wave")
     rotvec = quat_to_rotvec(torch.as_tensor(wave.clip.rotations, dtype=torch.float64))
     faint = replace(wave.clip, rotations=rotvec_to_quat(0.3 * rotvec).numpy().astype(wave.clip.rotations.dtype))
