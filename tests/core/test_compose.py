@@ -74,7 +74,7 @@ def test_modifier_words_are_read_from_the_data_file_and_taken_out():
 
 
 def test_plan_reads_each_part_and_describes_it():
-    plan = plan_prompt("The man ambles slowly, then he sits down", "biped")
+    plan = plan_prompt("The man walks slowly, then he sits down", "biped")
     assert [p.label for p in plan.parts] == ["walk", "sit"]
     assert plan.describe() == "walk (slow) → sit"
     assert plan.parts[0].speed < 1 and plan.parts[1].speed == 1
@@ -169,8 +169,8 @@ def test_waving_with_the_left_hand_raises_the_left_wrist(characters):
     assert raised_hand(motion_facts(rig, default, roles)) == "right"
 
 
-def test_a_small_hop_is_lower_than_a_big_jump(characters):
-    rig, roles, _, small = _play(characters, "biped", "a small hop")
+def test_a_small_jump_is_lower_than_a_big_jump(characters):
+    rig, roles, _, small = _play(characters, "biped", "a small jump")
     _, _, _, big = _play(characters, "biped", "a big jump")
     _, _, _, plain = _play(characters, "biped", "jumps")
     peaks = [motion_facts(rig, c, roles).peak for c in (small, plain, big)]

