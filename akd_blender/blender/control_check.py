@@ -16,7 +16,17 @@ from ..core.motion.clip import MotionClip
 from .control_probe import ControlMap
 from .control_rig import pose_matrices
 
-__all__ = ["CHECK_FRAMES", "POSITION_TOLERANCE", "ROTATION_TOLERANCE", "PROPERTY", "ControlResult", "result_of", "check"]
+__all__ = [
+    "CHECK_FRAMES",
+    "POSITION_TOLERANCE",
+    "ROTATION_TOLERANCE",
+    "PROPERTY",
+    "ControlResult",
+    "result_of",
+    "check",
+    "unit_rows",
+    "rotation_angles",
+]
 
 CHECK_FRAMES = 5
 POSITION_TOLERANCE = 0.01  # character heights
@@ -94,11 +104,14 @@ def check(
         got, want = pose_matrices(armature_obj)[idx], targets[f]
         heads = np.linalg.norm(got[:, :3, 3] - want[:, :3, 3], axis=-1)
         tails = np.linalg.norm(
-            got[:, :3, 3] + lengths[:, None] * _unit(got[:, :3, 1]) - want[:, :3, 3] - lengths[:, None] * _unit(want[:, :3, 1]),
+            got[:, :3, 3]
+            + lengths[:, None] * unit_rows(got[:, :3, 1])
+            - want[:, :3, 3]
+            - lengths[:, None] * unit_rows(want[:, :3, 1]),
             axis=-1,
         )
         pos_err = np.maximum(pos_err, np.maximum(heads, tails) * scale / height)
-        rot_err = np.maximum(rot_err, _angle(got[:, :3, :3], want[:, :3, :3]))
+        rot_err = np.maximum(rot_err, rotation_angles(got[:, :3, :3], want[:, :3, :3]))
     held = np.array([bone not in cmap.aimed for bone in clip.bone_names], dtype=bool)
     result = ControlResult(
         position_error=float(pos_err[held].max(initial=0.0)),
@@ -119,13 +132,14 @@ def check(
     return result
 
 
-def _unit(v: np.ndarray) -> np.ndarray:
+def unit_rows(v: np.ndarray) -> np.ndarray:
+    """``v`` [...,3] with each last-axis vector scaled to unit length (zero vectors stay zero)."""
     return v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-12)
 
 
-def _angle(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def rotation_angles(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """[N] angle (radians) between rotation parts a, b [N,3,3] (columns normalised first), from the
     Frobenius distance ‖A − B‖ = 2√2 sin(θ/2) (accurate for small angles, unlike the trace)."""
-    ra, rb = _unit(np.swapaxes(a, -1, -2)), _unit(np.swapaxes(b, -1, -2))
+    ra, rb = unit_rows(np.swapaxes(a, -1, -2)), unit_rows(np.swapaxes(b, -1, -2))
     distance = np.linalg.norm((ra - rb).reshape(len(ra), -1), axis=-1)
     return 2.0 * np.arcsin(np.clip(distance / (2.0 * np.sqrt(2.0)), 0.0, 1.0))

@@ -24,9 +24,9 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from .control_check import _angle, _unit
+from .control_check import rotation_angles, unit_rows
 from .control_map import ControlMap
-from .control_rig import _restore, _save, pose_matrices
+from .control_rig import pose_matrices, restore_pose_bone, save_pose_bone
 
 __all__ = ["pose_frames"]
 
@@ -69,11 +69,11 @@ def pose_frames(armature_obj, cmap: ControlMap, targets: np.ndarray, height: flo
             worst = float(np.sort(off)[-max(1, len(off) // 10) :].sum())  # the worst tenth of the bones
             if worst >= best:  # this pass moved the bones away: back to the best pose so far
                 for name, saved in best_pose.items():
-                    _restore(pose[name], saved)
+                    restore_pose_bone(pose[name], saved)
                 bpy.context.view_layer.update()
                 break
             closing_in = worst <= 0.8 * best
-            best, best_pose = worst, {name: _save(pose[name]) for name in keyed}
+            best, best_pose = worst, {name: save_pose_bone(pose[name]) for name in keyed}
             if off.max() <= 1.0 or not closing_in:  # on target, or no longer getting closer
                 break
         for c, name in enumerate(keyed):
@@ -93,7 +93,7 @@ def _offness(armature_obj, deform_idx: np.ndarray, frame_targets: np.ndarray, he
     rotation's angle in :data:`_REFINE_ROTATION` radians."""
     got = pose_matrices(armature_obj)[deform_idx]
     far = np.linalg.norm(got[:, :3, 3] - frame_targets[:, :3, 3], axis=-1) / height / _REFINE_POSITION
-    return np.maximum(far, _angle(got[:, :3, :3], frame_targets[:, :3, :3]) / _REFINE_ROTATION)
+    return np.maximum(far, rotation_angles(got[:, :3, :3], frame_targets[:, :3, :3]) / _REFINE_ROTATION)
 
 
 def _pose_pass(
@@ -169,7 +169,7 @@ def _turn_error(armature_obj, wanted: dict) -> dict[str, float]:
     """Control → the angle (radians) between its evaluated rotation and the one it was set to (``wanted``)."""
     pose = armature_obj.pose.bones
     return {
-        name: float(_angle(np.array(pose[name].matrix)[None, :3, :3], matrix[None, :3, :3])[0])
+        name: float(rotation_angles(np.array(pose[name].matrix)[None, :3, :3], matrix[None, :3, :3])[0])
         for name, (matrix, _) in wanted.items()
     }
 
@@ -187,7 +187,7 @@ def _meet_own_constraints(armature_obj, wanted: dict, rounds: int = 2) -> None:
         off = {name for name, e in error.items() if e > 1e-4}
         if not off:
             return
-        saved = {name: (_save(pose[name]), set_to[name]) for name in off}
+        saved = {name: (save_pose_bone(pose[name]), set_to[name]) for name in off}
         for name in off:
             matrix, keep_location = wanted[name]
             got = _unit_columns(np.array(pose[name].matrix)[:3, :3])
@@ -199,7 +199,7 @@ def _meet_own_constraints(armature_obj, wanted: dict, rounds: int = 2) -> None:
         now = _turn_error(armature_obj, {name: wanted[name] for name in off})
         worse = [name for name in off if now[name] >= error[name]]
         for name in worse:
-            _restore(pose[name], saved[name][0])
+            restore_pose_bone(pose[name], saved[name][0])
             set_to[name] = saved[name][1]
         if worse:
             bpy.context.view_layer.update()
@@ -232,7 +232,7 @@ def _fit_points(length: float) -> np.ndarray:
 
 def _unit_columns(rotation: np.ndarray) -> np.ndarray:
     """``rotation`` [3,3] with each column scaled to length 1 (a bone's stretch or scale dropped)."""
-    return _unit(np.swapaxes(rotation, 0, 1)).T
+    return unit_rows(np.swapaxes(rotation, 0, 1)).T
 
 
 def _rigid(matrix: np.ndarray) -> np.ndarray:
@@ -302,12 +302,12 @@ def _fix(
             target = frame_targets[deform_pos[bone]]
             now = _rigid(np.array(pose[bone].matrix))
             turn = target[:3, :3] @ now[:3, :3].T
-            if _angle(turn[None], np.eye(3)[None])[0] < 1e-5:
+            if rotation_angles(turn[None], np.eye(3)[None])[0] < 1e-5:
                 continue
             about = np.eye(4)
             about[:3, :3], about[:3, 3] = turn, now[:3, 3] - turn @ now[:3, 3]
             pb = pose[control]
-            turned.setdefault(control, _save(pb))
+            turned.setdefault(control, save_pose_bone(pb))
             euler = tuple(pb.rotation_euler)
             # turned in place: a fixer's own location stays (it may place other bones: a spine tweak)
             _set_pose(pb, about @ np.array(pb.matrix), keep_location=True)
@@ -319,7 +319,7 @@ def _fix(
         after = _offness(armature_obj, deform_idx, frame_targets, height)
         worse = [c for c in turned if after[cmap.fixer_reach[c]].sum() > before[cmap.fixer_reach[c]].sum()]
         for control in worse:
-            _restore(pose[control], turned[control])
+            restore_pose_bone(pose[control], turned[control])
         if worse:
             bpy.context.view_layer.update()
         if len(worse) == len(turned):

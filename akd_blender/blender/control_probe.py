@@ -46,9 +46,7 @@ from .control_rig import (
     PROBE_ANGLE,
     PROBE_SHIFT,
     Switch,
-    _restore,
     _rotation_probe,
-    _save,
     _shift_probe,
     _visible,
     candidates,
@@ -58,7 +56,9 @@ from .control_rig import (
     ik_chain,
     ik_targets,
     pose_matrices,
+    restore_pose_bone,
     rig_height,
+    save_pose_bone,
     set_switches,
 )
 
@@ -96,11 +96,11 @@ class _Prober:
         """Probe control ``name`` at ``basis`` (a 4×4 matrix_basis): deform (indices into the deform list)
         moved and carried rigidly, candidates moved (positions in the candidate list)."""
         pb = self.obj.pose.bones[name]
-        saved = _save(pb)
+        saved = save_pose_bone(pb)
         pb.matrix_basis = basis
         bpy.context.view_layer.update()
         after = pose_matrices(self.obj)
-        _restore(pb, saved)
+        restore_pose_bone(pb, saved)
         c = self.index[name]
         motion = after[c] @ np.linalg.inv(self.base[c])
         moved = self._moved(after, self.deform_idx)

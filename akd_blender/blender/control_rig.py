@@ -25,6 +25,8 @@ import bpy
 import numpy as np
 
 __all__ = [
+    "save_pose_bone",
+    "restore_pose_bone",
     "PROBE_ANGLE",
     "PROBE_SHIFT",
     "Switch",
@@ -167,11 +169,11 @@ def _own_channels_count(armature_obj, names: list[str]) -> set[str]:
         basis = basis if basis is not None else _shift_probe(pb, 0.05 * pb.bone.length)
         if basis is None:
             continue
-        before, saved = np.array(pb.matrix), _save(pb)
+        before, saved = np.array(pb.matrix), save_pose_bone(pb)
         pb.matrix_basis = basis
         bpy.context.view_layer.update()
         after = np.array(pb.matrix)
-        _restore(pb, saved)
+        restore_pose_bone(pb, saved)
         axes = [m[:3, 1] / max(float(np.linalg.norm(m[:3, 1])), 1e-12) for m in (before, after)]
         turned = np.abs(axes[1] - axes[0]).max() > 1e-3
         if turned or np.abs(after[:3, 3] - before[:3, 3]).max() > 1e-4 * max(pb.bone.length, 1e-6):
@@ -203,11 +205,13 @@ def _shift_probe(pb, shift: float):
     return Matrix.Translation(step.normalized() * shift) @ pb.matrix_basis
 
 
-def _save(pb) -> tuple:
+def save_pose_bone(pb) -> tuple:
+    """A pose bone's channels (location, rotations, scale) as a tuple, for :func:`restore_pose_bone`."""
     return tuple(tuple(getattr(pb, ch)) for ch in _CHANNELS)
 
 
-def _restore(pb, saved: tuple) -> None:
+def restore_pose_bone(pb, saved: tuple) -> None:
+    """Set a pose bone's channels back to ``saved`` (:func:`save_pose_bone`)."""
     for ch, value in zip(_CHANNELS, saved):
         setattr(pb, ch, value)
 
@@ -280,13 +284,13 @@ def find_switches(armature_obj, deform_idx: np.ndarray, height: float, candidate
         armature_obj.update_tag()  # a custom property set: its drivers evaluate again
         bpy.context.view_layer.update()
         base = pose_matrices(armature_obj)[deform_idx]
-        saved = [_save(h) for h in handles]
+        saved = [save_pose_bone(h) for h in handles]
         for h in handles:
             h.matrix_basis = Matrix.Translation(step) @ h.matrix_basis @ turn
         bpy.context.view_layer.update()
         after = pose_matrices(armature_obj)[deform_idx]
         for h, s in zip(handles, saved):
-            _restore(h, s)
+            restore_pose_bone(h, s)
         return int((np.abs(after - base).max(axis=(1, 2)) > 1e-5 * max(height, 1.0)).sum())
 
     switches = []

@@ -34,7 +34,7 @@ from .control_check import (
 )
 from .control_pose import pose_frames
 from .control_probe import find_controls
-from .control_rig import _restore, _save, deform_parents, rig_height, set_switches
+from .control_rig import deform_parents, restore_pose_bone, rig_height, save_pose_bone, set_switches
 from .deform_skeleton import frame_offsets
 from .game_rig import followed_armature, source_layout
 
@@ -194,7 +194,7 @@ def _key_controls(
     if ad is not None and previous is not None:  # probe and pose without the old animation
         previous.use_fake_user = True
         ad.action = None
-    saved_pose = {pb.name: _save(pb) for pb in armature_obj.pose.bones}
+    saved_pose = {pb.name: save_pose_bone(pb) for pb in armature_obj.pose.bones}
     cmap = None
     try:
         cmap = find_controls(armature_obj, tuple(clip.bone_names), parents)
@@ -209,7 +209,7 @@ def _key_controls(
         quats, locs = pose_frames(armature_obj, cmap, targets, height / scale)
     except BaseException:
         for pb in armature_obj.pose.bones:
-            _restore(pb, saved_pose[pb.name])
+            restore_pose_bone(pb, saved_pose[pb.name])
         if cmap is not None:
             set_switches(armature_obj, cmap.switches, fk=False)
         if ad is not None:

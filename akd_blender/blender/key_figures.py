@@ -8,7 +8,7 @@ import bpy
 import numpy as np
 
 from ..core.motion.clip import MotionClip
-from .keyframes import _errors, channel_values
+from .keyframes import channel_errors, channel_values
 from .pose_channels import action_fcurves, character_height
 
 __all__ = ["key_figures", "key_summary"]
@@ -75,7 +75,7 @@ def key_figures(armature_obj: bpy.types.Object, action: bpy.types.Action, clip: 
                 else:
                     reversals_clip.append(_reversals(values[:, c], 1e-5 * unit))
                     reversals_keys.append(_reversals(got[:, c], 1e-5 * unit))
-            error = float(_errors(prop, pb.rotation_mode, got, values).max())
+            error = float(channel_errors(prop, pb.rotation_mode, got, values).max())
             if prop == "location":
                 location_error = max(location_error, error * scale / height)
             else:

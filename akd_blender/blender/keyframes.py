@@ -36,6 +36,7 @@ from ..core.settings import KEY_MODES
 from .pose_channels import character_height
 
 __all__ = [
+    "channel_errors",
     "SparseKeys",
     "sparse_keys_for",
     "read_clip",
@@ -161,7 +162,7 @@ _DEFAULTS = {
 }
 
 
-def _errors(prop: str, mode: str, got: np.ndarray, want: np.ndarray) -> np.ndarray:
+def channel_errors(prop: str, mode: str, got: np.ndarray, want: np.ndarray) -> np.ndarray:
     """[F] error of channel values ``got`` against ``want`` (both [F,C]): the angle (radians) between
     the rotations they mean, or the distance between the locations (channel units)."""
     if prop == "location":
@@ -190,10 +191,10 @@ def _stays_at_default(prop: str, values: np.ndarray, pb, bound: float) -> bool:
     """Whether the property keeps Blender's default value within ``bound`` over the clip and the pose
     bone shows that default now (so no curve is needed)."""
     default = np.tile(np.asarray(_DEFAULTS[prop], dtype=np.float64), (len(values), 1))
-    if _errors(prop, pb.rotation_mode, values, default).max() > bound:
+    if channel_errors(prop, pb.rotation_mode, values, default).max() > bound:
         return False
     current = np.asarray(tuple(getattr(pb, prop)), dtype=np.float64)[None]
-    return float(_errors(prop, pb.rotation_mode, current, default[:1])[0]) <= bound
+    return float(channel_errors(prop, pb.rotation_mode, current, default[:1])[0]) <= bound
 
 
 def _channel_share(prop: str, channels: int) -> float:
@@ -210,7 +211,7 @@ def _reduce_property(curves, frames, values, prop: str, mode: str, bound: float,
     frame-to-frame noise first (:func:`_smoothed_within`), the rest to dropping keys; the per-channel
     share halves until the whole property is within the bound (dense keys as the last resort)."""
     target = _smoothed_within(prop, mode, values, 0.5 * bound)
-    room = bound - float(_errors(prop, mode, target, values).max())
+    room = bound - float(channel_errors(prop, mode, target, values).max())
     scale = np.ones(values.shape[1])
     if prop == "rotation_axis_angle":  # the axis moves the rotation by about the angle per unit
         scale[1:] = max(float(np.abs(values[:, 0]).max()), 1.0)
@@ -219,7 +220,7 @@ def _reduce_property(curves, frames, values, prop: str, mode: str, bound: float,
         for c, fcurve in enumerate(curves):
             _key_within(fcurve, frames, target[:, c], room * share / scale[c], interpolation)
         got = np.array([[fc.evaluate(f) for fc in curves] for f in frames])
-        if _errors(prop, mode, got, values).max() <= bound:
+        if channel_errors(prop, mode, got, values).max() <= bound:
             return
         share /= 2
     for c, fcurve in enumerate(curves):
@@ -236,7 +237,7 @@ def _smoothed_within(prop: str, mode: str, values: np.ndarray, bound: float) -> 
     (a travel) is kept to the last frame."""
     for sigma in _SMOOTHING_SIGMAS:
         smooth = _gaussian_frames(values, sigma)
-        if _errors(prop, mode, smooth, values).max() <= bound:
+        if channel_errors(prop, mode, smooth, values).max() <= bound:
             return smooth
     return values
 

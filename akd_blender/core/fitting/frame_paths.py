@@ -12,7 +12,7 @@ from ..character.rig import RigAsset
 from ..character.rotations import quat_to_matrix, rotvec_to_quat
 from ..motion.clip import interpolation_basis
 
-__all__ = ["candidate_rotations", "continuous_rotvecs", "keys_from_frames", "searched_bones", "smooth_frames"]
+__all__ = ["angle_between", "candidate_rotations", "continuous_rotvecs", "keys_from_frames", "searched_bones", "smooth_frames"]
 
 
 def searched_bones(rig: RigAsset, min_influence: float = 0.01) -> np.ndarray:
@@ -58,7 +58,7 @@ def _facing(
     return facing / facing.norm().clamp_min(1e-9)
 
 
-def _angle(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+def angle_between(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """Angle (radians) between rotations given as unit quaternions [...,4] (broadcast)."""
     dot = (a * b).sum(-1).abs().clamp(max=1.0)
     return 2 * torch.acos(dot)

@@ -29,7 +29,6 @@ from ..progress import Callbacks, eta_seconds
 from ..render import Cameras, Renderer
 from ..settings import SEARCH_APPEARANCES
 from .frame_paths import (
-    _angle,
     _armature_direction,
     _best_path,
     _conjugate,
@@ -37,11 +36,12 @@ from .frame_paths import (
     _step_heights,
     _step_turns,
     _tilt,
+    angle_between,
     candidate_rotations,
     continuous_rotvecs,
     searched_bones,
 )
-from .scorer import _render_pool, _Scorer
+from .scorer import Scorer, render_pool
 from .search_config import PoseSearchResult, SearchConfig
 
 __all__ = ["search_poses"]
@@ -112,9 +112,9 @@ def search_poses(
     skeleton = Skeleton(rig).to(device)
     if config.appearance not in SEARCH_APPEARANCES:
         raise ValueError(f"search_poses: appearance must be one of {SEARCH_APPEARANCES}, not {config.appearance!r}")
-    with _render_pool(device, config.workers) as (pool, workers):
+    with render_pool(device, config.workers) as (pool, workers):
         target = target.to(device, torch.float32)
-        scorer = _Scorer(skeleton, renderer, cameras_for, target, supersample, config.batch, config.appearance, pool, workers)
+        scorer = Scorer(skeleton, renderer, cameras_for, target, supersample, config.batch, config.appearance, pool, workers)
         callbacks = callbacks or Callbacks()
         return _Sweeps(rig, scorer, base_rotations, base_locations, config, callbacks, starts, label).run(starts, start_weights)
 
@@ -128,7 +128,7 @@ class _Sweeps:
     def __init__(
         self,
         rig: RigAsset,
-        scorer: _Scorer,
+        scorer: Scorer,
         base_rotations: torch.Tensor,
         base_locations: torch.Tensor,
         config: SearchConfig,
@@ -305,11 +305,11 @@ class _Sweeps:
             score = self.anchored(score, (heights - (self.lift @ up_arm)[None] / self.lift_per_radian).repeat(count, 1)[:, 0])
             score = score + config.tilt_weight * unit * _tilt(turned, base_rot[:, b], self.up).pow(2)
         else:
-            score = score + config.pose_weight * unit * _angle(turned, base_rot[None, :, b]).pow(2)
+            score = score + config.pose_weight * unit * angle_between(turned, base_rot[None, :, b]).pow(2)
         identity = pre.new_tensor([1.0, 0, 0, 0])
-        own = _angle(post, identity) + _angle(pre, identity)  # each ring candidate's own turn [C]
+        own = angle_between(post, identity) + angle_between(pre, identity)  # each ring candidate's own turn [C]
         if undo:
-            own = torch.cat([own, _angle(rot[:, b], base_rot[:, b]).mean()[None]])
+            own = torch.cat([own, angle_between(rot[:, b], base_rot[:, b]).mean()[None]])
         moved = own.repeat_interleave(rises) + rise.abs().repeat(count)
         score = score + config.move_weight * unit * moved[:, None]
         steps = _step_turns(turned) + _step_heights(heights.repeat(count, 1))

@@ -14,7 +14,7 @@ from ..character.kinematics import Skeleton
 from ..render import Renderer, concat_cameras, root_path
 from ..render.image_losses import calibrate_to_first_frame, match_first_frame, multiscale_errors, standardise
 
-__all__ = ["FOREIGN_COVER_WEIGHT", "KNOWN_CLIPS"]
+__all__ = ["FOREIGN_COVER_WEIGHT", "KNOWN_CLIPS", "Scorer", "render_pool"]
 
 
 KNOWN_CLIPS = 4096  # scored candidates the search remembers (their figures, by their channels' digest)
@@ -23,7 +23,7 @@ KNOWN_CLIPS = 4096  # scored candidates the search remembers (their figures, by 
 FOREIGN_COVER_WEIGHT = 0.25  # per pixel of character drawn over a ground the render does not have (squared units)
 
 
-class _Scorer:
+class Scorer:
     """Renders poses like the distillation loop (each candidate seen by the cameras its own motion
     sets, as the follow camera would) and scores them against the target, per frame."""
 
@@ -155,7 +155,7 @@ def _clip_key(rotations: np.ndarray, locations: np.ndarray) -> bytes:
 
 
 @contextmanager
-def _render_pool(device: torch.device, workers: int | None) -> Iterator[tuple[ThreadPoolExecutor | None, int]]:
+def render_pool(device: torch.device, workers: int | None) -> Iterator[tuple[ThreadPoolExecutor | None, int]]:
     """Threads that render the search's batches side by side on a CPU (``SearchConfig.workers``; None:
     ``torch.get_num_threads()``), torch's intra-op threads set to one meanwhile (and restored after),
     and their count; (None, 1) when there is nothing to share (one worker, or a device other than the CPU)."""
