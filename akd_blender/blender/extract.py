@@ -163,6 +163,9 @@ def _read_bones(obj: bpy.types.Object, skeleton: DeformSkeleton) -> dict:
                         limits[i, axis] = (getattr(con, f"min_{a}"), getattr(con, f"max_{a}"))
         for con in moving_constraints(pb) if not on_controls else ():
             moved.setdefault(con.type, []).append((pb.name, con.name))
+    # a bone Blender moves through constraints or drivers is not limited by its own locks (Rigify locks
+    # its DEF- bones): the controls that move it decide how it turns
+    posed = np.array([name not in skeleton.driven for name in names], dtype=bool)
     return {
         "bone_names": names,
         "parents": parents,
@@ -175,8 +178,8 @@ def _read_bones(obj: bpy.types.Object, skeleton: DeformSkeleton) -> dict:
         "inherit_rotation": flags("use_inherit_rotation") | ~same_parent,
         "use_local_location": flags("use_local_location") | ~same_parent,
         "rotation_modes": tuple(pb.rotation_mode for pb in pose_bones),
-        "rotation_locks": np.array([tuple(pb.lock_rotation) for pb in pose_bones], dtype=bool).reshape(j, 3),
-        "location_locks": np.array([tuple(pb.lock_location) for pb in pose_bones], dtype=bool).reshape(j, 3),
+        "rotation_locks": np.array([tuple(pb.lock_rotation) for pb in pose_bones], dtype=bool).reshape(j, 3) & posed[:, None],
+        "location_locks": np.array([tuple(pb.lock_location) for pb in pose_bones], dtype=bool).reshape(j, 3) & posed[:, None],
         "rotation_limits": limits,
         "blender_parents": tuple(b.parent.name if b.parent else "" for b in bones),
         "warnings": _constraint_warnings(moved) + _bbone_warnings(bones, skeleton.reaching),
