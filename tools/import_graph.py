@@ -16,7 +16,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-__all__ = ["module_names", "import_arrows", "circles", "longest_functions", "summary"]
+__all__ = ["module_names", "import_arrows", "private_imports", "circles", "levels", "longest_functions", "summary"]
 
 PACKAGE = "akd_blender"
 
@@ -70,6 +70,58 @@ def import_arrows(root: Path) -> dict[str, set[str]]:
                 if owner and owner != name and not name.startswith(owner + "."):
                     arrows[name].add(owner)
     return arrows
+
+
+def _is_private(name: str) -> bool:
+    """True for a name with one leading underscore (``_x``), False for public and dunder names."""
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_imports(root: Path) -> list[str]:
+    """``module:line name from other`` for each private name (``_x``) one module of the package takes
+    from another: ``from other import _x`` or ``other._x`` through a module bound by an import, at any
+    depth (lazy imports included). A module's own names and its package ``__init__`` chain are exempt."""
+    modules = module_names(root)
+    found = []
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(), str(path))
+        bound: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name in modules and alias.asname:
+                        bound[alias.asname] = alias.name
+            elif isinstance(node, ast.ImportFrom):
+                base = _absolute(name, path.name == "__init__.py", node)
+                for alias in node.names:
+                    owner = _owner(f"{base}.{alias.name}", modules)
+                    if owner == f"{base}.{alias.name}":
+                        bound[alias.asname or alias.name] = owner
+                    elif owner and owner != name and _is_private(alias.name):
+                        found.append(f"{name}:{node.lineno} {alias.name} from {owner}")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and _is_private(node.attr):
+                owner = bound.get(node.value.id)
+                if owner and owner != name:
+                    found.append(f"{name}:{node.lineno} {node.attr} from {owner}")
+    return sorted(found)
+
+
+def levels(arrows: dict[str, set[str]]) -> dict[str, int]:
+    """Node → its level in an acyclic graph: 0 for a node that imports none of the others, else one
+    more than the highest level it imports. Nodes on a circle are left out."""
+    out: dict[str, int] = {}
+    on_circle = {node for group in circles(arrows) for node in group}
+
+    def level(node: str) -> int:
+        if node not in out:
+            out[node] = 1 + max((level(n) for n in arrows.get(node, ()) if n not in on_circle), default=-1)
+        return out[node]
+
+    for node in arrows:
+        if node not in on_circle:
+            level(node)
+    return out
 
 
 def circles(arrows: dict[str, set[str]]) -> list[list[str]]:

@@ -6,7 +6,7 @@ import bpy
 
 from ..core.errors import InputError
 from ..core.motion.clip import MotionClip
-from .keyframes import _INTERPOLATION, SparseKeys, _fcurve_factory, finish_action, key_clip, new_action
+from .keyframes import INTERPOLATION_CODES, SparseKeys, fcurve_factory, finish_action, key_clip, new_action
 
 __all__ = ["write_action"]
 
@@ -43,8 +43,8 @@ def write_action(
     missing = [b for b in clip.bone_names if b not in pose_bones]
     if missing:
         raise InputError(f"armature '{armature_obj.name}' has no bone named '{missing[0]}' (from the motion)")
-    if interpolation not in _INTERPOLATION:
-        raise InputError(f"interpolation must be one of {', '.join(_INTERPOLATION)}")
+    if interpolation not in INTERPOLATION_CODES:
+        raise InputError(f"interpolation must be one of {', '.join(INTERPOLATION_CODES)}")
     from .control_rig import constraint_driven
 
     if constraint_driven(armature_obj, clip.bone_names):  # keys on these would do nothing: key the controls
@@ -52,6 +52,6 @@ def write_action(
 
         return write_to_controls(armature_obj, clip, name, sparse, interpolation)
     action = new_action(name)
-    key_clip(_fcurve_factory(action, armature_obj), armature_obj, clip, sparse, interpolation)
+    key_clip(fcurve_factory(action, armature_obj), armature_obj, clip, sparse, interpolation)
     finish_action(armature_obj, action, clip)
     return action

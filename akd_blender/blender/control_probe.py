@@ -46,16 +46,16 @@ from .control_rig import (
     PROBE_ANGLE,
     PROBE_SHIFT,
     Switch,
-    _rotation_probe,
-    _shift_probe,
-    _visible,
     candidates,
     constraint_driven,
     deform_parents,
     find_switches,
     ik_chain,
     ik_targets,
+    is_bone_shown,
     pose_matrices,
+    probe_shift_basis,
+    probe_turn_basis,
     restore_pose_bone,
     rig_height,
     save_pose_bone,
@@ -236,10 +236,10 @@ def _probe_controls(
     rot, shift = {}, {}
     for name in animatable:
         pb = pose[name]
-        basis = _rotation_probe(pb)
+        basis = probe_turn_basis(pb)
         if basis is not None:
             rot[name] = prober.run(name, basis)
-        basis = _shift_probe(pb, PROBE_SHIFT * height)
+        basis = probe_shift_basis(pb, PROBE_SHIFT * height)
         if basis is not None:
             shift[name] = prober.run(name, basis)
     prober.finish()
@@ -369,7 +369,7 @@ def _probe_controls(
     for owner, con in ik_targets(armature_obj):  # live chains with no pole: the solver bends them from their own rotations
         if con.pole_subtarget or not _moves_deform(con.subtarget, shift, rot):
             continue
-        hints = [n for n in reversed(ik_chain(owner)) if n in deform_pos and _visible(pose[n].bone)]
+        hints = [n for n in reversed(ik_chain(owner)) if n in deform_pos and is_bone_shown(pose[n].bone)]
         result.bend_hints += tuple(n for n in hints if n not in result.bend_hints and not all(pose[n].lock_rotation))
 
     # Evaluation order: a control moved by another keyed control comes after it.

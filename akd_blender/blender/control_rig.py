@@ -20,9 +20,13 @@ else here only reads.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import bpy
 import numpy as np
+
+if TYPE_CHECKING:
+    from mathutils import Matrix
 
 __all__ = [
     "save_pose_bone",
@@ -40,6 +44,9 @@ __all__ = [
     "rig_height",
     "find_switches",
     "set_switches",
+    "is_bone_shown",
+    "probe_turn_basis",
+    "probe_shift_basis",
 ]
 
 PROBE_ANGLE = 0.3  # radians
@@ -129,7 +136,9 @@ def _driven_channels(armature_obj) -> set[str]:
     return out
 
 
-def _visible(bone) -> bool:
+def is_bone_shown(bone: bpy.types.Bone) -> bool:
+    """True when ``bone`` is not hidden and is in no bone collection or in one that is shown (visible
+    itself and through its parents where Blender tells)."""
     if bone.hide:
         return False
     collections = list(bone.collections)
@@ -143,7 +152,7 @@ def candidates(armature_obj) -> list[str]:
     driven_channels = _driven_channels(armature_obj)
     out, constrained = [], []
     for pb in pose:
-        if pb.name in in_chain or pb.name in driven_channels or not _visible(pb.bone):
+        if pb.name in in_chain or pb.name in driven_channels or not is_bone_shown(pb.bone):
             continue
         if all(pb.lock_location) and all(pb.lock_rotation) and pb.rotation_mode != "AXIS_ANGLE":
             continue
@@ -159,14 +168,14 @@ def candidates(armature_obj) -> list[str]:
 def _own_channels_count(armature_obj, names: list[str]) -> set[str]:
     """Those of the constrained bones ``names`` whose own rotation (else location) channel still turns or
     moves them in Blender's evaluation (a channel that only rolls the bone does not count). Probed one
-    bone at a time (:func:`_rotation_probe`, else :func:`_shift_probe` by 5 % of its length), each restored
+    bone at a time (:func:`probe_turn_basis`, else :func:`probe_shift_basis` by 5 % of its length), each restored
     exactly."""
     pose = armature_obj.pose.bones
     out = set()
     for name in names:
         pb = pose[name]
-        basis = _rotation_probe(pb)
-        basis = basis if basis is not None else _shift_probe(pb, 0.05 * pb.bone.length)
+        basis = probe_turn_basis(pb)
+        basis = basis if basis is not None else probe_shift_basis(pb, 0.05 * pb.bone.length)
         if basis is None:
             continue
         before, saved = np.array(pb.matrix), save_pose_bone(pb)
@@ -183,8 +192,8 @@ def _own_channels_count(armature_obj, names: list[str]) -> set[str]:
     return out
 
 
-def _rotation_probe(pb):
-    """The basis matrix turned by PROBE_ANGLE about a fixed skew axis with locked axes left out, or None."""
+def probe_turn_basis(pb: bpy.types.PoseBone) -> Matrix | None:
+    """``pb``'s basis matrix (4×4) turned by PROBE_ANGLE about a fixed skew axis with locked axes left out, or None."""
     from mathutils import Matrix, Vector
 
     axis = Vector([0.0 if lock else w for lock, w in zip(pb.lock_rotation, (0.45, 0.62, 0.64))])
@@ -195,8 +204,8 @@ def _rotation_probe(pb):
     return pb.matrix_basis @ Matrix.Rotation(PROBE_ANGLE, 4, axis.normalized())
 
 
-def _shift_probe(pb, shift: float):
-    """The basis matrix moved by ``shift`` along a skew direction with locked axes left out, or None."""
+def probe_shift_basis(pb: bpy.types.PoseBone, shift: float) -> Matrix | None:
+    """``pb``'s basis matrix (4×4) moved by ``shift`` (armature units) along a skew direction with locked axes left out, or None."""
     from mathutils import Matrix, Vector
 
     step = Vector([0.0 if lock else w for lock, w in zip(pb.lock_location, (0.5, 0.6, 0.62))])

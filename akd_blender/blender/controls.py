@@ -219,11 +219,13 @@ def _key_controls(
     controls = MotionClip(tuple(cmap.keyed), clip.fps, clip.frame_start, quats, locs).continuous()
 
     action = keyframes.new_action(name)
-    new_fcurve = keyframes._fcurve_factory(action, armature_obj)
+    new_fcurve = keyframes.fcurve_factory(action, armature_obj)
     keyframes.key_clip(new_fcurve, armature_obj, controls, sparse, interpolation, height)
     for s in cmap.switches:
         path = f'pose.bones["{bpy.utils.escape_identifier(s.bone)}"]["{bpy.utils.escape_identifier(s.prop)}"]'
-        keyframes._set_keys(new_fcurve(path, 0, s.bone), np.array([float(clip.frame_start)]), np.array([s.fk_value]), "CONSTANT")
+        keyframes.set_fcurve_keys(
+            new_fcurve(path, 0, s.bone), np.array([float(clip.frame_start)]), np.array([s.fk_value]), "CONSTANT"
+        )
     keyframes.finish_action(armature_obj, action, clip)
     result = check(armature_obj, clip, cmap, targets, height)
     result.keyed = list(cmap.keyed)

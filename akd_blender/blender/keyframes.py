@@ -22,6 +22,7 @@ proxy must not be used on a slotless action; 5.0 removed ``action.fcurves``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import bpy
@@ -44,9 +45,13 @@ __all__ = [
     "new_action",
     "key_clip",
     "finish_action",
+    "INTERPOLATION_CODES",
+    "fcurve_factory",
+    "set_fcurve_keys",
 ]
 
-_INTERPOLATION = {"CONSTANT": 0, "LINEAR": 1, "BEZIER": 2}
+INTERPOLATION_CODES = {"CONSTANT": 0, "LINEAR": 1, "BEZIER": 2}
+"""Keyframe interpolation name → the number Blender stores for it in ``keyframe_points``' ``interpolation``."""
 
 
 @dataclass(frozen=True)
@@ -114,7 +119,7 @@ def key_clip(
     new_fcurve, armature_obj, clip: MotionClip, sparse: SparseKeys | None, interpolation: str, height: float | None = None
 ) -> None:
     """Key every bone of ``clip`` on ``armature_obj`` (its rotation mode plus location) through
-    ``new_fcurve`` (from :func:`_fcurve_factory`): dense, or reduced within ``sparse``'s bounds
+    ``new_fcurve`` (from :func:`fcurve_factory`): dense, or reduced within ``sparse``'s bounds
     (``height``: the character's height in world units when ``sparse`` does not give one)."""
     pose_bones = armature_obj.pose.bones
     bounds = None
@@ -129,7 +134,7 @@ def key_clip(
             path = f'pose.bones["{bpy.utils.escape_identifier(bone)}"].{prop}'
             if bounds is None:
                 for index in range(values.shape[1]):
-                    _set_keys(new_fcurve(path, index, bone), frames, values[:, index], interpolation)
+                    set_fcurve_keys(new_fcurve(path, index, bone), frames, values[:, index], interpolation)
                 continue
             bound = bounds["location" if prop == "location" else "rotation"]
             if sparse.drop_still and _stays_at_default(prop, values, pb, bound):
@@ -224,7 +229,7 @@ def _reduce_property(curves, frames, values, prop: str, mode: str, bound: float,
             return
         share /= 2
     for c, fcurve in enumerate(curves):
-        _set_keys(fcurve, frames, values[:, c], interpolation)
+        set_fcurve_keys(fcurve, frames, values[:, c], interpolation)
 
 
 _SMOOTHING_SIGMAS = (2.0, 1.5, 1.0, 0.7, 0.5)  # frames, tried widest first
@@ -263,13 +268,13 @@ def _key_within(fcurve, frames: np.ndarray, values: np.ndarray, tolerance: float
     run until none is left."""
     mid = 0.5 * (values.min() + values.max())
     if np.abs(values - mid).max() <= tolerance:
-        _set_keys(fcurve, frames[:1], np.array([mid]), interpolation)
+        set_fcurve_keys(fcurve, frames[:1], np.array([mid]), interpolation)
         return
     keep = np.zeros(len(frames), dtype=bool)
     keep[[0, -1]] = True
     slopes = ((values[1] - values[0]) / (frames[1] - frames[0]), (values[-1] - values[-2]) / (frames[-1] - frames[-2]))
     while True:
-        _set_keys(fcurve, frames[keep], values[keep], interpolation, end_slopes=slopes)
+        set_fcurve_keys(fcurve, frames[keep], values[keep], interpolation, end_slopes=slopes)
         error = np.abs(np.array([fcurve.evaluate(f) for f in frames]) - values)
         bad = error > tolerance
         if not bad.any():
@@ -280,8 +285,10 @@ def _key_within(fcurve, frames: np.ndarray, values: np.ndarray, tolerance: float
             keep[run[np.argmax(error[run])]] = True
 
 
-def _fcurve_factory(action, obj):
-    """A function (data_path, index, group) → new F-curve in ``action`` for ``obj``, any version."""
+def fcurve_factory(action: bpy.types.Action, obj: bpy.types.Object) -> Callable[[str, int, str], bpy.types.FCurve]:
+    """A function (data_path, index, group name) → a new F-curve in ``action`` animating ``obj``, on legacy
+    actions (Blender 4.2 / 4.3) and on slotted layered actions (4.4+) alike; :func:`finish_action` assigns
+    the slot it makes."""
     if not hasattr(action, "slots"):  # 4.2 / 4.3: legacy actions
         return lambda path, index, group: action.fcurves.new(path, index=index, action_group=group)
     slot = action.slots.new(id_type="OBJECT", name=obj.name)
@@ -311,8 +318,12 @@ def _assign(obj, action) -> None:
         ad.action_slot = next(s for s in action.slots if s.identifier == identifier)
 
 
-def _set_keys(
-    fcurve, frames: np.ndarray, values: np.ndarray, interpolation: str, end_slopes: tuple[float, float] | None = None
+def set_fcurve_keys(
+    fcurve: bpy.types.FCurve,
+    frames: np.ndarray,
+    values: np.ndarray,
+    interpolation: str,
+    end_slopes: tuple[float, float] | None = None,
 ) -> None:
     """Replace ``fcurve``'s keys by ``values`` [K] at ``frames`` [K]. Bézier handles are Blender's
     auto-clamped ones (no overshoot at a turn); with ``end_slopes`` (value per frame at the first and
@@ -323,7 +334,7 @@ def _set_keys(
         points.clear()
     points.add(len(frames))
     points.foreach_set("co", np.column_stack([frames, values]).astype(np.float32).ravel())
-    points.foreach_set("interpolation", np.full(len(frames), _INTERPOLATION[interpolation], dtype=np.int32))
+    points.foreach_set("interpolation", np.full(len(frames), INTERPOLATION_CODES[interpolation], dtype=np.int32))
     fcurve.update()
     if end_slopes is not None and len(points) > 1 and interpolation == "BEZIER":
         ends = (

@@ -29,7 +29,7 @@ from ..core.errors import AkdError
 from ..core.job import worker as wk
 from ..core.job.request import action_name
 from .cli_job import on_floor
-from .panel_run import _ACTIVE, PanelRun, _set_state, active_run, ensure_main_thread, handle_messages, snapshot
+from .panel_run import PanelRun, active_run, ensure_main_thread, handle_messages, set_active_run, set_run_state, snapshot
 from .properties import panel_floor
 
 __all__ = ["AKD_OT_distill", "AKD_OT_cancel", "AKD_OT_free_gpu", "AKD_OT_ground_action", "CLASSES", "ground_active_action"]
@@ -61,7 +61,7 @@ class AKD_OT_distill(bpy.types.Operator):
             return None
         run.report = self.report
         run.worker = wk.Worker(run.request)
-        _set_state(
+        set_run_state(
             context,
             running=True,
             armature=run.armature,
@@ -80,12 +80,12 @@ class AKD_OT_distill(bpy.types.Operator):
         run = self._start(context)
         if run is None:
             return {"CANCELLED"}
-        _ACTIVE["run"] = run
+        set_active_run(run)
         try:
             run.worker.run_sync()
             result = handle_messages(context, run, wk.drain(run.worker.queue))
         finally:
-            _ACTIVE.pop("run", None)
+            set_active_run(None)
         return {result or "CANCELLED"}
 
     def invoke(self, context, event):
@@ -94,7 +94,7 @@ class AKD_OT_distill(bpy.types.Operator):
         run = self._start(context)
         if run is None:
             return {"CANCELLED"}
-        _ACTIVE["run"] = run
+        set_active_run(run)
         run.worker.start()
         wm = context.window_manager
         self._timer = wm.event_timer_add(0.2, window=context.window)
@@ -118,7 +118,7 @@ class AKD_OT_distill(bpy.types.Operator):
         if self._timer is not None:
             context.window_manager.event_timer_remove(self._timer)
             self._timer = None
-        _ACTIVE.pop("run", None)
+        set_active_run(None)
         return {result}
 
 
@@ -136,7 +136,7 @@ class AKD_OT_cancel(bpy.types.Operator):
         run = active_run()
         if run is not None and run.worker is not None:
             run.worker.cancel()
-            _set_state(context, status="Cancelling…")
+            set_run_state(context, status="Cancelling…")
         return {"FINISHED"}
 
 

@@ -25,6 +25,8 @@ __all__ = [
     "panel_request",
     "progress_text",
     "restore_pose",
+    "set_active_run",
+    "set_run_state",
     "snapshot",
 ]
 
@@ -127,12 +129,23 @@ def active_run() -> PanelRun | None:
     return _ACTIVE.get("run")  # type: ignore[return-value]
 
 
+def set_active_run(run: PanelRun | None) -> None:
+    """Make ``run`` the job in progress (:func:`active_run`), or, with None, leave none in progress."""
+    if run is None:
+        _ACTIVE.pop("run", None)
+    else:
+        _ACTIVE["run"] = run
+
+
 def _run_state(context) -> object | None:
     wm = context.window_manager
     return getattr(wm, "akd_run", None) if wm is not None else None
 
 
-def _set_state(context, **values) -> None:
+def set_run_state(context: bpy.types.Context, **values: object) -> None:
+    """Set the fields named in ``values`` (running, step, total, progress, eta, loss, status, warnings,
+    understood, armature) of the window manager's ``akd_run`` state that the panel shows, and redraw the
+    3D views; nothing when that state is not registered."""
     state = _run_state(context)
     if state is None:
         return
@@ -186,7 +199,7 @@ def handle_messages(context: bpy.types.Context, run: PanelRun, messages: list) -
             eta = -1.0 if message.eta_seconds is None else float(message.eta_seconds)
             text = progress_text(message)
             factor = message.step / message.total if message.total else 0.0
-            _set_state(context, step=message.step, total=message.total, progress=factor, eta=eta, loss=loss, status=text)
+            set_run_state(context, step=message.step, total=message.total, progress=factor, eta=eta, loss=loss, status=text)
         elif isinstance(message, wk.Preview):
             obj = bpy.data.objects.get(run.armature)
             if obj is not None:
@@ -195,14 +208,14 @@ def handle_messages(context: bpy.types.Context, run: PanelRun, messages: list) -
             return _finish(context, run, message.result)
         elif isinstance(message, wk.Failed):
             restore_pose(run)
-            _set_state(context, running=False, status=message.message)
+            set_run_state(context, running=False, status=message.message)
             run.report({"ERROR"}, message.message)
             if message.details:
                 print(message.details)
             return "CANCELLED"
         elif isinstance(message, wk.Stopped):
             restore_pose(run)
-            _set_state(context, running=False, status="Cancelled")
+            set_run_state(context, running=False, status="Cancelled")
             run.report({"WARNING"}, "Distill Motion cancelled: nothing was changed")
             return "CANCELLED"
     return None
@@ -217,7 +230,7 @@ def _finish(context, run: PanelRun, result: JobResult) -> str:
     obj = bpy.data.objects.get(run.armature)
     if obj is None:
         run.report({"ERROR"}, f"armature '{run.armature}' was deleted while the job ran")
-        _set_state(context, running=False, status="Armature deleted")
+        set_run_state(context, running=False, status="Armature deleted")
         return "CANCELLED"
     request = run.request
     try:
@@ -235,14 +248,14 @@ def _finish(context, run: PanelRun, result: JobResult) -> str:
     except AkdError as exc:
         restore_pose(run)
         run.report({"ERROR"}, str(exc))
-        _set_state(context, running=False, status=str(exc))
+        set_run_state(context, running=False, status=str(exc))
         return "CANCELLED"
     run.action, run.result = applied.action, result
     run.scene_changes, run.warnings = applied.scene_changes, applied.warnings
     understood = understood_line(result.facts) or ""
     understood = understood[:1].upper() + understood[1:]
     text = f"New action '{applied.action}': {result.clip.num_frames} frames in {result.seconds:.1f} s on {result.device}"
-    _set_state(context, running=False, progress=1.0, status=text, warnings="\n".join(run.warnings), understood=understood)
+    set_run_state(context, running=False, progress=1.0, status=text, warnings="\n".join(run.warnings), understood=understood)
     for line in run.warnings:
         run.report({"WARNING"}, line)
     if understood:

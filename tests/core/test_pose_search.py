@@ -15,12 +15,12 @@ from akd_blender.core.character.rotations import quat_multiply, rotvec_to_quat
 from akd_blender.core.distillation.sds_loop import DistillConfig, SearchSettings, distill, resolve_start
 from akd_blender.core.errors import InputError
 from akd_blender.core.fitting.frame_paths import (
-    _best_path,
     candidate_rotations,
     continuous_rotvecs,
     keys_from_frames,
     searched_bones,
     smooth_frames,
+    viterbi_path,
 )
 from akd_blender.core.fitting.pose_search import search_poses
 from akd_blender.core.fitting.search_config import SearchConfig
@@ -75,9 +75,9 @@ def test_searched_bones_skip_bones_that_move_little_skin(rig):
 def test_best_path_is_consistent_over_time():
     unary = torch.tensor([[0.0, 0.0, 0.0], [0.1, -0.05, 0.1]])  # candidate 1 wins frame 1 alone, narrowly
     jump = torch.tensor([[0.0, 1.0], [1.0, 0.0]]).expand(2, 2, 2)
-    assert _best_path(unary, 0.0 * jump).tolist() == [0, 1, 0]
-    assert _best_path(unary, jump).tolist() == [0, 0, 0]  # switching costs more than it gains
-    assert _best_path(unary - torch.tensor([[0.0], [1.0]]), jump).tolist() == [1, 1, 1]  # all frames move together
+    assert viterbi_path(unary, 0.0 * jump).tolist() == [0, 1, 0]
+    assert viterbi_path(unary, jump).tolist() == [0, 0, 0]  # switching costs more than it gains
+    assert viterbi_path(unary - torch.tensor([[0.0], [1.0]]), jump).tolist() == [1, 1, 1]  # all frames move together
 
 
 def test_keys_reproduce_frames_and_rotvecs_stay_continuous():
