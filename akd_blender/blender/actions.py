@@ -45,7 +45,7 @@ def write_action(
         raise InputError(f"armature '{armature_obj.name}' has no bone named '{missing[0]}' (from the motion)")
     if interpolation not in INTERPOLATION_CODES:
         raise InputError(f"interpolation must be one of {', '.join(INTERPOLATION_CODES)}")
-    from .control_rig import constraint_driven
+    from .constraints import constraint_driven
 
     if constraint_driven(armature_obj, clip.bone_names):  # keys on these would do nothing: key the controls
         from .controls import write_to_controls

@@ -41,16 +41,15 @@ import copy
 import bpy
 import numpy as np
 
+from .constraints import ik_chain
 from .control_map import ControlMap, IKGoal, bend_frame, bend_joint
 from .control_rig import (
     PROBE_ANGLE,
     PROBE_SHIFT,
     Switch,
     candidates,
-    constraint_driven,
     deform_parents,
     find_switches,
-    ik_chain,
     ik_targets,
     is_bone_shown,
     pose_matrices,
@@ -71,7 +70,6 @@ __all__ = [
     "find_controls",
     "pose_matrices",
     "deform_parents",
-    "constraint_driven",
     "rig_height",
 ]
 

@@ -4,9 +4,7 @@ Needs: main thread, Object or Pose mode. :func:`find_switches` changes switch pr
 channels temporarily (restored exactly) and leaves each switch it finds at its FK value; everything
 else here only reads.
 
-- *constraint-driven* bones: an enabled constraint other than Limit Rotation/Location/Scale/Distance
-  with influence > 0, a place in an IK chain (the owner and ``chain_count`` ancestors), or a driver
-  on a location/rotation/scale channel: keys on them do nothing in Blender.
+- *constraint-driven* bones: :func:`~.constraints.constraint_driven`.
 - *animatable bones* (candidates): shown in a visible bone collection (or in none), not hidden, a
   rotation or location channel unlocked, not in an IK chain or driven by a driver, and either free of
   constraints that move it or a segment of a rotation chain (Copy Rotation mixed before or after its
@@ -25,6 +23,8 @@ from typing import TYPE_CHECKING
 import bpy
 import numpy as np
 
+from .constraints import TRANSFORM_CHANNELS, driven_channels, driving_constraints, ik_chain
+
 if TYPE_CHECKING:
     from mathutils import Matrix
 
@@ -36,10 +36,7 @@ __all__ = [
     "Switch",
     "pose_matrices",
     "deform_parents",
-    "driving_constraints",
-    "ik_chain",
     "ik_targets",
-    "constraint_driven",
     "candidates",
     "rig_height",
     "find_switches",
@@ -51,8 +48,6 @@ __all__ = [
 
 PROBE_ANGLE = 0.3  # radians
 PROBE_SHIFT = 0.05  # fraction of the rig's height
-_NON_DRIVING = {"LIMIT_ROTATION", "LIMIT_LOCATION", "LIMIT_SCALE", "LIMIT_DISTANCE"}
-_CHANNELS = ("location", "rotation_quaternion", "rotation_euler", "rotation_axis_angle", "scale")
 
 
 @dataclass(frozen=True)
@@ -99,43 +94,6 @@ def deform_parents(armature_obj: bpy.types.Object, names) -> np.ndarray:
     return parents
 
 
-def driving_constraints(pb) -> list:
-    """The enabled constraints of pose bone ``pb`` that override its transform (not limits)."""
-    return [c for c in pb.constraints if not c.mute and c.influence > 0.0 and c.type not in _NON_DRIVING]
-
-
-def ik_chain(pb) -> list:
-    """The bones an IK constraint on ``pb`` moves: ``pb`` and its ancestors up to ``chain_count``."""
-    out = []
-    for con in driving_constraints(pb):
-        if con.type != "IK":
-            continue
-        bone, count = pb, con.chain_count or 10**6
-        while bone is not None and count > 0:
-            out.append(bone.name)
-            bone, count = bone.parent, count - 1
-    return out
-
-
-def constraint_driven(armature_obj: bpy.types.Object, names) -> list[str]:
-    """Those of bones ``names`` whose keys Blender overrides: a transform constraint, an IK chain, or a
-    driver on a pose channel."""
-    pose = armature_obj.pose.bones
-    in_chain = {n for pb in pose for n in ik_chain(pb)}
-    return [n for n in names if n in in_chain or n in _driven_channels(armature_obj) or driving_constraints(pose[n])]
-
-
-def _driven_channels(armature_obj) -> set[str]:
-    """Pose bones with a driver on a transform channel."""
-    out = set()
-    if armature_obj.animation_data is not None:
-        for fc in armature_obj.animation_data.drivers:
-            path = fc.data_path
-            if path.startswith('pose.bones["') and path.rsplit(".", 1)[-1] in _CHANNELS:
-                out.add(path[len('pose.bones["') :].split('"]', 1)[0])
-    return out
-
-
 def is_bone_shown(bone: bpy.types.Bone) -> bool:
     """True when ``bone`` is not hidden and is in no bone collection or in one that is shown (visible
     itself and through its parents where Blender tells)."""
@@ -149,10 +107,10 @@ def candidates(armature_obj) -> list[str]:
     """The animatable bones (see the module docstring), Blender order."""
     pose = armature_obj.pose.bones
     in_chain = {name for pb in pose for name in ik_chain(pb)}
-    driven_channels = _driven_channels(armature_obj)
+    driven = driven_channels(armature_obj)
     out, constrained = [], []
     for pb in pose:
-        if pb.name in in_chain or pb.name in driven_channels or not is_bone_shown(pb.bone):
+        if pb.name in in_chain or pb.name in driven or not is_bone_shown(pb.bone):
             continue
         if all(pb.lock_location) and all(pb.lock_rotation) and pb.rotation_mode != "AXIS_ANGLE":
             continue
@@ -216,12 +174,12 @@ def probe_shift_basis(pb: bpy.types.PoseBone, shift: float) -> Matrix | None:
 
 def save_pose_bone(pb) -> tuple:
     """A pose bone's channels (location, rotations, scale) as a tuple, for :func:`restore_pose_bone`."""
-    return tuple(tuple(getattr(pb, ch)) for ch in _CHANNELS)
+    return tuple(tuple(getattr(pb, ch)) for ch in TRANSFORM_CHANNELS)
 
 
 def restore_pose_bone(pb, saved: tuple) -> None:
     """Set a pose bone's channels back to ``saved`` (:func:`save_pose_bone`)."""
-    for ch, value in zip(_CHANNELS, saved):
+    for ch, value in zip(TRANSFORM_CHANNELS, saved):
         setattr(pb, ch, value)
 
 

@@ -20,7 +20,7 @@ What it does not reproduce, reported in ``RigAsset.warnings`` (naming the bone o
 otherwise ignored: constraints other than Limit Rotation on mirrored bones of a rig whose keys stay on
 its own bones (Limit Location, world-space Limit Rotation, …; the mirror poses such a bone directly
 over the deform skeleton's hierarchy). A rig with bones Blender drives (IK, Copy Transforms, drivers:
-:func:`.control_rig.constraint_driven`) is keyed on its controls and checked in Blender's evaluation
+:func:`.constraints.constraint_driven`) is keyed on its controls and checked in Blender's evaluation
 instead (:mod:`.controls`), so its constraints are not warned about here. Bones outside the deform
 skeleton are not mirrored and not warned about. B-Bone segments (mirrored as straight
 bones), shape keys, modifiers before the Armature modifier (or any modifier of a rigid part),
@@ -43,7 +43,7 @@ import numpy as np
 
 from ..core.character.rig import RigAsset, RigError, transform_points
 from ..core.character.vertex_colors import GREY, corner_mean, sample_nearest
-from .control_rig import constraint_driven
+from .constraints import constraint_driven
 from .deform_skeleton import DeformSkeleton, find_deform_skeleton, mirror_frame, moving_constraints
 from .io import is_armature_modifier
 
