@@ -1,9 +1,9 @@
 """Artist rigs and their own clips as files a machine without Blender can read (``make artist-fixtures``).
 
 Imports every ``*.gltf`` / ``*.glb`` / ``*.fbx`` under ``$AKD_SHARED/assets`` (or ``--assets``) with
-Blender's own importers, mirrors its armature (:func:`akd_blender.blender.extract.rig_from_armature`)
+Blender's own importers, mirrors its armature (:func:`akd_blender.blender.character.extract.rig_from_armature`)
 and evaluates each of its actions over the action's frame range at the scene's frame rate
-(:func:`akd_blender.blender.keyframes.read_clip`). Writes, per model, ``<Model>.npz`` (a RigAsset,
+(:func:`akd_blender.blender.keys.keyframes.read_clip`). Writes, per model, ``<Model>.npz`` (a RigAsset,
 :func:`akd_blender.core.character.rig.save_rig`) and ``<Model>.<Action>.npz`` (:func:`save_clip`), and an
 ``index.json`` listing them. Needs the ``bpy`` module.
 
@@ -49,9 +49,9 @@ def export_model(path: Path, out: Path) -> dict:
     """Import one model file, write its rig and every action's clip into ``out``; returns its index entry."""
     import bpy
 
-    from akd_blender.blender.extract import rig_from_armature
-    from akd_blender.blender.io import find_armature, load_scene
-    from akd_blender.blender.keyframes import read_clip
+    from akd_blender.blender.character.extract import rig_from_armature
+    from akd_blender.blender.character.io import find_armature, load_scene
+    from akd_blender.blender.keys.keyframes import read_clip
 
     load_scene(str(path))
     arm = find_armature(None)

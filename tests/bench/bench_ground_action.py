@@ -55,9 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     import bpy
 
-    from akd_blender.blender.extract import rig_from_armature
-    from akd_blender.blender.io import find_armature, load_scene
-    from akd_blender.blender.keyframes import read_clip
+    from akd_blender.blender.character.extract import rig_from_armature
+    from akd_blender.blender.character.io import find_armature, load_scene
+    from akd_blender.blender.keys.keyframes import read_clip
     from akd_blender.core.motion.metrics import motion_metrics
     from akd_blender.core.motion.physics import ground_clip
 

@@ -9,7 +9,8 @@ from dataclasses import replace
 import pytest
 import torch
 
-from akd_blender.blender import cli_job, cli_parser
+from akd_blender.blender.cli import parser as cli_parser
+from akd_blender.blender.job import settings as job_settings
 from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.character.procedural import biped
 from akd_blender.core.distillation.sds_loop import distill, resolve_start
@@ -188,10 +189,10 @@ def test_redraw_levels_are_read_checked_and_round_trip():
 
 def test_the_command_line_sets_the_rounds():
     jobs, _ = cli_parser.parse_jobs(["--input", "x.blend", "--prompt", "p", "--redraw", "0.5"])
-    assert cli_job.distill_config(jobs[0], frame_start=1, fps=24.0).redraw.noise == (0.5,)
+    assert job_settings.distill_config(jobs[0], frame_start=1, fps=24.0).redraw.noise == (0.5,)
     jobs, _ = cli_parser.parse_jobs(["--input", "x.blend", "--prompt", "p"])
-    assert cli_job.distill_config(jobs[0], frame_start=1, fps=24.0).redraw.noise is None
+    assert job_settings.distill_config(jobs[0], frame_start=1, fps=24.0).redraw.noise is None
     with pytest.raises(InputError, match="^--redraw levels must be in"):
-        cli_job.check_usage(
+        job_settings.check_usage(
             cli_parser.parse_jobs(["--input", "x.blend", "--prompt", "p", "--redraw", "2", "--out", "/tmp/o.blend"])[0][0]
         )

@@ -2,13 +2,13 @@
 
 Needs: main thread, Object or Pose mode. Probing changes pose channels temporarily and restores
 them exactly (channel values, not matrices); IK/FK switches are left at their FK value
-(:func:`~.control_rig.find_switches`); constraints, drivers and other custom properties are not touched.
+(:func:`~.controls.rig.find_switches`); constraints, drivers and other custom properties are not touched.
 
-Terms (all read from the rig, never from bone names; :mod:`.control_rig` defines animatable bones
+Terms (all read from the rig, never from bone names; :mod:`.controls.rig` defines animatable bones
 and switches):
 
 - *deform bones*: the bones of a motion (``MotionClip.bone_names``) in the deform skeleton's
-  hierarchy (:func:`~.control_rig.deform_parents`).
+  hierarchy (:func:`~.controls.rig.deform_parents`).
 - *probe*: an animatable bone's channels are turned by :data:`PROBE_ANGLE` radians (about its
   unlocked local axes) or moved by :data:`PROBE_SHIFT` of the rig's height, the view layer is
   updated, and every bone's ``pose_bone.matrix`` is read. A deform bone is *moved* when its matrix
@@ -41,9 +41,9 @@ import copy
 import bpy
 import numpy as np
 
-from .constraints import ik_chain
-from .control_map import ControlMap, IKGoal, bend_frame, bend_joint
-from .control_rig import (
+from ..character.constraints import ik_chain
+from .map import ControlMap, IKGoal, bend_frame, bend_joint
+from .rig import (
     PROBE_ANGLE,
     PROBE_SHIFT,
     Switch,
@@ -147,7 +147,7 @@ def _goal_chains(armature_obj, deform: tuple[str, ...], shift: dict, rot: dict) 
 
 
 _LAST_PROBE: dict[str, tuple[bytes, ControlMap]] = {}
-"""The last probe and the rig's fingerprint when it ran (:func:`~.rig_fingerprint.rig_fingerprint`): a job
+"""The last probe and the rig's fingerprint when it ran (:func:`~.controls.fingerprint.rig_fingerprint`): a job
 probes a control rig when it reads it (tied bones) and again when it writes; the second is the first's
 copy while nothing the probe reads has changed."""
 
@@ -198,12 +198,12 @@ def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...], paren
     """Probe ``armature_obj`` (see the module docstring) for the controls of the deform bones ``deform``.
 
     ``parents``: each deform bone's parent among ``deform`` (index, -1 for none) when the hierarchy is not
-    the armature's own deform skeleton (:func:`~.control_rig.deform_parents`): a game rig's, whose meshes
+    the armature's own deform skeleton (:func:`~.controls.rig.deform_parents`): a game rig's, whose meshes
     this armature does not deform itself. Leaves the IK/FK switches found at their FK value (the caller keys
     them); every pose channel as it was. A copy of the last probe's result when the rig's fingerprint and
     ``parents`` are the same as then (:data:`_LAST_PROBE`).
     """
-    from .rig_fingerprint import rig_fingerprint
+    from .fingerprint import rig_fingerprint
 
     bpy.context.view_layer.update()
     fingerprint = (rig_fingerprint(armature_obj, tuple(deform)), None if parents is None else tuple(parents))

@@ -6,8 +6,8 @@ import os
 import tempfile
 from dataclasses import asdict, dataclass, field, replace
 
-from ..core.errors import InputError
-from ..core.settings import KEY_MODES, KEYS_DEFAULT, DistillConfig, SettingError, parse_redraw, setting_name, with_tunables
+from ...core.errors import InputError
+from ...core.settings import KEY_MODES, KEYS_DEFAULT, DistillConfig, SettingError, parse_redraw, setting_name, with_tunables
 
 __all__ = [
     "CliJob",
@@ -149,7 +149,7 @@ def distill_config(job: CliJob, frame_start: int, fps: float, preview_every: int
 
 def job_request(job: CliJob, rig, init_pose, frame_start: int, scene_fps: float, preview_every: int = 0):
     """The :class:`~akd_blender.core.job.request.JobRequest` of ``job``'s settings: the one mapping from settings
-    to a job, used by the command line (:func:`~.cli.run_one`) and the panel (``panel_run.snapshot``, whose
+    to a job, used by the command line (:func:`~.cli.distill.run_one`) and the panel (``panel_run.snapshot``, whose
     properties become a CliJob through ``properties.panel_job``).
 
     Args:
@@ -158,7 +158,7 @@ def job_request(job: CliJob, rig, init_pose, frame_start: int, scene_fps: float,
             the motion starts from (the armature's current pose), or None for the rest pose.
         frame_start: the Blender frame the clip starts at. preview_every: see :func:`distill_config`.
     Raises SettingError for a bad tunable or redraw (:meth:`JobRequest.validate` checks the rest)."""
-    from ..core.job.request import JobRequest
+    from ...core.job.request import JobRequest
 
     fps = float(scene_fps if job.fps is None else job.fps)
     return JobRequest(
@@ -172,12 +172,12 @@ def job_request(job: CliJob, rig, init_pose, frame_start: int, scene_fps: float,
 
 
 def armature_request(job: CliJob, arm, rig):
-    """The job :func:`~.cli.run_one` runs on armature ``arm`` of the open scene (``rig``: its RigAsset):
+    """The job :func:`~.cli.distill.run_one` runs on armature ``arm`` of the open scene (``rig``: its RigAsset):
     :func:`job_request` with the pose the file shows as the start, the clip from the scene's first
     frame, at the scene's fps unless ``--fps``."""
     import bpy
 
-    from .deform_skeleton import start_pose
+    from ..character.deform_skeleton import start_pose
 
     scene = bpy.context.scene
     return job_request(job, rig, start_pose(arm, rig), int(scene.frame_start), scene.render.fps / scene.render.fps_base)

@@ -14,7 +14,7 @@ import hashlib
 import bpy
 import numpy as np
 
-from .control_rig import pose_matrices
+from .rig import pose_matrices
 
 __all__ = ["rig_fingerprint"]
 

@@ -9,7 +9,7 @@ import os
 
 import bpy
 
-from ..core.errors import InputError
+from ...core.errors import InputError
 
 __all__ = [
     "SUPPORTED_INPUTS",
@@ -57,7 +57,7 @@ def find_armature(name: str | None = None) -> bpy.types.Object:
 
     With several armatures and no name, the only one that moves a mesh (:func:`moves_a_mesh`; e.g. a
     Rigify rig beside its metarig), an armature whose bones another one moving a mesh copies whole not
-    counted (a game rig over its control rig: the game rig, :func:`.game_rig.followed_armature`). A named
+    counted (a game rig over its control rig: the game rig, :func:`.character.game_rig.followed_armature`). A named
     armature goes through :func:`character_armature`. Raises InputError naming the problem: no armature, the name not
     found (or not an armature), or several armatures that move meshes and no name given.
     """
@@ -89,7 +89,7 @@ def character_armature(armature_obj: bpy.types.Object) -> bpy.types.Object:
     """The armature the character's meshes follow when ``armature_obj`` is chosen: ``armature_obj`` itself,
     or, when its bones move no mesh, the one armature whose deform bones all copy its bones whole and that
     does (a game rig whose mesh is bound to it over the control rig ``armature_obj``; the keys still go on
-    ``armature_obj``'s controls, :func:`.game_rig.followed_armature`)."""
+    ``armature_obj``'s controls, :func:`.character.game_rig.followed_armature`)."""
     if _poses_a_mesh(armature_obj):
         return armature_obj
     copying = [o for o in bpy.data.objects if o.type == "ARMATURE" and _source_of(o) == armature_obj and _poses_a_mesh(o)]

@@ -4,7 +4,7 @@ Needs: main thread, Object or Pose mode. :func:`find_switches` changes switch pr
 channels temporarily (restored exactly) and leaves each switch it finds at its FK value; everything
 else here only reads.
 
-- *constraint-driven* bones: :func:`~.constraints.constraint_driven`.
+- *constraint-driven* bones: :func:`~.character.constraints.constraint_driven`.
 - *animatable bones* (candidates): shown in a visible bone collection (or in none), not hidden, a
   rotation or location channel unlocked, not in an IK chain or driven by a driver, and either free of
   constraints that move it or a segment of a rotation chain (Copy Rotation mixed before or after its
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import bpy
 import numpy as np
 
-from .constraints import TRANSFORM_CHANNELS, driven_channels, driving_constraints, ik_chain
+from ..character.constraints import TRANSFORM_CHANNELS, driven_channels, driving_constraints, ik_chain
 
 if TYPE_CHECKING:
     from mathutils import Matrix
@@ -71,9 +71,9 @@ def pose_matrices(armature_obj: bpy.types.Object) -> np.ndarray:
 
 def deform_parents(armature_obj: bpy.types.Object, names) -> np.ndarray:
     """int [N]: each of ``names``' parent among them (index), -1 for none: the deform skeleton's parent
-    (:func:`~.deform_skeleton.find_deform_skeleton`, walked up to a bone of ``names``) when ``names``
+    (:func:`~.character.deform_skeleton.find_deform_skeleton`, walked up to a bone of ``names``) when ``names``
     are bones of it, else the nearest Blender ancestor among ``names``."""
-    from .deform_skeleton import find_deform_skeleton
+    from ..character.deform_skeleton import find_deform_skeleton
 
     index = {n: i for i, n in enumerate(names)}
     parents = np.full(len(names), -1, dtype=np.int64)

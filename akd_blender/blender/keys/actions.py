@@ -1,11 +1,11 @@
-"""Write a MotionClip as a new action: on the bones themselves (:mod:`.keyframes`), or on a control rig's controls when constraints drive the clip's bones (:mod:`.controls`)."""
+"""Write a MotionClip as a new action: on the bones themselves (:mod:`.keys.keyframes`), or on a control rig's controls when constraints drive the clip's bones (:mod:`.keys.on_controls`)."""
 
 from __future__ import annotations
 
 import bpy
 
-from ..core.errors import InputError
-from ..core.motion.clip import MotionClip
+from ...core.errors import InputError
+from ...core.motion.clip import MotionClip
 from .keyframes import INTERPOLATION_CODES, SparseKeys, fcurve_factory, finish_action, key_clip, new_action
 
 __all__ = ["write_action"]
@@ -31,9 +31,9 @@ def write_action(
 
     When some of the clip's bones are moved by constraints or drivers (a control rig: Rigify's
     ``DEF-`` bones, IK chains), keys on them would do nothing: the clip is keyed onto the rig's
-    controls instead (:func:`.controls.write_to_controls`), and the action's ``"akd_controls"``
+    controls instead (:func:`.keys.on_controls.write_to_controls`), and the action's ``"akd_controls"``
     custom property holds the bones keyed and the check in Blender's evaluation
-    (:func:`.controls.result_of`).
+    (:func:`.keys.on_controls.result_of`).
     """
     if armature_obj is None or armature_obj.type != "ARMATURE":
         raise InputError("write_action needs an armature object")
@@ -45,10 +45,10 @@ def write_action(
         raise InputError(f"armature '{armature_obj.name}' has no bone named '{missing[0]}' (from the motion)")
     if interpolation not in INTERPOLATION_CODES:
         raise InputError(f"interpolation must be one of {', '.join(INTERPOLATION_CODES)}")
-    from .constraints import constraint_driven
+    from ..character.constraints import constraint_driven
 
     if constraint_driven(armature_obj, clip.bone_names):  # keys on these would do nothing: key the controls
-        from .controls import write_to_controls
+        from .on_controls import write_to_controls
 
         return write_to_controls(armature_obj, clip, name, sparse, interpolation)
     action = new_action(name)

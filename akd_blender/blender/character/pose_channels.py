@@ -5,7 +5,7 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from ..core.motion.clip import MotionClip
+from ...core.motion.clip import MotionClip
 
 __all__ = ["character_height", "current_pose"]
 

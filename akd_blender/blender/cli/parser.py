@@ -1,4 +1,4 @@
-r"""The command line's flags (:func:`build_parser`) and ``--jobs FILE`` read into :class:`~.cli_job.CliJob`\ s (:func:`parse_jobs`), every number checked before any file is opened."""
+r"""The command line's flags (:func:`build_parser`) and ``--jobs FILE`` read into :class:`~.job.settings.CliJob`\ s (:func:`parse_jobs`), every number checked before any file is opened."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import fields
 
-from ..core.errors import InputError
-from ..core.settings import CAMERA_MODES, DEVICES, KEY_MODES, KEYS_DEFAULT, MODEL_CHOICES, START_MODES, TUNABLES, DistillConfig
-from .cli_job import CliJob, check_settings
+from ...core.errors import InputError
+from ...core.settings import CAMERA_MODES, DEVICES, KEY_MODES, KEYS_DEFAULT, MODEL_CHOICES, START_MODES, TUNABLES, DistillConfig
+from ..job.settings import CliJob, check_settings
 
 __all__ = ["build_parser", "parse_jobs"]
 
@@ -143,7 +143,7 @@ _TUNABLE_NAMES = {t.name for t in TUNABLES}
 
 def parse_jobs(argv: Sequence[str]) -> tuple[list[CliJob], argparse.Namespace]:
     """Parse the command line into jobs (one, or the ``--jobs`` file's list) and check every job's
-    numbers (:func:`~.cli_job.check_settings`) before any file is opened. A jobs file's values go through the same
+    numbers (:func:`~.job.settings.check_settings`) before any file is opened. A jobs file's values go through the same
     parser as the flags (``{"frames": 6}`` is ``--frames=6``; ``true`` / ``false`` for the switches;
     ``null`` keeps the command line's value). Raises InputError naming the flag (and the job)."""
     parser = build_parser()
@@ -214,7 +214,7 @@ def _check_ray(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> None:
     names = ("ray_cpus", "ray_gpus", "ray_threads", "ray_retries")
     if ns.ray is None and all(getattr(ns, n) == parser.get_default(n) for n in names):
         return
-    from ..core.job.ray_jobs import TaskResources
+    from ...core.job.ray_jobs import TaskResources
 
     gpus = 0.0 if ns.ray_gpus is None else ns.ray_gpus
     TaskResources(num_cpus=ns.ray_cpus, num_gpus=gpus, threads=ns.ray_threads, retries=ns.ray_retries).validate()

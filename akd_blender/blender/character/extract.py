@@ -2,11 +2,11 @@
 
 Needs: any mode (reads data only); call on Blender's main thread. The scene is not changed.
 
-Which bones are mirrored: the armature's deform skeleton (:mod:`.deform_skeleton` states the rule):
+Which bones are mirrored: the armature's deform skeleton (:mod:`.character.deform_skeleton` states the rule):
 every bone of a plain rig, as Blender orders and parents them; in a control rig (bones moved by
 constraints or drivers: Rigify, IK limbs) only the bones whose motion reaches a mesh, each parented
 to its nearest kept ancestor. Which meshes: those with an Armature modifier using the armature or
-parented to it with parent type 'Armature' (skinned: :func:`.io.skinned_meshes`), and those parented
+parented to it with parent type 'Armature' (skinned: :func:`.character.io.skinned_meshes`), and those parented
 to one of its bones (Blender's parent type 'Bone': a rigid part, its vertices weigh 1 on that bone and
 sit where Blender places them).
 
@@ -20,8 +20,8 @@ What it does not reproduce, reported in ``RigAsset.warnings`` (naming the bone o
 otherwise ignored: constraints other than Limit Rotation on mirrored bones of a rig whose keys stay on
 its own bones (Limit Location, world-space Limit Rotation, …; the mirror poses such a bone directly
 over the deform skeleton's hierarchy). A rig with bones Blender drives (IK, Copy Transforms, drivers:
-:func:`.constraints.constraint_driven`) is keyed on its controls and checked in Blender's evaluation
-instead (:mod:`.controls`), so its constraints are not warned about here. Bones outside the deform
+:func:`.character.constraints.constraint_driven`) is keyed on its controls and checked in Blender's evaluation
+instead (:mod:`.keys.on_controls`), so its constraints are not warned about here. Bones outside the deform
 skeleton are not mirrored and not warned about. B-Bone segments (mirrored as straight
 bones), shape keys, modifiers before the Armature modifier (or any modifier of a rigid part),
 envelope or preserve-volume deformation, several Armature modifiers on one mesh, a skinned mesh
@@ -41,8 +41,8 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from ..core.character.rig import RigAsset, RigError, transform_points
-from ..core.character.vertex_colors import GREY, corner_mean, sample_nearest
+from ...core.character.rig import RigAsset, RigError, transform_points
+from ...core.character.vertex_colors import GREY, corner_mean, sample_nearest
 from .constraints import constraint_driven
 from .deform_skeleton import DeformSkeleton, find_deform_skeleton, mirror_frame, moving_constraints
 from .io import is_armature_modifier

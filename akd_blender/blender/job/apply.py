@@ -3,12 +3,12 @@
 :func:`apply_result` (a :class:`~akd_blender.core.job.request.JobResult`) and :func:`apply_clips` (clips and
 their action names, e.g. ``--ground-action``'s grounded clip) do, on Blender's main thread:
 
-1. key each clip as a new action (:func:`.actions.write_action`, which keys a control rig's
+1. key each clip as a new action (:func:`.keys.actions.write_action`, which keys a control rig's
    controls when the clip's bones are driven); the last one written is the armature's active action,
    the previous active action is kept with a fake user;
 2. set the scene's frame range to the last clip's only when asked, then show the new pose;
-3. measure the keys of the active action against its clip (:func:`.key_figures.key_figures`,
-   :func:`.keyframes.key_summary`), the clip's motion metrics and the job's warnings
+3. measure the keys of the active action against its clip (:func:`.keys.figures.key_figures`,
+   :func:`.keys.keyframes.key_summary`), the clip's motion metrics and the job's warnings
    (:func:`~akd_blender.core.job.request.job_warnings`);
 
 and return all of it as an :class:`Applied`, which the CLI's report and the panel both read.
@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING
 
 import bpy
 
-from ..core.job.request import JobResult, action_name, job_warnings, plain_data
+from ...core.job.request import JobResult, action_name, job_warnings, plain_data
 
 if TYPE_CHECKING:
-    from ..core.character.rig import RigAsset
-    from ..core.motion.clip import MotionClip
+    from ...core.character.rig import RigAsset
+    from ...core.motion.clip import MotionClip
 
 __all__ = ["Applied", "apply_clips", "apply_result", "result_clips"]
 
@@ -39,12 +39,12 @@ class Applied:
         action_names: the new actions' names, in the order written (Blender may add .001 …).
         action: the active new action's name (the last of ``action_names``).
         previous_action: the armature's active action before, now kept with a fake user (None: none).
-        keys: :func:`.keyframes.key_summary` of the active action against its clip (the report's "keys").
+        keys: :func:`.keys.keyframes.key_summary` of the active action against its clip (the report's "keys").
         motion_metrics: :func:`~akd_blender.core.motion.metrics.motion_metrics` of the active action's clip, as
             plain JSON-ready numbers (units: ``core.metrics``).
         warnings: the job's warnings, one line each (:func:`~akd_blender.core.job.request.job_warnings`),
             then, for an action keyed on a rig's controls, its undriven bones
-            (:meth:`.control_check.ControlResult.warnings`), else the bones its joint limits hold short
+            (:meth:`.controls.check.ControlResult.warnings`), else the bones its joint limits hold short
             of the motion (:func:`~akd_blender.core.motion.joint_limits.joint_limit_warnings`).
         scene_changes: what changed in the scene, one line each: every new action (the active one said so),
             the previous action kept, the frame range when set.
@@ -75,7 +75,7 @@ def apply_clips(
 
     Args:
         arm: the armature object the clips move (keyed, or, for a game rig whose bones copy another
-            armature's, that armature: :func:`.game_rig.followed_armature`).
+            armature's, that armature: :func:`.character.game_rig.followed_armature`).
         rig: its :class:`~akd_blender.core.character.rig.RigAsset` (height for the key bounds and figures, feet and
             floor for the motion metrics, the rig's own warnings).
         clips: one or more (clip, action name); each name goes through
@@ -88,16 +88,16 @@ def apply_clips(
             context's).
         on_step: called with "actions" once the actions are written, "keys" once they are measured.
     Raises:
-        InputError (an AkdError) from :func:`.actions.write_action` or :func:`.keyframes.sparse_keys_for`
+        InputError (an AkdError) from :func:`.keys.actions.write_action` or :func:`.keys.keyframes.sparse_keys_for`
         (a bone of a clip missing on ``arm``, a bad ``keys``).
     """
-    from ..core.motion.joint_limits import joint_limit_warnings
-    from ..core.motion.metrics import motion_metrics
-    from .actions import write_action
-    from .control_check import result_of
-    from .game_rig import followed_armature
-    from .key_figures import key_figures, key_summary
-    from .keyframes import sparse_keys_for
+    from ...core.motion.joint_limits import joint_limit_warnings
+    from ...core.motion.metrics import motion_metrics
+    from ..character.game_rig import followed_armature
+    from ..controls.check import result_of
+    from ..keys.actions import write_action
+    from ..keys.figures import key_figures, key_summary
+    from ..keys.keyframes import sparse_keys_for
 
     if not clips:
         raise ValueError("apply_clips needs at least one clip")

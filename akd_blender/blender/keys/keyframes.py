@@ -29,12 +29,12 @@ import bpy
 import numpy as np
 import torch
 
-from ..core.character.rig import RigAsset
-from ..core.character.rotations import euler_to_quat, make_quat_continuous, quat_to_euler, quat_to_rotvec, rotvec_to_quat
-from ..core.errors import InputError
-from ..core.motion.clip import MotionClip
-from ..core.settings import KEY_MODES
-from .pose_channels import character_height
+from ...core.character.rig import RigAsset
+from ...core.character.rotations import euler_to_quat, make_quat_continuous, quat_to_euler, quat_to_rotvec, rotvec_to_quat
+from ...core.errors import InputError
+from ...core.motion.clip import MotionClip
+from ...core.settings import KEY_MODES
+from ..character.pose_channels import character_height
 
 __all__ = [
     "channel_errors",
@@ -363,9 +363,9 @@ def read_clip(
     current animation is. Rotations come from ``pose_bone.matrix_basis`` (any rotation mode), over
     every bone; with ``rig`` a control rig's mirror (``rig.deform_skeleton``), the clip is over
     ``rig.bone_names`` instead, read from the evaluated deform bones
-    (:func:`~akd_blender.blender.deform_skeleton.evaluated_channels`: constraints, IK and drivers included).
+    (:func:`~akd_blender.blender.character.deform_skeleton.evaluated_channels`: constraints, IK and drivers included).
     ``keyed_on``: the armature ``action`` is assigned to when it is not ``armature_obj`` (the control rig
-    a game rig's bones copy, :func:`~.game_rig.followed_armature`; ``rig`` then the game rig's mirror).
+    a game rig's bones copy, :func:`~.character.game_rig.followed_armature`; ``rig`` then the game rig's mirror).
     The scene's current frame and the keyed armature's action, slot and pose are restored afterwards.
     Needs: main thread, any mode.
     """
@@ -389,7 +389,7 @@ def read_clip(
         rotations = np.empty((len(frames), count, 4))
         locations = np.empty((len(frames), count, 3))
         if evaluated:
-            from .deform_skeleton import evaluated_channels, frame_offsets
+            from ..character.deform_skeleton import evaluated_channels, frame_offsets
 
             offsets = frame_offsets(armature_obj, rig)
         for i, frame in enumerate(frames):

@@ -1,4 +1,4 @@
-"""``python -m akd_blender.blender.judge_cli`` (also reached as ``python -m akd_blender.core.video_models.tiny judge``,
+"""``python -m akd_blender.blender.cli.judge`` (also reached as ``python -m akd_blender.core.video_models.tiny judge``,
 which runs this module in a subprocess): recognise the motion of an action with the judge.
 
 Opens ``--input`` (Blender's own readers), picks the armature and the action, evaluates the action's
@@ -18,11 +18,11 @@ from collections.abc import Sequence
 
 import bpy
 
-from ..core.errors import AkdError, InputError
-from .control_check import result_of
-from .extract import rig_from_armature
-from .io import find_armature, load_scene
-from .keyframes import read_clip
+from ...core.errors import AkdError, InputError
+from ..character.extract import rig_from_armature
+from ..character.io import find_armature, load_scene
+from ..controls.check import result_of
+from ..keys.keyframes import read_clip
 
 __all__ = ["judge_action", "main"]
 
@@ -35,8 +35,8 @@ class _Parser(argparse.ArgumentParser):
 def judge_action(path: str, armature: str | None, action: str, top: int = 3) -> dict:
     """Load ``path``, judge ``action`` of ``armature``; returns {"label", "probability", "top": [(label, p)…],
     "frames", "roles"}."""
-    from ..core.character.roles import describe_roles, find_roles
-    from ..core.motion.judge import load_motion_judge
+    from ...core.character.roles import describe_roles, find_roles
+    from ...core.motion.judge import load_motion_judge
 
     load_scene(path)
     obj = find_armature(armature)

@@ -49,9 +49,9 @@ import bpy
 import numpy as np
 import torch
 
-from ..core.character.rig import RigAsset
-from ..core.character.rotations import matrix_to_quat, nearest_rotation
-from ..core.motion.clip import MotionClip
+from ...core.character.rig import RigAsset
+from ...core.character.rotations import matrix_to_quat, nearest_rotation
+from ...core.motion.clip import MotionClip
 from .io import bone_followed, skinned_meshes
 
 __all__ = [
@@ -468,7 +468,7 @@ def evaluated_clip(
 
 def start_pose(armature_obj: bpy.types.Object, rig: RigAsset) -> MotionClip:
     """The pose a job on ``rig`` starts from: the pose Blender shows now, over ``rig.bone_names``. A plain
-    rig's pose bones' own channels (:func:`~akd_blender.blender.pose_channels.current_pose`); a control rig's
+    rig's pose bones' own channels (:func:`~akd_blender.blender.character.pose_channels.current_pose`); a control rig's
     deform bones as Blender evaluates them (:func:`evaluated_pose`), since their channels carry no pose."""
     if not rig.deform_skeleton:
         from .pose_channels import current_pose

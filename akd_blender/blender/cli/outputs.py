@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from ..core.errors import AkdError
+from ...core.errors import AkdError
 
 __all__ = ["export", "write_preview"]
 
@@ -19,7 +19,7 @@ def write_preview(rig, clip, path: str, size: int = 256, camera: str | None = No
     import imageio_ffmpeg
     import numpy as np
 
-    from ..core.render import render_clip
+    from ...core.render import render_clip
     from .compat import ffmpeg_executable
 
     ffmpeg_executable()  # an extension install leaves the bundled ffmpeg without its execute bit
@@ -42,7 +42,7 @@ def export(arm, clip, path: str) -> None:
     (``.fbx``, ``.bvh``, ``.glb``/``.gltf``) over the clip's frame range."""
     import bpy
 
-    from .io import skinned_meshes
+    from ..character.io import skinned_meshes
 
     objs = [arm, *skinned_meshes(arm)]
     view_layer = bpy.context.view_layer

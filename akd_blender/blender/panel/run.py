@@ -1,4 +1,4 @@
-"""The panel's job from the main thread's side: the settings and the armature copied into a request (:func:`snapshot`), the pose remembered (:class:`PanelRun`), and the worker's messages applied to the panel, the pose and the scene (:func:`handle_messages`: progress, previews, the result through :mod:`.apply`). Plain functions: tests feed them messages by hand."""
+"""The panel's job from the main thread's side: the settings and the armature copied into a request (:func:`snapshot`), the pose remembered (:class:`PanelRun`), and the worker's messages applied to the panel, the pose and the scene (:func:`handle_messages`: progress, previews, the result through :mod:`.job.apply`). Plain functions: tests feed them messages by hand."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from dataclasses import dataclass, field, replace
 
 import bpy
 
-from ..core.errors import AkdError
-from ..core.job import worker as wk
-from ..core.job.request import JobRequest, JobResult
-from ..core.prompt.understanding import understood_line
-from .cli_job import job_request
+from ...core.errors import AkdError
+from ...core.job import worker as wk
+from ...core.job.request import JobRequest, JobResult
+from ...core.prompt.understanding import understood_line
+from ..job.settings import job_request
 from .properties import frame_range, panel_floor, panel_job
 
 __all__ = [
@@ -72,7 +72,7 @@ class PanelRun:
 
 def check_request(request: JobRequest) -> None:
     """:meth:`JobRequest.validate`, a bad setting named by its panel label (e.g. "Steps must be …")."""
-    from ..core.settings import SettingError
+    from ...core.settings import SettingError
 
     try:
         request.validate()
@@ -82,7 +82,7 @@ def check_request(request: JobRequest) -> None:
 
 def _labelled(exc) -> Exception:
     """A core ``SettingError`` as an InputError naming the setting by its panel label."""
-    from ..core.errors import InputError
+    from ...core.errors import InputError
     from .properties import LABELS
 
     return InputError(f"{LABELS.get(exc.field, exc.field)} {exc.reason}")
@@ -90,11 +90,11 @@ def _labelled(exc) -> Exception:
 
 def panel_request(scene: bpy.types.Scene) -> JobRequest:
     """The job the panel's settings (``scene.akd``) describe, without rig and starting pose (``snapshot``
-    adds them), built as the command line builds its own (:func:`~akd_blender.blender.properties.panel_job`
-    then :func:`~akd_blender.blender.cli_job.job_request`): the clip from the first frame of the panel's
+    adds them), built as the command line builds its own (:func:`~akd_blender.blender.panel.properties.panel_job`
+    then :func:`~akd_blender.blender.job.settings.job_request`): the clip from the first frame of the panel's
     range, the scene's fps unless FPS is set, previews every Preview Every steps. Raises InputError
     naming a bad tunable or Redraw by its panel label."""
-    from ..core.settings import SettingError
+    from ...core.settings import SettingError
 
     settings = scene.akd
     scene_fps = scene.render.fps / scene.render.fps_base
@@ -109,9 +109,9 @@ def snapshot(context: bpy.types.Context, armature_obj: bpy.types.Object) -> Pane
     """Copy what the job needs out of Blender (main thread). Raises InputError/RigError naming the
     problem: an empty prompt, a bad setting (fewer than 2 frames, …), an armature the mirror cannot read."""
     ensure_main_thread()
-    from .deform_skeleton import start_pose
-    from .io import character_armature
-    from .job_rig import job_rig
+    from ..character.deform_skeleton import start_pose
+    from ..character.io import character_armature
+    from ..job.rig import job_rig
 
     armature_obj = character_armature(armature_obj)  # a control rig with a game rig over it: the game rig
 
@@ -172,7 +172,7 @@ def apply_preview(armature_obj: bpy.types.Object, clip, frame: int) -> None:
     """Pose ``armature_obj`` as ``clip`` at scene frame ``frame`` (clamped to the clip), in each
     pose bone's own rotation mode. Keys nothing."""
     ensure_main_thread()
-    from .keyframes import channel_values
+    from ..keys.keyframes import channel_values
 
     i = min(max(int(frame) - clip.frame_start, 0), clip.num_frames - 1)
     for j, name in enumerate(clip.bone_names):
@@ -222,10 +222,10 @@ def handle_messages(context: bpy.types.Context, run: PanelRun, messages: list) -
 
 
 def _finish(context, run: PanelRun, result: JobResult) -> str:
-    """Done: the job's clip written as a new action named after the prompt (:func:`.apply.apply_result`;
+    """Done: the job's clip written as a new action named after the prompt (:func:`.job.apply.apply_result`;
     with physics only the grounded clip), the panel's status, warnings and understood line set and
     reported. An armature deleted meanwhile or a clip it cannot take: reported, the pose restored."""
-    from .apply import apply_result
+    from ..job.apply import apply_result
 
     obj = bpy.data.objects.get(run.armature)
     if obj is None:

@@ -12,9 +12,9 @@ from dataclasses import asdict, dataclass, field
 import bpy
 import numpy as np
 
-from ..core.motion.clip import MotionClip
-from .control_probe import ControlMap
-from .control_rig import pose_matrices
+from ...core.motion.clip import MotionClip
+from .probe import ControlMap
+from .rig import pose_matrices
 
 __all__ = [
     "CHECK_FRAMES",
@@ -44,12 +44,12 @@ class ControlResult:
         tail and its target over the checked frames.
     rotation_error: the largest angle (radians) between a deform bone's evaluated and target rotation.
     undriven: deform bone → why it is off target (beyond POSITION_TOLERANCE / ROTATION_TOLERANCE).
-    aimed: deform bones the rig aims at others (:attr:`~.control_map.ControlMap.aimed`) → the constraint:
+    aimed: deform bones the rig aims at others (:attr:`~.controls.map.ControlMap.aimed`) → the constraint:
         Blender places them, so they are not held to the motion (nor counted in the errors).
     checked_frames: the frames evaluated.
     seconds: time spent probing, posing, keying and checking.
     armature: the armature keyed when it is not the one whose motion this is ("" when it is): the control
-        rig a game rig's bones copy (:func:`.game_rig.followed_armature`); the action is assigned to it.
+        rig a game rig's bones copy (:func:`.character.game_rig.followed_armature`); the action is assigned to it.
     """
 
     keyed: list[str] = field(default_factory=list)

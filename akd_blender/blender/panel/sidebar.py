@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import bpy
 
-from ..core.settings import TUNABLES
-from .panel_run import active_run
+from ...core.settings import TUNABLES
+from .run import active_run
 
 __all__ = ["VIEW3D_PT_akd", "VIEW3D_PT_akd_advanced", "CLASSES"]
 

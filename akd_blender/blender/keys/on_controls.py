@@ -3,8 +3,8 @@
 Needs: main thread, Object or Pose mode. A :class:`~akd_blender.core.motion.clip.MotionClip` of deform bones
 (the mirror's deform skeleton: rotations relative to rest in its hierarchy) is turned into
 armature-space targets [F,J,4,4] (:func:`deform_targets`). The controls found by
-:func:`~.control_probe.find_controls` are then posed frame by frame through Blender itself
-(:func:`~.control_pose.pose_frames`), and IK/FK switches are keyed at their FK value (one constant key).
+:func:`~.controls.probe.find_controls` are then posed frame by frame through Blender itself
+(:func:`~.controls.pose.pose_frames`), and IK/FK switches are keyed at their FK value (one constant key).
 
 The keys go into one new action (:func:`write_to_controls`); the previous action keeps a fake user;
 constraints, drivers and other custom properties are not touched. Afterwards up to
@@ -20,10 +20,12 @@ import bpy
 import numpy as np
 import torch
 
-from ..core.character.kinematics import forward_kinematics
-from ..core.errors import InputError
-from ..core.motion.clip import MotionClip
-from .control_check import (
+from ...core.character.kinematics import forward_kinematics
+from ...core.errors import InputError
+from ...core.motion.clip import MotionClip
+from ..character.deform_skeleton import frame_offsets
+from ..character.game_rig import followed_armature, source_layout
+from ..controls.check import (
     CHECK_FRAMES,
     POSITION_TOLERANCE,
     PROPERTY,
@@ -32,11 +34,9 @@ from .control_check import (
     check,
     result_of,
 )
-from .control_pose import pose_frames
-from .control_probe import find_controls
-from .control_rig import deform_parents, restore_pose_bone, rig_height, save_pose_bone, set_switches
-from .deform_skeleton import frame_offsets
-from .game_rig import followed_armature, source_layout
+from ..controls.pose import pose_frames
+from ..controls.probe import find_controls
+from ..controls.rig import deform_parents, restore_pose_bone, rig_height, save_pose_bone, set_switches
 
 __all__ = [
     "CHECK_FRAMES",
@@ -75,15 +75,15 @@ def _followed_elsewhere(armature_obj: bpy.types.Object, bones) -> str:
 
 def deform_targets(armature_obj: bpy.types.Object, clip: MotionClip) -> np.ndarray:
     """[F,J,4,4] armature-space matrices of the clip's bones (Blender's bone frames): the mirror's forward
-    kinematics of ``clip`` (``core.kinematics.Skeleton`` of :func:`~.extract.rig_from_armature`, a flipped
-    bone's frame turned back to Blender's, :func:`~.deform_skeleton.frame_offsets`) when the mirror's bones are the
+    kinematics of ``clip`` (``core.kinematics.Skeleton`` of :func:`~.character.extract.rig_from_armature`, a flipped
+    bone's frame turned back to Blender's, :func:`~.character.deform_skeleton.frame_offsets`) when the mirror's bones are the
     clip's; otherwise (no mesh to mirror, another bone set) the same kinematics over the deform
-    skeleton's hierarchy (:func:`~.control_rig.deform_parents`) with the bones' rest matrices, a bone
+    skeleton's hierarchy (:func:`~.controls.rig.deform_parents`) with the bones' rest matrices, a bone
     whose deform parent is its Blender parent keeping Blender's inheritance flags, one re-parented past
     helper bones inheriting fully."""
-    from ..core.character.kinematics import Skeleton
-    from ..core.character.rig import RigError
-    from .extract import rig_from_armature
+    from ...core.character.kinematics import Skeleton
+    from ...core.character.rig import RigError
+    from ..character.extract import rig_from_armature
 
     try:
         rig = rig_from_armature(armature_obj)
@@ -132,8 +132,8 @@ def write_to_controls(
 
     Returns the new action, assigned to the armature keyed, with :class:`ControlResult` as JSON in its
     ``"akd_controls"`` custom property (read it back with :func:`result_of`). ``sparse`` /
-    ``interpolation`` as in :func:`~.actions.write_action`. When every bone of the clip copies a bone of one
-    other armature whole (a game rig over a control rig, :func:`.game_rig.followed_armature`), that armature's
+    ``interpolation`` as in :func:`~.keys.actions.write_action`. When every bone of the clip copies a bone of one
+    other armature whole (a game rig over a control rig, :func:`.character.game_rig.followed_armature`), that armature's
     controls are keyed (the action is assigned to it; ``ControlResult.armature`` names it) so that its
     bones, and so the clip's, go where the clip has them. Raises InputError when the armature is in Edit
     Mode or the rig has no control that moves any of the clip's bones.
@@ -183,7 +183,7 @@ def _key_controls(
     """:func:`write_to_controls` on ``armature_obj`` for ``clip``'s bones (bones of ``armature_obj``), whose
     armature-space targets [F,J,4,4] ``targets_of()`` gives and the character's height (world units)
     ``height_of()``, both called once the armature's previous action is set aside; ``parents``: the bones'
-    hierarchy when it is not ``armature_obj``'s own (:func:`~.control_probe.find_controls`)."""
+    hierarchy when it is not ``armature_obj``'s own (:func:`~.controls.probe.find_controls`)."""
     from . import keyframes
 
     start = time.perf_counter()
@@ -238,8 +238,8 @@ def _key_controls(
 
 def _height(armature_obj, names) -> float:
     """The character's height in world units: the deformed meshes' Z extent, else the deform bones'."""
-    from .io import skinned_meshes
-    from .pose_channels import character_height
+    from ..character.io import skinned_meshes
+    from ..character.pose_channels import character_height
 
     if skinned_meshes(armature_obj):
         return character_height(armature_obj)

@@ -7,9 +7,9 @@ from dataclasses import asdict
 import bpy
 import numpy as np
 
-from ..core.motion.clip import MotionClip
+from ...core.motion.clip import MotionClip
+from ..character.pose_channels import action_fcurves, character_height
 from .keyframes import channel_errors, channel_values
-from .pose_channels import action_fcurves, character_height
 
 __all__ = ["key_figures", "key_summary"]
 
@@ -18,7 +18,7 @@ def key_summary(figures: dict, mode: str) -> dict:
     """The report's "keys" field from :func:`key_figures`: ``mode`` ("sparse"/"dense"), ``channels``,
     ``keys``, ``keys_per_channel``, ``flat_channels``, ``rotation_error_deg`` (degrees),
     ``location_error`` (a fraction of the character's height) and ``keyed_bones`` (names); for an action keyed on a rig's
-    controls also ``controls`` (:class:`.controls.ControlResult` as a dict: ``keyed``, ``switches``,
+    controls also ``controls`` (:class:`.keys.on_controls.ControlResult` as a dict: ``keyed``, ``switches``,
     ``position_error`` in heights, ``rotation_error`` in radians, ``undriven``, ``checked_frames``,
     ``seconds``)."""
     names = ("channels", "keys", "keys_per_channel", "flat_channels", "rotation_error_deg", "location_error", "keyed_bones")
@@ -41,16 +41,16 @@ def key_figures(armature_obj: bpy.types.Object, action: bpy.types.Action, clip: 
     ``location_error`` (largest distance between a bone's keyed and clip location, world units over
     the height) and ``height`` (Blender units).
 
-    An action keyed on a rig's controls (:func:`.controls.write_to_controls`) is measured on its own
+    An action keyed on a rig's controls (:func:`.keys.on_controls.write_to_controls`) is measured on its own
     curves (``channels``: its curves; reversals of the keys: of those curves as Blender evaluates
     them), with the errors of its check in Blender's evaluation: ``rotation_error_deg`` the deform
     bones' largest rotation error (degrees), ``location_error`` their largest position error (heights);
-    ``controls`` then holds the whole check (:class:`.controls.ControlResult` as a dict).
+    ``controls`` then holds the whole check (:class:`.keys.on_controls.ControlResult` as a dict).
     ``keyed_bones``: the names of the bones the action keys (sorted as the clip's bones, or the
     controls' order).
     """
     height = float(height or character_height(armature_obj))
-    from .controls import result_of
+    from .on_controls import result_of
 
     checked = result_of(action)
     if checked is not None:

@@ -1,8 +1,8 @@
 """Pose a rig's controls frame by frame so that its deform bones meet their targets, through Blender itself.
 
 Needs: main thread, Object or Pose mode. :func:`pose_frames` takes the controls found by
-:func:`~.control_probe.find_controls` and the deform bones' armature-space targets [F,J,4,4]
-(:func:`~.controls.deform_targets`) and, per frame, level by level (``pose_bone.matrix`` set, the view layer
+:func:`~.controls.probe.find_controls` and the deform bones' armature-space targets [F,J,4,4]
+(:func:`~.keys.on_controls.deform_targets`) and, per frame, level by level (``pose_bone.matrix`` set, the view layer
 updated before the next level, so constraints between controls are Blender's own):
 
 - a control is turned (about its head; IK targets, poles and parentless controls moved too) to the
@@ -12,7 +12,7 @@ updated before the next level, so constraints between controls are Blender's own
   :func:`_hint_bends`);
 - the carrier (travel) is shifted until the deform root it translates is on target;
 - an IK target / pole that still moves deform bones is placed from the chain's tip / first bone (a pole
-  whose chain bends at rest: from the chain's bend, :meth:`~.control_map.IKGoal.pole_position`);
+  whose chain bends at rest: from the chain's bend, :meth:`~.controls.map.IKGoal.pole_position`);
 - handles move deform heads onto target, fixers turn out the roll (a limb's distributed twist), a fixer's
   turn kept only where it brings the bones it moves closer;
 - while bones are off target and getting closer, passes repeat with each control fitted through
@@ -24,9 +24,9 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from .control_check import rotation_angles, unit_rows
-from .control_map import ControlMap
-from .control_rig import pose_matrices, restore_pose_bone, save_pose_bone
+from .check import rotation_angles, unit_rows
+from .map import ControlMap
+from .rig import pose_matrices, restore_pose_bone, save_pose_bone
 
 __all__ = ["pose_frames"]
 

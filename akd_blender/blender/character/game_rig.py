@@ -74,7 +74,7 @@ def source_layout(source: bpy.types.Object, copied: list[str], parents) -> tuple
     bone copies, game order) and the game bones' ``parents`` (index, -1 for none) give (``order``: indices
     into game order putting the bones in ``source``'s own bone order, the source's bone names in that order,
     their parents as indices into it). In ``source``'s own order the control probe
-    (:func:`~.control_probe.find_controls`) fits a shared control to the bone it would on that rig itself
+    (:func:`~.controls.probe.find_controls`) fits a shared control to the bone it would on that rig itself
     (Rigify's horse: one spine tweak turning both hip bones); over the game rig's hierarchy, since the source
     deforms no mesh itself and has no deform skeleton of its own then."""
     position = {b.name: i for i, b in enumerate(source.data.bones)}

@@ -1,4 +1,4 @@
-"""What a probe of a rig's controls finds (:func:`~.control_probe.find_controls`): :class:`ControlMap`,
+"""What a probe of a rig's controls finds (:func:`~.controls.probe.find_controls`): :class:`ControlMap`,
 and :class:`IKGoal` for the IK targets and poles placed from their chains. Plain data: names and numpy arrays."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .control_rig import Switch
+from .rig import Switch
 
 __all__ = ["ControlMap", "IKGoal", "bend_frame", "bend_joint"]
 

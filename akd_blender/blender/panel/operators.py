@@ -11,7 +11,7 @@ Distill Motion (``akd.distill``), DESIGN §5:
    thread and its queue is drained once at the end;
 3. :func:`handle_messages` (a plain function; tests feed it messages by hand) applies progress to the
    panel, previews to the pose, and the result as a new action named after the prompt through
-   :mod:`.apply`, the command line's apply step too (the previous
+   :mod:`.job.apply`, the command line's apply step too (the previous
    action is kept with a fake user; the panel's Keys choice, sparse by default; the job's warnings
    reported and kept for the panel, with what the model understood the prompt as; the scene's frame
    range changed only with Set Scene Range).
@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import bpy
 
-from ..core.errors import AkdError
-from ..core.job import worker as wk
-from ..core.job.request import action_name
-from .cli_job import on_floor
-from .panel_run import PanelRun, active_run, ensure_main_thread, handle_messages, set_active_run, set_run_state, snapshot
+from ...core.errors import AkdError
+from ...core.job import worker as wk
+from ...core.job.request import action_name
+from ..job.settings import on_floor
 from .properties import panel_floor
+from .run import PanelRun, active_run, ensure_main_thread, handle_messages, set_active_run, set_run_state, snapshot
 
 __all__ = ["AKD_OT_distill", "AKD_OT_cancel", "AKD_OT_free_gpu", "AKD_OT_ground_action", "CLASSES", "ground_active_action"]
 
@@ -151,7 +151,7 @@ class AKD_OT_free_gpu(bpy.types.Operator):
         return active_run() is None
 
     def execute(self, context):
-        from ..core.job.model_cache import free_gpu_memory
+        from ...core.job.model_cache import free_gpu_memory
 
         count = free_gpu_memory()
         self.report({"INFO"}, f"Freed {count} loaded model(s)" if count else "No model was loaded")
@@ -190,13 +190,13 @@ def ground_active_action(context, obj, action=None) -> str:
     """Ground ``action`` (default: the active one) of ``obj`` with ``core.physics.ground_clip``
     and write the result as a new action ``"<name> grounded"`` (made active), keyed as the panel's Keys
     setting says (``scene.akd.keys``). Returns its name. ``obj`` may be the rig a game rig copies
-    (:func:`.io.character_armature`): the game rig's motion is grounded and keyed back on ``obj``."""
+    (:func:`.character.io.character_armature`): the game rig's motion is grounded and keyed back on ``obj``."""
     ensure_main_thread()
-    from ..core.motion.physics import ground_clip
-    from .actions import write_action
-    from .extract import rig_from_armature
-    from .io import character_armature
-    from .keyframes import read_clip, sparse_keys_for
+    from ...core.motion.physics import ground_clip
+    from ..character.extract import rig_from_armature
+    from ..character.io import character_armature
+    from ..keys.actions import write_action
+    from ..keys.keyframes import read_clip, sparse_keys_for
 
     action = action or obj.animation_data.action
     start, end = (int(round(v)) for v in action.frame_range)

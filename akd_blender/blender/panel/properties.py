@@ -10,8 +10,8 @@ from __future__ import annotations
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 
-from ..core.settings import CAMERA_MODES, DEVICES, KEY_MODES, KEYS_DEFAULT, MODEL_CHOICES, START_MODES, TUNABLES, DistillConfig
-from .cli_job import CliJob
+from ...core.settings import CAMERA_MODES, DEVICES, KEY_MODES, KEYS_DEFAULT, MODEL_CHOICES, START_MODES, TUNABLES, DistillConfig
+from ..job.settings import CliJob
 
 __all__ = [
     "AKD_Settings",
@@ -114,7 +114,7 @@ def frame_range(scene: bpy.types.Scene, settings: AKD_Settings) -> tuple[int, in
 
 
 def panel_job(settings: AKD_Settings, scene: bpy.types.Scene) -> CliJob:
-    """The panel's settings as the command line's :class:`~akd_blender.blender.cli.CliJob` (what the
+    """The panel's settings as the command line's :class:`~akd_blender.blender.job.settings.CliJob` (what the
     equivalent flags give): the frame count of :func:`frame_range`, ``fps`` None with Scene FPS,
     ``steps`` None with Auto Steps, ``height`` / ``width`` None with Auto Resolution (the model's own
     size), every Advanced tunable. ``cli_job.job_request`` turns it into the job, as it does the CLI's."""

@@ -8,7 +8,7 @@ and ``blender --command akd …`` (registered by the extension). One job:
 3. build a :class:`~akd_blender.core.job.request.JobRequest` and run it on this thread (the same
    :func:`akd_blender.core.job.worker.run_job` the panel runs on its worker thread), with a tqdm
    progress bar (step, ETA, loss) on stderr;
-4. write the new action(s) through :mod:`.apply`, the panel's apply step too (``--keys sparse``, the default: the fewest keys within an error bound;
+4. write the new action(s) through :mod:`.job.apply`, the panel's apply step too (``--keys sparse``, the default: the fewest keys within an error bound;
    ``dense``: every frame; the armature's previous action is kept; the scene's frame range is left
    alone unless ``--set-scene-range``), then ``--out`` (a copy of the
    scene; the input file is never written), ``--preview`` (MP4 rendered by the project renderer),
@@ -19,7 +19,7 @@ and ``blender --command akd …`` (registered by the extension). One job:
 ``{"input": "a.glb", "prompt": "…", "out": "a.blend"}``; flags given on the command line are the
 defaults; each value is read by the flag's own parser); a failing job is reported and the others
 still run; a summary ends the run. Every number, of the flags and of each job of the file, is checked
-before any file is opened (:func:`~.cli_job.check_settings`): a value out of its range (zero where it means
+before any file is opened (:func:`~.job.settings.check_settings`): a value out of its range (zero where it means
 nothing, negative, NaN, infinite) stops the run with exit 2 and one line naming the flag (and the job).
 A flag left out is None in :class:`CliJob` and its default is decided where it is used.
 The SDS and drawing settings (``--cfg-scale``, ``--t-min``, ``--t-max``, ``--lr``, ``--root-lr``,
@@ -58,11 +58,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..core.errors import AkdError, Cancelled, InputError
-from ..core.prompt.understanding import understood_line
-from .cli_job import CliJob, armature_request, check_usage
-from .cli_parser import parse_jobs
+from ...core.errors import AkdError, Cancelled, InputError
+from ...core.prompt.understanding import understood_line
+from ..job.settings import CliJob, armature_request, check_usage
 from .outputs import export, write_preview
+from .parser import parse_jobs
 
 __all__ = ["JobOutcome", "REPORT_FIELDS", "run_one", "run_cli_job", "main"]
 
@@ -145,10 +145,10 @@ def run_one(job: CliJob, progress: bool = True, write_files: bool = True) -> dic
     left alone; the ranks of a ``torchrun`` job other than rank 0 run so)."""
     import bpy
 
-    from .. import __version__
-    from ..core.job import worker as wk
-    from .io import find_armature, load_scene
-    from .job_rig import job_rig
+    from ... import __version__
+    from ...core.job import worker as wk
+    from ..character.io import find_armature, load_scene
+    from ..job.rig import job_rig
 
     t0 = time.perf_counter()
     check_usage(job)
@@ -158,7 +158,7 @@ def run_one(job: CliJob, progress: bool = True, write_files: bool = True) -> dic
     scene = bpy.context.scene
     scene_fps = scene.render.fps / scene.render.fps_base
     fps = float(scene_fps if job.fps is None else job.fps)
-    from .apply import apply_clips, apply_result  # torch: once the input is usable
+    from ..job.apply import apply_clips, apply_result  # torch: once the input is usable
 
     bar = _Bar(progress, desc=f"akd {arm.name}")
     outputs_on = (("save", job.out), ("preview", job.preview), ("export", job.export))
@@ -252,9 +252,9 @@ def _ground_existing(arm, rig, name: str, fps: float, bar=None):
     ``bar`` (a :class:`_Bar`) is moved by each simulated frame."""
     import bpy
 
-    from ..core.motion.physics import ground_clip
-    from ..core.progress import Callbacks
-    from .keyframes import read_clip
+    from ...core.motion.physics import ground_clip
+    from ...core.progress import Callbacks
+    from ..keys.keyframes import read_clip
 
     action = bpy.data.actions.get(name)
     if action is None:
@@ -264,7 +264,7 @@ def _ground_existing(arm, rig, name: str, fps: float, bar=None):
     t = time.perf_counter()
     clip = read_clip(arm, start, max(end, start + 1), action=action, fps=fps, rig=rig)
     result = ground_clip(rig, clip, callbacks=Callbacks(progress=bar))
-    from ..core.job.request import plain_data
+    from ...core.job.request import plain_data
 
     physics = {"before": plain_data(result.metrics_before), "after": plain_data(result.metrics_after)}
     return result.clip, physics, {"physics": time.perf_counter() - t}
@@ -325,7 +325,7 @@ def _announce(label: str, outcome: JobOutcome, quiet: bool) -> None:
 
 
 def _ray_resources(ns: argparse.Namespace, jobs: list[CliJob], ray):
-    from ..core.job.ray_jobs import TaskResources
+    from ...core.job.ray_jobs import TaskResources
 
     gpus = ns.ray_gpus
     if gpus is None:
@@ -337,7 +337,7 @@ def _run_ray(ns: argparse.Namespace, jobs: list[CliJob], label) -> list[JobOutco
     """Every job as a Ray task (:func:`~akd_blender.core.job.ray_jobs.run_tasks`), each announced as it finishes."""
     if os.path.basename(sys.argv[0] if sys.argv else "").lower().startswith("blender"):
         raise InputError("--ray runs from Python with the bpy module (python run_akd.py …), not inside the Blender executable")
-    from ..core.job.ray_jobs import ray_session, run_tasks
+    from ...core.job.ray_jobs import ray_session, run_tasks
 
     with ray_session(None if ns.ray == "local" else ns.ray) as ray:
         resources = _ray_resources(ns, jobs, ray)
@@ -368,7 +368,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if int(os.environ.get("WORLD_SIZE", "1")) > 1:  # torchrun: every rank runs each job, rank 0 writes
             if ns.ray is not None:
                 raise InputError("--ray and torchrun: run one job on several GPUs (torchrun) or many jobs through Ray, not both")
-            from ..core.distillation.parallel import init_from_env
+            from ...core.distillation.parallel import init_from_env
 
             rank, _ = init_from_env(jobs[0].device)
         if ns.ray is not None:
@@ -386,7 +386,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say("akd: cancelled")
         return Cancelled.exit_code
     finally:
-        from ..core.job.model_cache import free_gpu_memory
+        from ...core.job.model_cache import free_gpu_memory
 
         free_gpu_memory()
     if ns.jobs and rank == 0:
