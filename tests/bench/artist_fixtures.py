@@ -50,7 +50,7 @@ def export_model(path: Path, out: Path) -> dict:
     import bpy
 
     from akd_blender.blender.character.extract import rig_from_armature
-    from akd_blender.blender.character.io import find_armature, load_scene
+    from akd_blender.blender.character.io import find_armature, load_scene, scene_fps
     from akd_blender.blender.keys.keyframes import read_clip
 
     load_scene(str(path))
@@ -58,7 +58,7 @@ def export_model(path: Path, out: Path) -> dict:
     rig = rig_from_armature(arm)
     save_rig(rig, str(out / f"{path.stem}.npz"))
     scene = bpy.context.scene
-    fps = scene.render.fps / scene.render.fps_base
+    fps = scene_fps(scene)
     clips = {}
     for action in sorted(bpy.data.actions, key=lambda a: a.name):
         start, end = (int(round(x)) for x in action.frame_range)

@@ -52,7 +52,7 @@ import torch
 from ...core.character.rig import RigAsset
 from ...core.character.rotations import matrix_to_quat, nearest_rotation
 from ...core.motion.clip import MotionClip
-from .io import bone_followed, skinned_meshes
+from .io import bone_followed, scene_fps, skinned_meshes
 
 __all__ = [
     "DeformSkeleton",
@@ -431,18 +431,15 @@ def evaluated_channels(
     return rotations, locations
 
 
-def _fps() -> float:
-    render = bpy.context.scene.render
-    return render.fps / render.fps_base
-
-
 def evaluated_pose(armature_obj: bpy.types.Object, rig: RigAsset) -> MotionClip:
     """The pose Blender shows now as a one-frame MotionClip over ``rig.bone_names`` (the mirror's
     channels, :func:`evaluated_channels`): the start pose of a job on any rig, control rigs
     included, whose deform bones carry no keys of their own. Changes nothing."""
     bpy.context.view_layer.update()
     rotations, locations = evaluated_channels(armature_obj, rig)
-    return MotionClip(rig.bone_names, _fps(), int(bpy.context.scene.frame_current), rotations[None], locations[None])
+    return MotionClip(
+        rig.bone_names, scene_fps(bpy.context.scene), int(bpy.context.scene.frame_current), rotations[None], locations[None]
+    )
 
 
 def evaluated_clip(
@@ -463,7 +460,7 @@ def evaluated_clip(
             rotations[i], locations[i] = evaluated_channels(armature_obj, rig, offsets)
     finally:
         scene.frame_set(saved)
-    return MotionClip(rig.bone_names, float(fps or _fps()), int(frame_start), rotations, locations)
+    return MotionClip(rig.bone_names, float(fps or scene_fps(bpy.context.scene)), int(frame_start), rotations, locations)
 
 
 def start_pose(armature_obj: bpy.types.Object, rig: RigAsset) -> MotionClip:

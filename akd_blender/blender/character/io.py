@@ -1,4 +1,4 @@
-"""Open scenes with Blender's own readers and importers, and find the armature to work on.
+"""Open scenes with Blender's own readers and importers, read their frame rate, and find the armature to work on.
 
 Needs: OBJECT mode (importers switch to it); replaces the current scene when opening a file.
 """
@@ -14,6 +14,7 @@ from ...core.errors import InputError
 __all__ = [
     "SUPPORTED_INPUTS",
     "load_scene",
+    "scene_fps",
     "find_armature",
     "character_armature",
     "moves_a_mesh",
@@ -50,6 +51,12 @@ def load_scene(path: str) -> None:
     except (RuntimeError, ValueError, KeyError) as exc:  # Blender reports reader failures this way
         first = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
         raise InputError(f"input '{path}' could not be read: {first}") from None
+
+
+def scene_fps(scene: bpy.types.Scene) -> float:
+    """The scene's frame rate in frames per second: ``render.fps / render.fps_base`` (29.97 for NTSC's
+    30000 / 1001; ``render.fps`` alone is only the numerator)."""
+    return scene.render.fps / scene.render.fps_base
 
 
 def find_armature(name: str | None = None) -> bpy.types.Object:

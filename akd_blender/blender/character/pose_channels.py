@@ -6,6 +6,7 @@ import bpy
 import numpy as np
 
 from ...core.motion.clip import MotionClip
+from .io import scene_fps
 
 __all__ = ["character_height", "current_pose"]
 
@@ -46,5 +47,4 @@ def current_pose(armature_obj: bpy.types.Object) -> MotionClip:
     rotations = np.array([tuple(pb.matrix_basis.to_quaternion()) for pb in bones], dtype=np.float64)
     locations = np.array([tuple(pb.location) for pb in bones], dtype=np.float64)
     names = tuple(b.name for b in armature_obj.data.bones)
-    fps = bpy.context.scene.render.fps / bpy.context.scene.render.fps_base
-    return MotionClip(names, float(fps), int(bpy.context.scene.frame_current), rotations[None], locations[None])
+    return MotionClip(names, scene_fps(bpy.context.scene), int(bpy.context.scene.frame_current), rotations[None], locations[None])

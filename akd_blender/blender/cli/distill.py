@@ -147,7 +147,7 @@ def run_one(job: CliJob, progress: bool = True, write_files: bool = True) -> dic
 
     from ... import __version__
     from ...core.job import worker as wk
-    from ..character.io import find_armature, load_scene
+    from ..character.io import find_armature, load_scene, scene_fps
     from ..job.rig import job_rig
 
     t0 = time.perf_counter()
@@ -156,8 +156,7 @@ def run_one(job: CliJob, progress: bool = True, write_files: bool = True) -> dic
     arm = find_armature(job.armature)
     rig = job_rig(arm, job.ground_height)
     scene = bpy.context.scene
-    scene_fps = scene.render.fps / scene.render.fps_base
-    fps = float(scene_fps if job.fps is None else job.fps)
+    fps = float(scene_fps(scene) if job.fps is None else job.fps)
     from ..job.apply import apply_clips, apply_result  # torch: once the input is usable
 
     bar = _Bar(progress, desc=f"akd {arm.name}")

@@ -18,13 +18,15 @@ from collections.abc import Sequence
 
 import bpy
 
+from ...core.character.rig import RigAsset
 from ...core.errors import AkdError, InputError
+from ...core.motion.clip import MotionClip
 from ..character.extract import rig_from_armature
-from ..character.io import find_armature, load_scene
+from ..character.io import find_armature, load_scene, scene_fps
 from ..controls.check import result_of
 from ..keys.keyframes import read_clip
 
-__all__ = ["judge_action", "main"]
+__all__ = ["action_clip", "judge_action", "main"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -32,13 +34,11 @@ class _Parser(argparse.ArgumentParser):
         raise InputError(message)
 
 
-def judge_action(path: str, armature: str | None, action: str, top: int = 3) -> dict:
-    """Load ``path``, judge ``action`` of ``armature``; returns {"label", "probability", "top": [(label, p)…],
-    "frames", "roles"}."""
-    from ...core.character.roles import describe_roles, find_roles
-    from ...core.motion.judge import load_motion_judge
-
-    load_scene(path)
+def action_clip(armature: str | None, action: str) -> tuple[RigAsset, MotionClip]:
+    """The armature ``armature`` of the open scene (None: the only one) mirrored, and its action
+    ``action`` as Blender evaluates it over the action's frame range, at the scene's frame rate
+    (:func:`~akd_blender.blender.character.io.scene_fps`); an action keyed on the control rig the armature copies is played
+    through that rig. Raises InputError for a missing action or one of a single frame."""
     obj = find_armature(armature)
     act = bpy.data.actions.get(action)
     if act is None:
@@ -50,7 +50,18 @@ def judge_action(path: str, armature: str | None, action: str, top: int = 3) -> 
     rig = rig_from_armature(obj)
     checked = result_of(act)  # an action keyed on the control rig that obj (a game rig) copies
     keyed_on = bpy.data.objects.get(checked.armature) if checked is not None and checked.armature else None
-    clip = read_clip(obj, start, end, action=act, fps=bpy.context.scene.render.fps, rig=rig, keyed_on=keyed_on)
+    fps = scene_fps(bpy.context.scene)
+    return rig, read_clip(obj, start, end, action=act, fps=fps, rig=rig, keyed_on=keyed_on)
+
+
+def judge_action(path: str, armature: str | None, action: str, top: int = 3) -> dict:
+    """Load ``path``, judge ``action`` of ``armature``; returns {"label", "probability", "top": [(label, p)…],
+    "frames", "roles"}."""
+    from ...core.character.roles import describe_roles, find_roles
+    from ...core.motion.judge import load_motion_judge
+
+    load_scene(path)
+    rig, clip = action_clip(armature, action)
     roles = find_roles(rig)
     verdict = load_motion_judge().judge(rig, roles, clip, top=top)
     return {**verdict, "frames": clip.num_frames, "roles": describe_roles(roles, rig)}

@@ -178,9 +178,10 @@ def armature_request(job: CliJob, arm, rig):
     import bpy
 
     from ..character.deform_skeleton import start_pose
+    from ..character.io import scene_fps
 
     scene = bpy.context.scene
-    return job_request(job, rig, start_pose(arm, rig), int(scene.frame_start), scene.render.fps / scene.render.fps_base)
+    return job_request(job, rig, start_pose(arm, rig), int(scene.frame_start), scene_fps(scene))
 
 
 def job_dict(job: CliJob) -> dict:

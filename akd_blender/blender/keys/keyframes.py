@@ -34,6 +34,7 @@ from ...core.character.rotations import euler_to_quat, make_quat_continuous, qua
 from ...core.errors import InputError
 from ...core.motion.clip import MotionClip
 from ...core.settings import KEY_MODES
+from ..character.io import scene_fps
 from ..character.pose_channels import character_height
 
 __all__ = [
@@ -412,5 +413,5 @@ def read_clip(
             for pb, basis in zip(holder.pose.bones, saved_pose):
                 pb.matrix_basis = basis
     names = tuple(rig.bone_names) if evaluated else tuple(b.name for b in armature_obj.data.bones)
-    clip = MotionClip(names, float(fps or scene.render.fps / scene.render.fps_base), int(frame_start), rotations, locations)
+    clip = MotionClip(names, float(fps or scene_fps(scene)), int(frame_start), rotations, locations)
     return clip.continuous()

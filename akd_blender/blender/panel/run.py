@@ -12,6 +12,7 @@ from ...core.errors import AkdError
 from ...core.job import worker as wk
 from ...core.job.request import JobRequest, JobResult
 from ...core.prompt.understanding import understood_line
+from ..character.io import scene_fps
 from ..job.settings import job_request
 from .properties import frame_range, panel_floor, panel_job
 
@@ -97,10 +98,9 @@ def panel_request(scene: bpy.types.Scene) -> JobRequest:
     from ...core.settings import SettingError
 
     settings = scene.akd
-    scene_fps = scene.render.fps / scene.render.fps_base
     first = frame_range(scene, settings)[0]
     try:
-        return job_request(panel_job(settings, scene), None, None, first, scene_fps, int(settings.preview_every))
+        return job_request(panel_job(settings, scene), None, None, first, scene_fps(scene), int(settings.preview_every))
     except SettingError as exc:  # a tunable out of its range, a bad Redraw
         raise _labelled(exc) from None
 

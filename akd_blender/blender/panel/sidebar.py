@@ -9,6 +9,7 @@ from __future__ import annotations
 import bpy
 
 from ...core.settings import TUNABLES
+from ..character.io import scene_fps
 from .run import active_run
 
 __all__ = ["VIEW3D_PT_akd", "VIEW3D_PT_akd_advanced", "CLASSES"]
@@ -55,7 +56,7 @@ class VIEW3D_PT_akd(_AKDPanel, bpy.types.Panel):
             sub.prop(settings, "frame_start")
             sub.prop(settings, "frame_end", text="End")
         row = col.row(heading="FPS")
-        row.prop(settings, "use_scene_fps", text=f"Scene ({context.scene.render.fps / context.scene.render.fps_base:g})")
+        row.prop(settings, "use_scene_fps", text=f"Scene ({scene_fps(context.scene):g})")
         if not settings.use_scene_fps:
             col.prop(settings, "fps")
         row = col.row(heading="Steps")
