@@ -48,7 +48,7 @@ def _record(monkeypatch) -> list:
             json.dump(report, fh)
         return 0
 
-    monkeypatch.setattr(demo.cli, "main", fake_main)
+    monkeypatch.setattr(demo.distill, "main", fake_main)
     return jobs
 
 
@@ -91,7 +91,7 @@ def test_demo_without_the_shared_assets_says_so_and_runs_the_biped_only(tmp_path
 
 
 def test_demo_stops_with_the_cli_exit_code(tmp_path, monkeypatch):
-    monkeypatch.setattr(demo.cli, "main", lambda flags: 3)
+    monkeypatch.setattr(demo.distill, "main", lambda flags: 3)
     assert demo.main(["--out", str(tmp_path)]) == 3
 
 
