@@ -411,7 +411,7 @@ def test_a_rig_probed_again_unchanged_reuses_the_probe():
     switches' drivers evaluated again), so the write's probe is the read's copy; a constraint, a custom
     property or a bone collection's visibility changed in between makes the fingerprint differ."""
     from akd_blender.blender.controls.fingerprint import rig_fingerprint
-    from akd_blender.blender.controls.probe import _LAST_PROBE, find_controls
+    from akd_blender.blender.controls.probe import find_controls, last_probe
     from akd_blender.blender.controls.rig import pose_matrices
 
     arm, _ = rig_zoo.rigify_rig("basic_human")
@@ -422,7 +422,7 @@ def test_a_rig_probed_again_unchanged_reuses_the_probe():
     before = rig_fingerprint(arm, deform)
     rig = job_rig(arm, None)
     assert np.array_equal(pose_matrices(arm), rest) and rig_fingerprint(arm, deform) == before
-    first = _LAST_PROBE["probe"][1]
+    first = last_probe()
     again = find_controls(arm, deform)
     assert again is not first and again.control_of == first.control_of and again.handles == first.handles
     switch = again.switches[0]

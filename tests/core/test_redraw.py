@@ -34,7 +34,7 @@ from akd_blender.core.video_models.protocol import TextEmbedding
 from akd_blender.core.video_models.tiny import TinyPrior
 from akd_blender.core.video_models.tiny_network import TeacherConfig, build_unet
 from tests.core.dummy_priors import cogvideox_pipeline
-from tests.core.test_pose_search import _raised_arm
+from tests.core.test_pose_search import raised_arm
 
 TINY = TeacherConfig(frames=4, height=16, width=16, channels=(32, 32), condition="image")
 
@@ -116,7 +116,7 @@ def test_start_pose_fits_each_redrawn_render_of_the_motion_so_far():
     rig, frames = biped(), 4
     renderer = Renderer(rig, 64, 64, backend="torch", device="cpu")
     with torch.no_grad():
-        vertices = Skeleton(rig)(_raised_arm(rig, frames, 1.6))
+        vertices = Skeleton(rig)(raised_arm(rig, frames, 1.6))
         target = renderer.render(vertices, make_cameras(rig, root_path(vertices), 64, 64))[:, :3]
         target = torch.nn.functional.avg_pool2d(target, 2)
     prior = _RedrawsToOneVideo(target)

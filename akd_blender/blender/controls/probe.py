@@ -68,6 +68,7 @@ __all__ = [
     "Switch",
     "IKGoal",
     "find_controls",
+    "last_probe",
     "pose_matrices",
     "deform_parents",
     "rig_height",
@@ -150,6 +151,13 @@ _LAST_PROBE: dict[str, tuple[bytes, ControlMap]] = {}
 """The last probe and the rig's fingerprint when it ran (:func:`~.controls.fingerprint.rig_fingerprint`): a job
 probes a control rig when it reads it (tied bones) and again when it writes; the second is the first's
 copy while nothing the probe reads has changed."""
+
+
+def last_probe() -> ControlMap | None:
+    """The control map of the last probe (:func:`find_controls`), which a probe of the same rig, unchanged
+    since, copies; None before any probe."""
+    last = _LAST_PROBE.get("probe")
+    return None if last is None else last[1]
 
 
 def _pole_plane(kind: str, pole: str, chain: list[str], base: np.ndarray, index: dict, pose) -> dict:
