@@ -11,11 +11,12 @@ import torch
 
 from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.character.procedural import biped, quadruped
+from akd_blender.core.character.rotations import matrix_to_quat
 from akd_blender.core.errors import Cancelled, InputError
 from akd_blender.core.motion.clip import MotionClip
 from akd_blender.core.motion.physics import PhysicsConfig, build_model, ground_clip
 from akd_blender.core.motion.physics.convert import bodies_to_clip, clip_to_qpos
-from akd_blender.core.motion.physics.perturb import inject_artifacts
+from akd_blender.core.motion.physics.perturb import inject_artifacts, translate_root
 from akd_blender.core.progress import Callbacks
 
 from .test_metrics import scaled
@@ -145,3 +146,64 @@ def test_bad_input_is_one_clear_error():
     nan.rotations[2, 3, 0] = np.nan
     with pytest.raises(InputError, match="NaN"):
         ground_clip(rig, nan)
+
+
+def feet_on_their_own_roots(rig, clip):
+    """``rig`` and ``clip`` with every foot bone made a root of its own, as a glTF rig whose feet hang
+    from IK target bones: the same pose, the feet placed by their own location channels."""
+    feet = [i for i, name in enumerate(rig.bone_names) if name.endswith(("foot.L", "foot.R"))]
+    parents, connect, local = rig.parents.copy(), rig.use_connect.copy(), rig.use_local_location.copy()
+    parents[feet], connect[feet], local[feet] = -1, False, True
+    split = replace(rig, parents=parents, use_connect=connect, use_local_location=local)
+    pose = Skeleton(rig, dtype=torch.float64).pose_matrices(*clip.pose_channels(torch.float64)).numpy()
+    basis = np.linalg.solve(rig.rest_matrices[feet], pose[:, feet])  # [F,n,4,4] = T(location) R(rotation)
+    rotations, locations = clip.rotations.copy(), clip.locations.copy()
+    rotations[:, feet] = matrix_to_quat(torch.as_tensor(basis[..., :3, :3])).numpy()
+    locations[:, feet] = basis[..., :3, 3]
+    return split, MotionClip(clip.bone_names, clip.fps, clip.frame_start, rotations, locations), feet
+
+
+def test_feet_hung_from_other_roots_are_simulated_and_grounded():
+    """Feet weighted to bones beside the body's hierarchy (the IK targets an artist's glTF feet hang
+    from) get bodies jointed to the legs, move with the character, and are grounded like any foot."""
+    rig, trot = quadruped_trot(seconds=3.0)
+    split, clip, feet = feet_on_their_own_roots(rig, trot)
+    skel = Skeleton(split, dtype=torch.float64)
+    assert (
+        np.abs(
+            skel(clip.pose_channels(torch.float64)).numpy()
+            - Skeleton(rig, dtype=torch.float64)(trot.pose_channels(torch.float64)).numpy()
+        ).max()
+        < 1e-9
+    )
+    pm = build_model(split)
+    for foot in feet:  # hung from the lower leg above it, wherever MuJoCo numbers it
+        i = int(pm.bone_body[foot])
+        assert pm.body_bones[i] == foot
+        assert split.bone_names[pm.body_bones[pm.body_parents[i]]] == rig.bone_names[rig.parents[foot]]
+    qpos = clip_to_qpos(pm, clip)
+    data = mujoco.MjData(pm.model)
+    rot, pos = [], []
+    for q in qpos[:6]:
+        data.qpos[:] = q
+        mujoco.mj_kinematics(pm.model, data)
+        rot.append(data.xmat[1:].reshape(-1, 3, 3).copy())
+        pos.append(data.xpos[1:].copy())
+    six = MotionClip(clip.bone_names, clip.fps, clip.frame_start, clip.rotations[:6], clip.locations[:6])
+    back = bodies_to_clip(pm, six, np.array(rot), np.array(pos))
+    assert np.abs(skel(back.pose_channels(torch.float64)).numpy() - skel(six.pose_channels(torch.float64)).numpy()).max() < 1e-6
+    # the whole character sinks, feet included
+    down = translate_root(split, clip, np.tile([0.0, 0.0, -0.1], (clip.num_frames, 1)))
+    moved = skel(down.pose_channels(torch.float64)).numpy() - skel(clip.pose_channels(torch.float64)).numpy()
+    assert np.allclose(moved, [0.0, 0.0, -0.1], atol=1e-9)
+    bad = inject_artifacts(split, clip)
+    result = ground_clip(split, bad, model=pm)
+    before, after = result.metrics_before, result.metrics_after
+    assert after["foot_skate"] * 5 <= before["foot_skate"], (before, after)
+    assert after["penetration"] * 5 <= before["penetration"], (before, after)
+    pose = skel.pose_matrices(*result.clip.pose_channels(torch.float64)).numpy()
+    for foot in feet:  # each foot stays at the end of its leg
+        ankle = pose[:, rig.parents[foot]] @ np.append(
+            np.linalg.solve(rig.rest_matrices[rig.parents[foot]], np.append(rig.heads[foot], 1.0))[:3], 1.0
+        )
+        assert np.linalg.norm(ankle[:, :3] - pose[:, foot, :3, 3], axis=-1).max() < 0.01 * rig.height

@@ -72,7 +72,8 @@ def bodies_to_clip(pm: PhysicsModel, reference: MotionClip, body_rot: np.ndarray
         body_pos: [F,B,3] body origins = bone heads (simulation space, ``data.xpos``).
     Body bones get rotations that reproduce the simulated orientations; the root body's bone (or its
     nearest unconnected ancestor) gets the location that puts its head at the simulated position;
-    every other channel is the reference's.
+    a body hung beside the root's hierarchy gets the location that puts its head at its simulated
+    position; every other channel is the reference's.
     """
     rig = pm.rig
     frames = body_rot.shape[0]
@@ -106,15 +107,20 @@ def bodies_to_clip(pm: PhysicsModel, reference: MotionClip, body_rot: np.ndarray
         pose[:, b, :3, 3] = head + (loc_axes @ loc[..., None])[..., 0]
         if b == pm.root_bone:
             _place_root(pm, pose, loc_ch, pm.from_sim(body_pos[:, 0]) - pose[:, b, :3, 3])
+    for i, b in enumerate(pm.body_bones[1:], start=1):  # bodies hung beside the root's hierarchy
+        p = int(rig.parents[b])
+        if p < 0 or pm.bone_body[p] < 0:
+            _shift_bone(pm, int(b), pose, loc_ch, pm.from_sim(body_pos[:, i]) - pose[:, b, :3, 3])
     rot_ch = make_quat_continuous(torch.as_tensor(rot_ch), dim=0).numpy()
     return MotionClip(reference.bone_names, reference.fps, reference.frame_start, rot_ch, loc_ch)
 
 
-def _place_root(pm: PhysicsModel, pose: np.ndarray, loc_ch: np.ndarray, delta: np.ndarray) -> None:
-    """Move the root body's bone by ``delta`` [F,3] (armature space) through the location channel
-    of the nearest bone that has a usable one (itself unless connected), updating ``pose``."""
+def _shift_bone(pm: PhysicsModel, bone: int, pose: np.ndarray, loc_ch: np.ndarray, delta: np.ndarray) -> int:
+    """Move ``bone`` by ``delta`` [F,3] (armature space) through the location channel of its nearest
+    unconnected ancestor-or-self (``loc_ch`` in place; ``pose`` holds the parents' armature-space
+    poses). Returns the bone whose channel moved."""
     rig = pm.rig
-    b = pm.root_bone
+    b = bone
     while rig.use_connect[b] and rig.parents[b] >= 0:
         b = int(rig.parents[b])
     p = int(rig.parents[b])
@@ -124,9 +130,16 @@ def _place_root(pm: PhysicsModel, pose: np.ndarray, loc_ch: np.ndarray, delta: n
     else:
         offset = np.linalg.solve(rig.rest_matrices[p], rig.rest_matrices[b])
         axes = pose[:, p, :3, :3] @ offset[:3, :3] if rig.use_local_location[b] else pose[:, p, :3, :3]
-    loc_ch[:, b] += (np.swapaxes(axes, -1, -2) @ delta[..., None])[..., 0]
+    loc_ch[:, b] += np.linalg.solve(axes, delta[..., None])[..., 0]
+    return b
+
+
+def _place_root(pm: PhysicsModel, pose: np.ndarray, loc_ch: np.ndarray, delta: np.ndarray) -> None:
+    """Move the root body's bone by ``delta`` [F,3] (armature space) through the location channel
+    of the nearest bone that has a usable one (itself unless connected), updating ``pose``."""
+    b = _shift_bone(pm, pm.root_bone, pose, loc_ch, delta)
     # the moved bone and everything placed so far below it shift rigidly by delta
-    moved = [c for c in range(pm.root_bone + 1) if c == b or _is_descendant(rig.parents, c, b)]
+    moved = [c for c in range(pm.root_bone + 1) if c == b or _is_descendant(pm.rig.parents, c, b)]
     for c in moved:
         pose[:, c, :3, 3] += delta
 

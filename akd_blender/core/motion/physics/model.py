@@ -3,6 +3,8 @@
 1. Bodies: one per deform bone that dominates at least ``min_bone_vertices`` vertices (argmax of the
    skin weights); other bones below the root merge into their nearest body ancestor. The root body
    is the lowest common ancestor of the bodies and gets a free joint; bones above it follow the input.
+   Weighted bones beside that hierarchy (another root's tree, as the IK target bones a glTF rig's
+   hooves hang from) get bodies jointed to the body nearest them at rest.
 2. Frames: a body's frame is its bone's rest frame (origin at the head, Y along the bone), in the
    *simulation space*: world space (armature → world, rotation part only for orientations), shifted
    so the ground (``rig.ground_height``) is z = 0 and scaled by ``scale`` to the simulated height.
@@ -27,7 +29,7 @@ from ...errors import InputError
 from ..metrics import detect_feet, dominant_bones
 from .config import PhysicsConfig
 
-__all__ = ["PhysicsModel", "build_model"]
+__all__ = ["PhysicsModel", "build_model", "nearest_body_bone"]
 
 BODY_GROUP, GROUND_GROUP = 2, 1  # contype/conaffinity bits: bodies touch the ground, not each other
 
@@ -94,8 +96,9 @@ def simulation_scale(rig: RigAsset, config: PhysicsConfig) -> float:
 
 
 def plan_bodies(rig: RigAsset, min_vertices: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Which bones get bodies. Returns ``body_bones`` [B] (root first, parents before children),
-    ``bone_body`` [J] (-1 above the root) and ``body_parents`` [B] (-1 for the root)."""
+    """Which bones get bodies. Returns ``body_bones`` [B] (depth first from the root, as MuJoCo numbers them),
+    ``bone_body`` [J] (-1 for bones above the root and unweighted bones beside its hierarchy) and
+    ``body_parents`` [B] (-1 for the root)."""
     owner = dominant_bones(rig)
     counts = np.bincount(owner[owner >= 0], minlength=rig.num_bones)
     candidate = rig.use_deform & (counts >= min_vertices) & ~rig.rotation_locks.all(1)
@@ -117,24 +120,70 @@ def plan_bodies(rig: RigAsset, min_vertices: int) -> tuple[np.ndarray, np.ndarra
         tops = [c[0] for c in chains]
         root = max(set(tops), key=lambda t: sum(counts[c[-1]] for c in chains if c[0] == t))
     candidate[root] = True
+    above = _ancestors_mask(rig.parents, root)
     bone_body = np.full(rig.num_bones, -1, dtype=np.int64)
     body_bones: list[int] = []
+    body_parents: list[int] = []
+
+    def add_body(b: int, parent_body: int) -> None:
+        bone_body[b] = len(body_bones)
+        body_bones.append(b)
+        body_parents.append(parent_body)
+
     for b in range(rig.num_bones):
-        if b == root:
-            bone_body[b] = len(body_bones)
-            body_bones.append(b)
-            continue
         p = int(rig.parents[b])
-        if p < 0 or bone_body[p] < 0:
-            continue  # above / beside the root: follows the input
-        if candidate[b]:
-            bone_body[b] = len(body_bones)
-            body_bones.append(b)
-        else:
+        if b == root:
+            add_body(b, -1)
+        elif p >= 0 and bone_body[p] >= 0:
+            if candidate[b]:
+                add_body(b, int(bone_body[p]))
+            else:
+                bone_body[b] = bone_body[p]
+    # weighted bones beside the root's hierarchy (another root's tree, a sibling under a bone above the
+    # root): bodies hung from the body nearest them at rest, their own bones below them as usual
+    main = np.array(body_bones, dtype=np.int64)
+    for b in range(rig.num_bones):
+        p = int(rig.parents[b])
+        if bone_body[b] >= 0 or above[b] or counts[b] == 0:
+            continue
+        carried = p >= 0 and bone_body[p] >= 0
+        if carried and not candidate[b]:
             bone_body[b] = bone_body[p]
-    body_bones_arr = np.array(body_bones, dtype=np.int64)
-    body_parents = np.array([-1] + [bone_body[rig.parents[b]] for b in body_bones[1:]], dtype=np.int64)
-    return body_bones_arr, bone_body, body_parents
+        elif not rig.rotation_locks[b].all():
+            add_body(b, int(bone_body[p]) if carried else int(bone_body[nearest_body_bone(rig, main, b)]))
+    # MuJoCo numbers the bodies of a tree depth first: number ours alike
+    children: dict[int, list[int]] = {}
+    for i, parent in enumerate(body_parents):
+        children.setdefault(parent, []).append(i)
+    order, stack = [], [0]
+    while stack:
+        i = stack.pop()
+        order.append(i)
+        stack += children.get(i, [])[::-1]
+    renumber = np.empty(len(order), dtype=np.int64)
+    renumber[order] = np.arange(len(order))
+    bone_body = np.where(bone_body >= 0, renumber[np.maximum(bone_body, 0)], -1)
+    parents = np.array([-1 if body_parents[i] < 0 else renumber[body_parents[i]] for i in order], dtype=np.int64)
+    return np.array(body_bones, dtype=np.int64)[order], bone_body, parents
+
+
+def _ancestors_mask(parents: np.ndarray, bone: int) -> np.ndarray:
+    """bool [J]: the bones above ``bone`` in its hierarchy (``bone`` itself excluded)."""
+    mask = np.zeros(len(parents), dtype=bool)
+    b = int(parents[bone])
+    while b >= 0:
+        mask[b] = True
+        b = int(parents[b])
+    return mask
+
+
+def nearest_body_bone(rig: RigAsset, body_bones: np.ndarray, bone: int) -> int:
+    """The bone of ``body_bones`` whose rest segment (head to tail) comes nearest ``bone``'s rest head."""
+    a, b = rig.heads[body_bones], rig.tails[body_bones]  # [B,3]
+    d = b - a
+    t = np.clip(np.einsum("bi,bi->b", rig.heads[bone] - a, d) / np.maximum(np.einsum("bi,bi->b", d, d), 1e-12), 0.0, 1.0)
+    gap = np.linalg.norm(a + t[:, None] * d - rig.heads[bone], axis=-1)
+    return int(body_bones[int(np.argmin(gap))])
 
 
 def _fit_geom(points: np.ndarray, floor: float) -> dict:

@@ -2,7 +2,7 @@
 
 ``translate_root`` shifts the whole character by a world-space offset per frame through the location
 channel of the pelvis-like root (:func:`~akd_blender.core.motion.metrics.main_root`, or its nearest
-unconnected ancestor); ``inject_artifacts`` uses it to add foot slide (a horizontal sway while the
+unconnected ancestor) and of the bones beside it; ``inject_artifacts`` uses it to add foot slide (a horizontal sway while the
 feet are planted), floating (a raised stretch) and sinking (a lowered stretch).
 """
 
@@ -20,23 +20,39 @@ __all__ = ["translate_root", "inject_artifacts", "loop_clip"]
 
 
 def translate_root(rig: RigAsset, clip: MotionClip, delta: np.ndarray) -> MotionClip:
-    """``clip`` with the character moved by ``delta`` [F,3] (world units, per frame)."""
+    """``clip`` with the character moved by ``delta`` [F,3] (world units, per frame): through the
+    location channel of the pelvis-like root (or its nearest unconnected ancestor) and of every bone
+    beside it that does not hang from it (another root's tree, a sibling under a bone above it: the IK
+    target bones a glTF rig's feet may hang from), so every part of the mesh moves alike."""
     b = main_root(rig)
     while rig.use_connect[b] and rig.parents[b] >= 0:
         b = int(rig.parents[b])
-    p = int(rig.parents[b])
+    above = np.zeros(rig.num_bones, dtype=bool)
+    a = int(rig.parents[b])
+    while a >= 0:
+        above[a] = True
+        a = int(rig.parents[a])
+    movers = [b] + [
+        c
+        for c in range(rig.num_bones)
+        if c != b and not above[c] and not rig.use_connect[c] and (rig.parents[c] < 0 or above[rig.parents[c]])
+    ]
     linear = rig.armature_world[:3, :3]
     delta_arm = np.asarray(delta, dtype=np.float64) @ np.linalg.inv(linear).T  # [F,3] armature space
-    if p < 0:
-        axes = rig.rest_matrices[b, :3, :3] if rig.use_local_location[b] else np.eye(3)
-        axes = np.broadcast_to(axes, (clip.num_frames, 3, 3))
-    else:
-        with torch.no_grad():
-            pose = Skeleton(rig, dtype=torch.float64).pose_matrices(*clip.pose_channels(torch.float64)).numpy()
-        offset = np.linalg.solve(rig.rest_matrices[p], rig.rest_matrices[b])
-        axes = pose[:, p, :3, :3] @ offset[:3, :3] if rig.use_local_location[b] else pose[:, p, :3, :3]
+    pose = None
     locations = clip.locations.copy()
-    locations[:, b] += (np.swapaxes(axes, -1, -2) @ delta_arm[..., None])[..., 0]
+    for c in movers:
+        p = int(rig.parents[c])
+        if p < 0:
+            axes = rig.rest_matrices[c, :3, :3] if rig.use_local_location[c] else np.eye(3)
+            axes = np.broadcast_to(axes, (clip.num_frames, 3, 3))
+        else:
+            if pose is None:
+                with torch.no_grad():
+                    pose = Skeleton(rig, dtype=torch.float64).pose_matrices(*clip.pose_channels(torch.float64)).numpy()
+            offset = np.linalg.solve(rig.rest_matrices[p], rig.rest_matrices[c])
+            axes = pose[:, p, :3, :3] @ offset[:3, :3] if rig.use_local_location[c] else pose[:, p, :3, :3]
+        locations[:, c] += np.linalg.solve(axes, delta_arm[..., None])[..., 0]
     return MotionClip(clip.bone_names, clip.fps, clip.frame_start, clip.rotations.copy(), locations)
 
 
