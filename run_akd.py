@@ -4,7 +4,7 @@
     blender -b --python-exit-code 1 -P run_akd.py -- --input Fox.gltf --prompt "…" --out fox.blend
     blender --command akd --input Fox.gltf --prompt "…" --out fox.blend                   (extension)
 
-Flags, exit codes and the report JSON: akd_blender/blender/cli.py (DESIGN §4). ``--help`` lists them.
+Flags, exit codes and the report JSON: akd_blender/blender/cli/distill.py (DESIGN §4). ``--help`` lists them.
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ def main() -> int:
         sys.path.insert(0, here)
     args = _args(sys.argv)
     if "-h" in args or "--help" in args:
-        from akd_blender.blender.cli_parser import build_parser
+        from akd_blender.blender.cli.parser import build_parser
 
         build_parser().print_help()
         return 0
-    from akd_blender.blender.cli import main as cli_main
+    from akd_blender.blender.cli.distill import main as cli_main
 
     return cli_main(args)
 

@@ -16,7 +16,17 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-__all__ = ["module_names", "import_arrows", "circles", "longest_functions", "summary"]
+__all__ = [
+    "module_names",
+    "import_arrows",
+    "outside_imports",
+    "private_imports",
+    "circles",
+    "levels",
+    "layer_breaks",
+    "longest_functions",
+    "summary",
+]
 
 PACKAGE = "akd_blender"
 
@@ -70,6 +80,98 @@ def import_arrows(root: Path) -> dict[str, set[str]]:
                 if owner and owner != name and not name.startswith(owner + "."):
                     arrows[name].add(owner)
     return arrows
+
+
+def outside_imports(root: Path) -> dict[str, set[str]]:
+    """Module → the top-level names of the modules outside the package it imports (``bpy``, ``numpy``…),
+    at any depth of its code, lazy imports included."""
+    modules = module_names(root)
+    out: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                out[name] |= {alias.name.split(".")[0] for alias in node.names if _owner(alias.name, modules) is None}
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                if _owner(node.module, modules) is None and node.module.split(".")[0] != PACKAGE:
+                    out[name].add(node.module.split(".")[0])
+    return out
+
+
+def layer_breaks(arrows: dict[str, set[str]], package: str, tiers: list[tuple[str, ...]]) -> list[str]:
+    """The arrows inside ``package`` that do not point down its declared ``tiers`` (lowest first; each a
+    tuple of units: a subpackage's or a top-level module's name, "" for the package's ``__init__``): an
+    arrow A → B between two units must go to a lower tier; within one unit any arrow is fine. A module
+    of ``package`` whose unit is in no tier is listed too. Returns "A → B (unit a, tier i → unit b, tier j)"
+    lines, sorted."""
+    tier_of = {unit: i for i, group in enumerate(tiers) for unit in group}
+
+    def unit(name: str) -> str:
+        return name[len(package) + 1 :].split(".")[0] if name != package else ""
+
+    inside = [name for name in arrows if name == package or name.startswith(package + ".")]
+    found = [f"{name}: unit {unit(name)!r} is in no tier" for name in inside if unit(name) not in tier_of]
+    for name in inside:
+        for target in arrows[name]:
+            if not (target == package or target.startswith(package + ".")):
+                continue
+            a, b = unit(name), unit(target)
+            if a == b or a not in tier_of or b not in tier_of:
+                continue
+            if tier_of[b] >= tier_of[a]:
+                found.append(f"{name} → {target} (unit {a!r}, tier {tier_of[a]} → unit {b!r}, tier {tier_of[b]})")
+    return sorted(found)
+
+
+def _is_private(name: str) -> bool:
+    """True for a name with one leading underscore (``_x``), False for public and dunder names."""
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_imports(root: Path) -> list[str]:
+    """``module:line name from other`` for each private name (``_x``) one module of the package takes
+    from another: ``from other import _x`` or ``other._x`` through a module bound by an import, at any
+    depth (lazy imports included). A module's own names and its package ``__init__`` chain are exempt."""
+    modules = module_names(root)
+    found = []
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(), str(path))
+        bound: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name in modules and alias.asname:
+                        bound[alias.asname] = alias.name
+            elif isinstance(node, ast.ImportFrom):
+                base = _absolute(name, path.name == "__init__.py", node)
+                for alias in node.names:
+                    owner = _owner(f"{base}.{alias.name}", modules)
+                    if owner == f"{base}.{alias.name}":
+                        bound[alias.asname or alias.name] = owner
+                    elif owner and owner != name and _is_private(alias.name):
+                        found.append(f"{name}:{node.lineno} {alias.name} from {owner}")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and _is_private(node.attr):
+                owner = bound.get(node.value.id)
+                if owner and owner != name:
+                    found.append(f"{name}:{node.lineno} {node.attr} from {owner}")
+    return sorted(found)
+
+
+def levels(arrows: dict[str, set[str]]) -> dict[str, int]:
+    """Node → its level in an acyclic graph: 0 for a node that imports none of the others, else one
+    more than the highest level it imports. Nodes on a circle are left out."""
+    out: dict[str, int] = {}
+    on_circle = {node for group in circles(arrows) for node in group}
+
+    def level(node: str) -> int:
+        if node not in out:
+            out[node] = 1 + max((level(n) for n in arrows.get(node, ()) if n not in on_circle), default=-1)
+        return out[node]
+
+    for node in arrows:
+        if node not in on_circle:
+            level(node)
+    return out
 
 
 def circles(arrows: dict[str, set[str]]) -> list[list[str]]:
@@ -147,6 +249,14 @@ def summary(root: Path) -> dict:
     arrows = import_arrows(root)
     folders = folder_arrows(arrows, modules)
     lines = {name: len(path.read_text().splitlines()) for name, path in modules.items()}
+    blender = f"{PACKAGE}.blender"
+
+    def within(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+        keep = {n for n in graph if n == blender or n.startswith(blender + ".")}
+        return {n: {t for t in graph[n] if t in keep} for n in keep}
+
+    blender_levels = 1 + max(levels(within(arrows)).values(), default=-1)
+    blender_folder_levels = 1 + max(levels(within(folders)).values(), default=-1)
     return {
         "modules": len(modules),
         "arrows": sum(len(t) for t in arrows.values()),
@@ -154,6 +264,9 @@ def summary(root: Path) -> dict:
         "folders": len(folders),
         "folder_arrows": sum(len(t) for t in folders.values()),
         "folder_circles": circles(folders),
+        "private_imports": private_imports(root),
+        "blender_levels": blender_levels,
+        "blender_folder_levels": blender_folder_levels,
         "modules_over_400_lines": sorted(((n, m) for m, n in lines.items() if n > 400), reverse=True),
         "longest_functions": longest_functions(root),
     }
@@ -174,6 +287,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"folders {facts['folders']}, arrows {facts['folder_arrows']}, circles {len(facts['folder_circles'])}")
     for group in facts["folder_circles"]:
         print("  folder circle: " + " ↔ ".join(group))
+    print(f"private names imported across modules {len(facts['private_imports'])}")
+    for line in facts["private_imports"]:
+        print(f"  {line}")
+    print(f"blender/: {facts['blender_levels']} levels of modules, {facts['blender_folder_levels']} levels of folders")
     print("modules over 400 lines:")
     for lines, name in facts["modules_over_400_lines"]:
         print(f"  {lines:5d}  {name}")

@@ -55,9 +55,9 @@ def main(out: Path = OUT) -> Path:
     """Render the Fox's library walk and write the contact sheet to ``out``; returns ``out``."""
     import imageio.v3 as iio
 
+    from akd_blender.blender.character.extract import rig_from_armature
+    from akd_blender.blender.character.io import find_armature, load_scene
     from akd_blender.blender.demo import shared_assets
-    from akd_blender.blender.extract import rig_from_armature
-    from akd_blender.blender.io import find_armature, load_scene
     from akd_blender.core.character.roles import find_roles
     from akd_blender.core.distillation.library_start import choose_library_motion, library_motion
     from akd_blender.core.render import render_clip

@@ -30,8 +30,8 @@ import bpy
 
 from ..core.character.procedural import CHARACTERS
 from ..core.motion.library.labelled import neutral_clip
-from . import cli
 from .build import armature_from_rig
+from .cli import distill
 
 JOBS = {"biped": "a figure stretches both arms up to the sky", "fox": "a fox walks forward"}
 """Prompt per job, each a wording the embedded teacher reads as a motion of that character's kind."""
@@ -109,16 +109,16 @@ CONTACT_FRAMES = 6
 
 def write_contact_sheet(blend_path: str, png_path: str, size: int = 256, frames: int = CONTACT_FRAMES) -> list[int]:
     """Open a job's ``.blend``, read its armature's action as Blender evaluates it
-    (:func:`~akd_blender.blender.keyframes.read_clip`) and write ``frames`` of its frames, rendered by the
+    (:func:`~akd_blender.blender.keys.keyframes.read_clip`) and write ``frames`` of its frames, rendered by the
     project renderer at ``size`` × ``size`` pixels with the whole motion in view, side by side as one PNG.
     Returns the Blender frame numbers shown."""
     import imageio.v3 as iio
     import numpy as np
 
     from ..core.render import render_clip
-    from .extract import rig_from_armature
-    from .io import find_armature, load_scene
-    from .keyframes import read_clip
+    from .character.extract import rig_from_armature
+    from .character.io import find_armature, load_scene
+    from .keys.keyframes import read_clip
 
     load_scene(blend_path)
     armature = find_armature(None)
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         stem = os.path.join(out, f"{name}_akd")
         flags = job_flags(source, JOBS[name], stem, steps=args.steps)
         print("[demo] python run_akd.py " + " ".join(f"'{f}'" if " " in f else f for f in flags))
-        code = cli.main(flags)
+        code = distill.main(flags)
         if code != 0:
             return code
         sheet = os.path.join(out, f"{name}_contact_sheet.png")

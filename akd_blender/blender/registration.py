@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import bpy
 
-from . import operators, panel, properties
+from .panel import operators, properties, sidebar
 
 __all__ = ["register", "unregister", "CLASSES", "is_registered"]
 
-CLASSES = (*properties.CLASSES, *operators.CLASSES, *panel.CLASSES)
+CLASSES = (*properties.CLASSES, *operators.CLASSES, *sidebar.CLASSES)
 _STATE: dict[str, object] = {}
 
 
 def _cli_akd(argv: list[str]) -> int:
     """``blender --command akd ARGS``: the same flags and exit codes as run_akd.py."""
-    from .cli import main
+    from .cli.distill import main
 
     return main(argv)
 

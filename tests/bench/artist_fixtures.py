@@ -1,9 +1,9 @@
 """Artist rigs and their own clips as files a machine without Blender can read (``make artist-fixtures``).
 
 Imports every ``*.gltf`` / ``*.glb`` / ``*.fbx`` under ``$AKD_SHARED/assets`` (or ``--assets``) with
-Blender's own importers, mirrors its armature (:func:`akd_blender.blender.extract.rig_from_armature`)
+Blender's own importers, mirrors its armature (:func:`akd_blender.blender.character.extract.rig_from_armature`)
 and evaluates each of its actions over the action's frame range at the scene's frame rate
-(:func:`akd_blender.blender.keyframes.read_clip`). Writes, per model, ``<Model>.npz`` (a RigAsset,
+(:func:`akd_blender.blender.keys.keyframes.read_clip`). Writes, per model, ``<Model>.npz`` (a RigAsset,
 :func:`akd_blender.core.character.rig.save_rig`) and ``<Model>.<Action>.npz`` (:func:`save_clip`), and an
 ``index.json`` listing them. Needs the ``bpy`` module.
 
@@ -49,16 +49,16 @@ def export_model(path: Path, out: Path) -> dict:
     """Import one model file, write its rig and every action's clip into ``out``; returns its index entry."""
     import bpy
 
-    from akd_blender.blender.extract import rig_from_armature
-    from akd_blender.blender.io import find_armature, load_scene
-    from akd_blender.blender.keyframes import read_clip
+    from akd_blender.blender.character.extract import rig_from_armature
+    from akd_blender.blender.character.io import find_armature, load_scene, scene_fps
+    from akd_blender.blender.keys.keyframes import read_clip
 
     load_scene(str(path))
     arm = find_armature(None)
     rig = rig_from_armature(arm)
     save_rig(rig, str(out / f"{path.stem}.npz"))
     scene = bpy.context.scene
-    fps = scene.render.fps / scene.render.fps_base
+    fps = scene_fps(scene)
     clips = {}
     for action in sorted(bpy.data.actions, key=lambda a: a.name):
         start, end = (int(round(x)) for x in action.frame_range)

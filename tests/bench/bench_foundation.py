@@ -16,9 +16,9 @@ import bpy  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from akd_blender.blender.actions import write_action  # noqa: E402
-from akd_blender.blender.extract import rig_from_armature  # noqa: E402
-from akd_blender.blender.io import find_armature, load_scene  # noqa: E402
+from akd_blender.blender.character.extract import rig_from_armature  # noqa: E402
+from akd_blender.blender.character.io import find_armature, load_scene  # noqa: E402
+from akd_blender.blender.keys.actions import write_action  # noqa: E402
 from akd_blender.core.character.kinematics import Skeleton  # noqa: E402
 from akd_blender.core.motion.clip import MotionParams  # noqa: E402
 from tests.conftest import ASSET_FILES  # noqa: E402

@@ -54,7 +54,7 @@ from tests.core.test_gait_styles import (  # noqa: E402
 def _rigify(names: list[str]) -> dict:
     import bpy
 
-    from akd_blender.blender.job_rig import job_rig
+    from akd_blender.blender.job.rig import job_rig
     from tests.blender.rig_zoo import rigify_rig
 
     out = {}

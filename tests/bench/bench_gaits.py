@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 import bpy  # noqa: E402
 
-from akd_blender.blender.extract import rig_from_armature  # noqa: E402
+from akd_blender.blender.character.extract import rig_from_armature  # noqa: E402
 from akd_blender.core.character.roles import find_roles  # noqa: E402
 from akd_blender.core.motion.judge import load_motion_judge  # noqa: E402
 from akd_blender.core.motion.library import make_role_clip, sample_variations  # noqa: E402

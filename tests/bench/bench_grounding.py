@@ -36,7 +36,7 @@ FIELDS = ("floating_fraction", "penetration_max", "root_travel_max", "start_gap"
 
 def judged(blend: Path, action: str) -> tuple[str, float]:
     """The motion judge's verdict (this checkout's judge, whatever code wrote ``blend``): (label, p)."""
-    cmd = [sys.executable, "-m", "akd_blender.blender.judge_cli", "--input", str(blend), "--action", action, "--json"]
+    cmd = [sys.executable, "-m", "akd_blender.blender.cli.judge", "--input", str(blend), "--action", action, "--json"]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"judging {action} in {blend}: exit {done.returncode}\n{done.stderr[-2000:]}")
@@ -82,9 +82,9 @@ def silences(asset: Path, prompt: str) -> dict:
     import time
 
     sys.path.insert(0, str(ROOT))
-    from akd_blender.blender.extract import rig_from_armature
-    from akd_blender.blender.io import find_armature, load_scene
-    from akd_blender.blender.pose_channels import current_pose
+    from akd_blender.blender.character.extract import rig_from_armature
+    from akd_blender.blender.character.io import find_armature, load_scene
+    from akd_blender.blender.character.pose_channels import current_pose
     from akd_blender.core.job import worker as wk
     from akd_blender.core.job.request import JobRequest
     from akd_blender.core.settings import DistillConfig

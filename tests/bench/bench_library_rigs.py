@@ -4,9 +4,9 @@ evaluates it: the motion × rig table of docs/benchmarks.md.
 For each rig (built or imported in the bpy module, in a process of its own) and each library motion of
 its kind that has its own checks: the motion is played as the job's library start plays it (the library clip from the pose
 the file shows, :func:`~akd_blender.core.distillation.library_start.library_motion`), written as the job
-writes it (:func:`~akd_blender.blender.apply.apply_clips`: keys on the rig's controls, Blender's own
+writes it (:func:`~akd_blender.blender.job.apply.apply_clips`: keys on the rig's controls, Blender's own
 evaluation checked, the job's warnings), read back as Blender evaluates it
-(:func:`~akd_blender.blender.keyframes.read_clip`) and measured by the motion's own checks
+(:func:`~akd_blender.blender.keys.keyframes.read_clip`) and measured by the motion's own checks
 (``tests/core/library_checks.py``, those ``tests/core/test_library.py`` runs on the core clips). A
 row says ``pass`` or the first failing fact; the job's warnings are listed with it.
 
@@ -78,7 +78,7 @@ def build(name: str) -> None:
                 pb.rotation_mode = "QUATERNION"
                 pb.rotation_quaternion = quat.tolist()
     elif name in GLTF:
-        from akd_blender.blender.io import load_scene
+        from akd_blender.blender.character.io import load_scene
         from tests.conftest import ASSET_FILES
 
         load_scene(str(ASSET_FILES[name]))
@@ -114,11 +114,11 @@ def rig_rows(name: str, labels: tuple[str, ...] = ()) -> list[dict]:
     """Every library motion of the rig's kind (or ``labels``) on rig ``name``, as rows."""
     import bpy
 
-    from akd_blender.blender.apply import apply_clips
-    from akd_blender.blender.deform_skeleton import start_pose
-    from akd_blender.blender.io import find_armature
-    from akd_blender.blender.job_rig import job_rig
-    from akd_blender.blender.keyframes import read_clip
+    from akd_blender.blender.character.deform_skeleton import start_pose
+    from akd_blender.blender.character.io import find_armature
+    from akd_blender.blender.job.apply import apply_clips
+    from akd_blender.blender.job.rig import job_rig
+    from akd_blender.blender.keys.keyframes import read_clip
     from akd_blender.core.character.roles import find_roles
     from akd_blender.core.distillation.library_start import LibraryChoice, library_motion
     from akd_blender.core.motion.library import motions_for

@@ -41,9 +41,9 @@ def blender_clips() -> list[tuple[str, object, object]]:
     os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="akd-bench-user-"))
     import bpy
 
-    from akd_blender.blender.extract import rig_from_armature
-    from akd_blender.blender.io import find_armature, load_scene
-    from akd_blender.blender.keyframes import read_clip
+    from akd_blender.blender.character.extract import rig_from_armature
+    from akd_blender.blender.character.io import find_armature, load_scene
+    from akd_blender.blender.keys.keyframes import read_clip
 
     shared = Path(os.environ.get("AKD_SHARED", ROOT.parent / "shared")) / "assets"
     out = []

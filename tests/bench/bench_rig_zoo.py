@@ -89,7 +89,7 @@ _BUILD = r"""
 import sys, bpy
 sys.path.insert(0, sys.argv[1])
 from tests.blender.rig_zoo import HORSE_FRONT_ENDS, bust, game_rig, ik_biped, mannequin, mixamo_fbx, parented_robot, rigify_rig, robot_dog
-from akd_blender.blender.io import find_armature
+from akd_blender.blender.character.io import find_armature
 bpy.ops.wm.read_homefile(use_empty=True)
 {call}
 # the baseline: the armature the job reads (find_armature), its rest pose held for 48 frames as action "standing"
@@ -115,7 +115,7 @@ def _run(cmd: list[str]) -> subprocess.CompletedProcess:
 
 def judge(blend: Path, action: str) -> dict:
     """The motion judge's verdict (label, probability) on ``action`` of ``blend`` as Blender evaluates it."""
-    judged = _run([sys.executable, "-m", "akd_blender.blender.judge_cli", "--input", str(blend), "--action", action, "--json"])
+    judged = _run([sys.executable, "-m", "akd_blender.blender.cli.judge", "--input", str(blend), "--action", action, "--json"])
     return (
         json.loads(judged.stdout.strip().splitlines()[-1]) if judged.returncode == 0 else {"label": "error", "probability": 0.0}
     )
@@ -125,8 +125,8 @@ _HANDS = r"""
 import json, sys, bpy
 import numpy as np
 sys.path.insert(0, sys.argv[1])
-from akd_blender.blender.extract import rig_from_armature
-from akd_blender.blender.io import find_armature, load_scene
+from akd_blender.blender.character.extract import rig_from_armature
+from akd_blender.blender.character.io import find_armature, load_scene
 from akd_blender.core.character.roles import find_roles
 load_scene(sys.argv[2])
 arm = find_armature()

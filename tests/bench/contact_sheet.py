@@ -31,9 +31,9 @@ def main() -> None:
     import bpy
     import imageio.v3 as iio
 
-    from akd_blender.blender.extract import rig_from_armature
-    from akd_blender.blender.io import find_armature, load_scene
-    from akd_blender.blender.keyframes import read_clip
+    from akd_blender.blender.character.extract import rig_from_armature
+    from akd_blender.blender.character.io import find_armature, load_scene
+    from akd_blender.blender.keys.keyframes import read_clip
     from akd_blender.core.render import render_clip
 
     load_scene(args.asset)

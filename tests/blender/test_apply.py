@@ -1,4 +1,4 @@
-"""The apply step (``akd_blender.blender.apply``): one door for the panel and the CLI.
+"""The apply step (``akd_blender.blender.job.apply``): one door for the panel and the CLI.
 
 The same JobResult applied through :func:`apply_result`, through the panel's Done path and (for a
 grounded clip) through ``run_akd.py --ground-action``'s ``run_one`` gives the same keys; the previous
@@ -14,12 +14,14 @@ import numpy as np
 import pytest
 
 import akd_blender
-from akd_blender.blender import cli, cli_job, panel_run
-from akd_blender.blender.apply import Applied, apply_clips, apply_result
 from akd_blender.blender.build import armature_from_rig
-from akd_blender.blender.extract import rig_from_armature
-from akd_blender.blender.io import load_scene
-from akd_blender.blender.pose_channels import action_fcurves
+from akd_blender.blender.character.extract import rig_from_armature
+from akd_blender.blender.character.io import load_scene
+from akd_blender.blender.character.pose_channels import action_fcurves
+from akd_blender.blender.cli import distill
+from akd_blender.blender.job import settings as job_settings
+from akd_blender.blender.job.apply import Applied, apply_clips, apply_result
+from akd_blender.blender.panel import run as panel_run
 from akd_blender.core.character.procedural import biped
 from akd_blender.core.errors import InputError
 from akd_blender.core.job import worker as wk
@@ -177,9 +179,9 @@ def test_the_cli_door_writes_the_keys_the_function_writes(tmp_path):
     blend, report_path = tmp_path / "in.blend", tmp_path / "report.json"
     bpy.ops.wm.save_as_mainfile(filepath=str(blend))
     load_scene(str(blend))  # the grounded clip of the file as the CLI opens it
-    clip = cli._ground_existing(bpy.data.objects["Biped"], rig_from_armature(bpy.data.objects["Biped"]), "OldAction", 24.0)[0]
-    job = cli_job.CliJob(input=str(blend), ground_action="OldAction", report=str(report_path), keys="sparse")
-    report = cli.run_one(job, progress=False)  # opens the file again
+    clip = distill._ground_existing(bpy.data.objects["Biped"], rig_from_armature(bpy.data.objects["Biped"]), "OldAction", 24.0)[0]
+    job = job_settings.CliJob(input=str(blend), ground_action="OldAction", report=str(report_path), keys="sparse")
+    report = distill.run_one(job, progress=False)  # opens the file again
     assert json.loads(report_path.read_text())["action_names"] == report["action_names"] == ["OldAction grounded"]
     arm = bpy.data.objects["Biped"]
     rig = rig_from_armature(arm)
@@ -198,7 +200,7 @@ def test_the_panel_on_the_rig_a_game_rig_copies_reads_the_game_rig_and_keys_the_
     """The animator selects the rig they animate; the mesh is bound to a game rig over it. The panel's job
     reads the game rig, and the keys land on the selected rig's controls (a new action on it; the game rig
     gets none), the report naming the rig keyed."""
-    from akd_blender.blender.control_check import result_of
+    from akd_blender.blender.controls.check import result_of
 
     from . import rig_zoo
 

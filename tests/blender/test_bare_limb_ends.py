@@ -7,9 +7,9 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from akd_blender.blender.actions import write_action
-from akd_blender.blender.controls import result_of
-from akd_blender.blender.job_rig import job_rig
+from akd_blender.blender.job.rig import job_rig
+from akd_blender.blender.keys.actions import write_action
+from akd_blender.blender.keys.on_controls import result_of
 from akd_blender.core.character.roles import describe_roles, find_roles
 from akd_blender.core.motion.library import make_role_clip
 from akd_blender.core.motion.library.labelled import Variation

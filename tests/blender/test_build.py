@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from akd_blender.blender.build import armature_from_rig
-from akd_blender.blender.extract import rig_from_armature
+from akd_blender.blender.character.extract import rig_from_armature
 from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.character.procedural import CHARACTERS
 from akd_blender.core.motion.clip import MotionClip

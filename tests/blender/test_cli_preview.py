@@ -7,7 +7,7 @@ import imageio_ffmpeg
 import numpy as np
 import torch
 
-from akd_blender.blender.outputs import write_preview
+from akd_blender.blender.cli.outputs import write_preview
 from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.character.procedural import CHARACTERS
 from akd_blender.core.motion.library.labelled import make_clip

@@ -1,11 +1,11 @@
-"""Version shims (akd_blender/blender/compat.py)."""
+"""Version shims (akd_blender/blender/cli/compat.py)."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 
-from akd_blender.blender.compat import ffmpeg_executable, restore_execute_bits
+from akd_blender.blender.cli.compat import ffmpeg_executable, restore_execute_bits
 
 
 def test_restore_execute_bits_makes_the_bundled_ffmpeg_runnable(tmp_path):

@@ -7,8 +7,8 @@ import bpy
 import numpy as np
 import torch
 
-from akd_blender.blender.extract import rig_from_armature
-from akd_blender.blender.keyframes import read_clip
+from akd_blender.blender.character.extract import rig_from_armature
+from akd_blender.blender.keys.keyframes import read_clip
 from akd_blender.core.character.kinematics import Skeleton
 
 from .helpers import evaluated_world_vertices

@@ -16,14 +16,14 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.blender.actions import write_action
-from akd_blender.blender.controls import deform_targets, result_of
-from akd_blender.blender.deform_skeleton import frame_offsets
-from akd_blender.blender.extract import rig_from_armature
-from akd_blender.blender.job_rig import job_rig
-from akd_blender.blender.key_figures import key_figures, key_summary
-from akd_blender.blender.keyframes import SparseKeys
-from akd_blender.blender.pose_channels import action_fcurves
+from akd_blender.blender.character.deform_skeleton import frame_offsets
+from akd_blender.blender.character.extract import rig_from_armature
+from akd_blender.blender.character.pose_channels import action_fcurves
+from akd_blender.blender.job.rig import job_rig
+from akd_blender.blender.keys.actions import write_action
+from akd_blender.blender.keys.figures import key_figures, key_summary
+from akd_blender.blender.keys.keyframes import SparseKeys
+from akd_blender.blender.keys.on_controls import deform_targets, result_of
 from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.character.rig import RigAsset
 from akd_blender.core.character.rotations import rotvec_to_quat
@@ -410,9 +410,9 @@ def test_a_rig_probed_again_unchanged_reuses_the_probe():
     """Reading Rigify's basic human for a job leaves its evaluated pose and its fingerprint as they were (the
     switches' drivers evaluated again), so the write's probe is the read's copy; a constraint, a custom
     property or a bone collection's visibility changed in between makes the fingerprint differ."""
-    from akd_blender.blender.control_probe import _LAST_PROBE, find_controls
-    from akd_blender.blender.control_rig import pose_matrices
-    from akd_blender.blender.rig_fingerprint import rig_fingerprint
+    from akd_blender.blender.controls.fingerprint import rig_fingerprint
+    from akd_blender.blender.controls.probe import find_controls, last_probe
+    from akd_blender.blender.controls.rig import pose_matrices
 
     arm, _ = rig_zoo.rigify_rig("basic_human")
     bpy.context.view_layer.update()
@@ -422,7 +422,7 @@ def test_a_rig_probed_again_unchanged_reuses_the_probe():
     before = rig_fingerprint(arm, deform)
     rig = job_rig(arm, None)
     assert np.array_equal(pose_matrices(arm), rest) and rig_fingerprint(arm, deform) == before
-    first = _LAST_PROBE["probe"][1]
+    first = last_probe()
     again = find_controls(arm, deform)
     assert again is not first and again.control_of == first.control_of and again.handles == first.handles
     switch = again.switches[0]
@@ -580,7 +580,7 @@ def test_rigify_limb_segments_are_tied_and_ik_chains_are_not():
 def test_bones_the_rig_keeps_off_the_motion_are_said_in_the_job_warnings():
     """A hand whose rotation the rig copies from another object cannot bend: the check finds it off the
     motion and the job's warnings name it and why."""
-    from akd_blender.blender.apply import apply_clips
+    from akd_blender.blender.job.apply import apply_clips
 
     arm, _ = rig_zoo.ik_biped()
     held = arm.pose.bones["hand.R"].constraints.new("COPY_ROTATION")
@@ -604,7 +604,7 @@ def test_choosing_the_control_rig_of_a_game_rig_reads_the_game_rig():
     """The animator picks the rig they animate; the mesh is bound to the game rig over it: that is the
     armature read (the keys still go on the chosen rig's controls). Without a name, the game rig is the
     one armature counted as moving the mesh."""
-    from akd_blender.blender.io import character_armature, find_armature
+    from akd_blender.blender.character.io import character_armature, find_armature
 
     src, body = rig_zoo.ik_biped()
     body.parent = src  # the body still hangs from the control rig's object, as after Ctrl+P
@@ -616,7 +616,7 @@ def test_choosing_the_control_rig_of_a_game_rig_reads_the_game_rig():
 def test_an_armature_following_one_bone_of_another_is_no_game_rig():
     """A prop's armature whose one bone copies the biped's hand (a sword in its grip), both moving meshes:
     neither is a game rig of the other, so the file's two characters are named, not one picked."""
-    from akd_blender.blender.io import character_armature, find_armature
+    from akd_blender.blender.character.io import character_armature, find_armature
 
     src, _ = rig_zoo.ik_biped()
     prop, _ = rig_zoo.ik_biped(name="Prop")

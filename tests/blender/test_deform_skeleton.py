@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.blender.deform_skeleton import (
+from akd_blender.blender.character.deform_skeleton import (
     evaluated_channels,
     evaluated_clip,
     evaluated_pose,
     find_deform_skeleton,
     frame_offsets,
 )
-from akd_blender.blender.extract import rig_from_armature
+from akd_blender.blender.character.extract import rig_from_armature
 from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.character.rig import load_rig, save_rig
 from akd_blender.core.character.roles import find_roles

@@ -10,7 +10,8 @@ import os
 import imageio.v3 as iio
 import pytest
 
-from akd_blender.blender import cli_parser, demo
+from akd_blender.blender import demo
+from akd_blender.blender.cli import parser as cli_parser
 
 FOX = os.path.join(os.environ.get("AKD_SHARED", ""), "assets", "Fox", "Fox.gltf")
 
@@ -20,7 +21,7 @@ def _write_keyed_scene(job) -> None:
     the job's output, as a job writes it."""
     import bpy
 
-    from akd_blender.blender.io import find_armature, load_scene
+    from akd_blender.blender.character.io import find_armature, load_scene
 
     load_scene(job.input)
     armature = find_armature(None)
@@ -47,7 +48,7 @@ def _record(monkeypatch) -> list:
             json.dump(report, fh)
         return 0
 
-    monkeypatch.setattr(demo.cli, "main", fake_main)
+    monkeypatch.setattr(demo.distill, "main", fake_main)
     return jobs
 
 
@@ -90,15 +91,15 @@ def test_demo_without_the_shared_assets_says_so_and_runs_the_biped_only(tmp_path
 
 
 def test_demo_stops_with_the_cli_exit_code(tmp_path, monkeypatch):
-    monkeypatch.setattr(demo.cli, "main", lambda flags: 3)
+    monkeypatch.setattr(demo.distill, "main", lambda flags: 3)
     assert demo.main(["--out", str(tmp_path)]) == 3
 
 
 def test_demo_prompts_read_as_motions_of_each_characters_kind():
     """The biped's prompt as a biped motion and the Fox's as a quadruped one, for the kinds the rigs'
     roles give (the Fox imported with Blender's glTF importer, as the CLI does)."""
-    from akd_blender.blender.extract import rig_from_armature
-    from akd_blender.blender.io import find_armature, load_scene
+    from akd_blender.blender.character.extract import rig_from_armature
+    from akd_blender.blender.character.io import find_armature, load_scene
     from akd_blender.core.character.procedural import CHARACTERS
     from akd_blender.core.distillation.plan import character_kind
     from akd_blender.core.prompt.sentence_encoder import TextEncoder

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from akd_blender.blender import cli, demo
+from akd_blender.blender import demo
+from akd_blender.blender.cli import distill
 from tests.blender.helpers import evaluated_world_vertices
 
 HELD_OUT = {
@@ -52,8 +53,8 @@ def evaluate(path: str, report: dict) -> Evaluated:
     """Open the job's ``.blend`` and read its new action as Blender deforms the character, frame by frame."""
     import bpy
 
-    from akd_blender.blender.extract import rig_from_armature
-    from akd_blender.blender.io import find_armature, load_scene
+    from akd_blender.blender.character.extract import rig_from_armature
+    from akd_blender.blender.character.io import find_armature, load_scene
     from akd_blender.core.character.roles import find_roles
 
     load_scene(path)
@@ -80,7 +81,7 @@ def job(name: str, prompt: str) -> Evaluated:
     if name == "biped":
         demo.write_character("biped", source)
     stem = os.path.join(out, "job")
-    assert cli.main(demo.job_flags(source, prompt, stem, preview=False)) == 0
+    assert distill.main(demo.job_flags(source, prompt, stem, preview=False)) == 0
     with open(f"{stem}.json", encoding="utf-8") as fh:
         report = json.load(fh)
     return evaluate(f"{stem}.blend", report)

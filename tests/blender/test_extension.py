@@ -55,7 +55,7 @@ def test_zip_installs_and_operator_runs_from_installed_copy(tmp_path):
     zip_path = tmp_path / "dist" / f"akd_blender-{__import__('akd_blender').__version__}.zip"
     with zipfile.ZipFile(zip_path) as zf:
         names = set(zf.namelist())
-    assert {"blender_manifest.toml", "__init__.py", "blender/operators.py", "core/distillation/sds_loop.py"} <= names
+    assert {"blender_manifest.toml", "__init__.py", "blender/panel/operators.py", "core/distillation/sds_loop.py"} <= names
     assert not any("__pycache__" in n for n in names)
 
     model = save_pipeline(cogvideox_pipeline(), tmp_path / "tiny-cogvideox")

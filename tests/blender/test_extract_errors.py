@@ -5,8 +5,8 @@ from __future__ import annotations
 import bpy
 import pytest
 
-from akd_blender.blender.extract import rig_from_armature
-from akd_blender.blender.io import find_armature, load_scene
+from akd_blender.blender.character.extract import rig_from_armature
+from akd_blender.blender.character.io import find_armature, load_scene
 from akd_blender.core.character.rig import RigError
 from akd_blender.core.errors import InputError
 

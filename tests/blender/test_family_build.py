@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.blender.actions import write_action
 from akd_blender.blender.build import armature_from_rig
-from akd_blender.blender.extract import rig_from_armature
+from akd_blender.blender.character.extract import rig_from_armature
+from akd_blender.blender.keys.actions import write_action
 from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.distillation.sds_loop import DistillConfig, distill
 from akd_blender.core.motion.clip import MotionClip

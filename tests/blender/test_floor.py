@@ -7,9 +7,9 @@ import bpy
 import numpy as np
 import pytest
 
-from akd_blender.blender.cli_job import on_floor
-from akd_blender.blender.extract import FLOOR_SNAP, rest_floor, rig_from_armature
-from akd_blender.blender.io import find_armature, load_scene
+from akd_blender.blender.character.extract import FLOOR_SNAP, rest_floor, rig_from_armature
+from akd_blender.blender.character.io import find_armature, load_scene
+from akd_blender.blender.job.settings import on_floor
 
 from .helpers import evaluated_world_vertices
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.blender.extract import rig_from_armature
-from akd_blender.blender.io import find_armature, load_scene
-from akd_blender.blender.keyframes import read_clip
-from akd_blender.blender.pose_channels import current_pose
+from akd_blender.blender.character.extract import rig_from_armature
+from akd_blender.blender.character.io import find_armature, load_scene
+from akd_blender.blender.character.pose_channels import current_pose
+from akd_blender.blender.keys.keyframes import read_clip
 from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.motion.clip import MotionClip
 from akd_blender.core.motion.physics.perturb import translate_root

@@ -12,9 +12,9 @@ import bpy
 import numpy as np
 import pytest
 
-from akd_blender.blender.extract import rig_from_armature
-from akd_blender.blender.io import find_armature, load_scene
-from akd_blender.blender.job_rig import job_rig
+from akd_blender.blender.character.extract import rig_from_armature
+from akd_blender.blender.character.io import find_armature, load_scene
+from akd_blender.blender.job.rig import job_rig
 from akd_blender.core.character.roles import find_roles
 from akd_blender.core.motion.library import GAIT_STYLES, make_role_clip
 from akd_blender.core.motion.library.labelled import Variation

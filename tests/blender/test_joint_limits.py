@@ -8,11 +8,11 @@ from dataclasses import replace
 import bpy
 import numpy as np
 
-from akd_blender.blender.apply import apply_clips
 from akd_blender.blender.build import armature_from_rig
-from akd_blender.blender.deform_skeleton import start_pose
-from akd_blender.blender.job_rig import job_rig
-from akd_blender.blender.keyframes import read_clip
+from akd_blender.blender.character.deform_skeleton import start_pose
+from akd_blender.blender.job.apply import apply_clips
+from akd_blender.blender.job.rig import job_rig
+from akd_blender.blender.keys.keyframes import read_clip
 from akd_blender.core.character.procedural import biped
 from akd_blender.core.character.roles import find_roles
 from akd_blender.core.distillation.library_start import LibraryChoice, library_motion

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.blender.actions import write_action
-from akd_blender.blender.extract import rig_from_armature
-from akd_blender.blender.io import find_armature, load_scene
-from akd_blender.blender.key_figures import key_figures
-from akd_blender.blender.keyframes import SparseKeys, read_clip
-from akd_blender.blender.pose_channels import character_height
+from akd_blender.blender.character.extract import rig_from_armature
+from akd_blender.blender.character.io import find_armature, load_scene
+from akd_blender.blender.character.pose_channels import character_height
+from akd_blender.blender.keys.actions import write_action
+from akd_blender.blender.keys.figures import key_figures
+from akd_blender.blender.keys.keyframes import SparseKeys, read_clip
 from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.character.rotations import rotvec_to_quat
 from akd_blender.core.errors import InputError
@@ -203,7 +203,7 @@ def test_current_pose_reads_any_rotation_mode_and_changes_nothing():
     write_action(arm, clip, "one pose")
     bpy.context.scene.frame_set(clip.frame_start)
     before = pose_matrices(arm)
-    from akd_blender.blender.pose_channels import current_pose
+    from akd_blender.blender.character.pose_channels import current_pose
 
     pose = current_pose(arm)
     assert pose.num_frames == 1 and pose.bone_names == rig.bone_names

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import torch
 
-from akd_blender.blender.actions import write_action
-from akd_blender.blender.extract import rig_from_armature
-from akd_blender.blender.io import find_armature, load_scene
+from akd_blender.blender.character.extract import rig_from_armature
+from akd_blender.blender.character.io import find_armature, load_scene
+from akd_blender.blender.keys.actions import write_action
 from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.character.roles import find_roles
 from akd_blender.core.motion.library import LIBRARY, make_role_clip, sample_variations

@@ -16,7 +16,9 @@ import numpy as np
 import pytest
 
 import akd_blender
-from akd_blender.blender import operators, panel_run, registration
+from akd_blender.blender import registration
+from akd_blender.blender.panel import operators
+from akd_blender.blender.panel import run as panel_run
 from akd_blender.core.character.procedural import biped
 from akd_blender.core.errors import InputError
 from akd_blender.core.job import worker as wk
@@ -100,7 +102,7 @@ def test_register_unregister_twice():
 def test_registration_imports_no_torch():
     code = (
         "import sys; sys.modules['torch'] = None\n"  # importing torch would raise
-        "import akd_blender.blender.registration, akd_blender.blender.panel\n"
+        "import akd_blender.blender.registration, akd_blender.blender.panel.sidebar\n"
         "print('ok')"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -173,7 +175,7 @@ def _finish_with(clip, facts=None, **settings_values):
 
 
 def _fcurve_keys(action) -> list[int]:
-    from akd_blender.blender.pose_channels import action_fcurves
+    from akd_blender.blender.character.pose_channels import action_fcurves
 
     return [len(fc.keyframe_points) for fc in action_fcurves(action)]
 
@@ -206,7 +208,7 @@ def test_finish_leaves_the_scene_range_unless_asked(addon):
 def test_finish_reports_the_motion_warnings(addon):
     arm = _character()
     clip = _clip(arm, frames=6)
-    from akd_blender.blender.extract import rig_from_armature
+    from akd_blender.blender.character.extract import rig_from_armature
 
     height = rig_from_armature(arm).height
     clip.locations[:, 0, :] = np.linspace(0.0, 3.0 * height, 6)[:, None]  # the root drifts 3+ heights
@@ -376,7 +378,7 @@ def test_ground_action_operator(addon):
 def test_ground_action_on_the_rig_a_game_rig_copies(addon):
     """Ground Action with the rig an animator keys selected, the mesh bound to a game rig over it: the game
     rig's motion is grounded and keyed back on the selected rig's controls."""
-    from akd_blender.blender.control_check import result_of
+    from akd_blender.blender.controls.check import result_of
 
     from . import rig_zoo
 
@@ -444,7 +446,7 @@ def test_cancel_while_the_embedded_model_draws_or_the_pose_search_runs_changes_n
 def test_panel_choices_and_defaults_are_the_cores(addon):
     from dataclasses import fields
 
-    from akd_blender.blender import properties
+    from akd_blender.blender.panel import properties
     from akd_blender.core import settings as core
 
     rna = bpy.context.scene.akd.bl_rna.properties

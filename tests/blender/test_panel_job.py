@@ -2,7 +2,7 @@
 
 Real bpy: the panel's scene properties are set as a user sets them, the Distill Motion operator's
 request is built (``panel_run.snapshot``); the equivalent flags are parsed (``cli_parser.parse_jobs``) and
-the command line's request is built for the same armature (``cli_job.armature_request``, what ``run_one``
+the command line's request is built for the same armature (``job_settings.armature_request``, what ``run_one``
 runs). The two ``JobRequest`` are compared field by field, the rig and the starting pose by content.
 Also: the panel refuses a number out of range by its label.
 """
@@ -17,7 +17,9 @@ import numpy as np
 import pytest
 
 import akd_blender
-from akd_blender.blender import cli_job, cli_parser, panel_run
+from akd_blender.blender.cli import parser as cli_parser
+from akd_blender.blender.job import settings as job_settings
+from akd_blender.blender.panel import run as panel_run
 from akd_blender.core.character.procedural import biped
 from akd_blender.core.errors import InputError
 from akd_blender.core.settings import TUNABLES
@@ -57,9 +59,9 @@ def _same(a, b, where: str = "request") -> None:
 
 def _cli_request(arm, *flags: str):
     (job,), _ = cli_parser.parse_jobs(["--input", "scene.blend", "--prompt", PROMPT, "--out", "result.blend", *flags])
-    from akd_blender.blender.extract import rig_from_armature
+    from akd_blender.blender.character.extract import rig_from_armature
 
-    return cli_job.armature_request(job, arm, rig_from_armature(arm))
+    return job_settings.armature_request(job, arm, rig_from_armature(arm))
 
 
 def test_default_panel_settings_are_the_command_lines_defaults(character):

@@ -7,9 +7,9 @@ import mujoco
 import numpy as np
 import pytest
 
-from akd_blender.blender.extract import rig_from_armature
-from akd_blender.blender.io import find_armature, load_scene
-from akd_blender.blender.keyframes import read_clip
+from akd_blender.blender.character.extract import rig_from_armature
+from akd_blender.blender.character.io import find_armature, load_scene
+from akd_blender.blender.keys.keyframes import read_clip
 from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.motion.physics import build_model, ground_clip
 from akd_blender.core.motion.physics.perturb import inject_artifacts, loop_clip

@@ -9,8 +9,8 @@ import functools
 import numpy as np
 import pytest
 
-from akd_blender.blender.extract import rig_from_armature
-from akd_blender.blender.io import find_armature, load_scene
+from akd_blender.blender.character.extract import rig_from_armature
+from akd_blender.blender.character.io import find_armature, load_scene
 from akd_blender.core.character.roles import find_roles
 from akd_blender.core.motion.library import role_motion
 from akd_blender.core.motion.library.labelled import Variation

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from akd_blender.blender.build import armature_from_rig
-from akd_blender.blender.extract import rig_from_armature
-from akd_blender.blender.io import find_armature, load_scene
+from akd_blender.blender.character.extract import rig_from_armature
+from akd_blender.blender.character.io import find_armature, load_scene
 from akd_blender.core.character.roles import describe_roles, find_roles
 from tests.conftest import ASSET_FILES
 from tests.core.rig_variants import affine, placed, reexpressed, renamed, rotation, scaled, world_forward

@@ -9,8 +9,8 @@ import bpy
 import numpy as np
 import pytest
 
-from akd_blender.blender.actions import write_action
-from akd_blender.blender.extract import rig_from_armature
+from akd_blender.blender.character.extract import rig_from_armature
+from akd_blender.blender.keys.actions import write_action
 from akd_blender.core.character.roles import find_roles
 from akd_blender.core.motion.library import LIBRARY, make_role_clip, sample_variations
 from tests.core.library_checks import Measured, checks_for
@@ -70,7 +70,7 @@ def test_the_judge_reads_rigify_sharks_swim_and_rear_up_without_its_fins():
     """Rigify's shark is a serpent whose side fins its roles hold as arms; a serpent's limbs take no slot in
     the judge's body tracks (the judge's serpents have none), so its library swim, turn and rear-up are
     read as those motions (with the fins in the arm slots the swim and rear-up read "none")."""
-    from akd_blender.blender.job_rig import job_rig
+    from akd_blender.blender.job.rig import job_rig
     from akd_blender.core.motion.judge import load_motion_judge
 
     arm, _ = rig_zoo.rigify_rig("shark")

@@ -44,7 +44,7 @@ def test_every_core_module_imports_without_blender():
 
 def test_the_blocker_really_blocks():
     result = subprocess.run(
-        [sys.executable, "-c", BLOCKER, "akd_blender.blender.io"], cwd=ROOT, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", BLOCKER, "akd_blender.blender.character.io"], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     assert result.returncode != 0 and "bpy is blocked" in result.stderr
 
@@ -92,6 +92,6 @@ def test_no_core_source_imports_blender_at_any_depth():
 
 def test_the_source_scan_finds_imports_inside_functions(tmp_path):
     sample = tmp_path / "sample.py"
-    sample.write_text("def f():\n    from ...blender.judge_cli import main\n    import bpy\n")
+    sample.write_text("def f():\n    from ...blender.cli.judge import main\n    import bpy\n")
     names = [m for _, m in imported_names(sample, "akd_blender.core.video_models")]
-    assert "akd_blender.blender.judge_cli" in names and "bpy" in names
+    assert "akd_blender.blender.cli.judge" in names and "bpy" in names

@@ -15,12 +15,12 @@ from akd_blender.core.character.rotations import quat_multiply, rotvec_to_quat
 from akd_blender.core.distillation.sds_loop import DistillConfig, SearchSettings, distill, resolve_start
 from akd_blender.core.errors import InputError
 from akd_blender.core.fitting.frame_paths import (
-    _best_path,
     candidate_rotations,
     continuous_rotvecs,
     keys_from_frames,
     searched_bones,
     smooth_frames,
+    viterbi_path,
 )
 from akd_blender.core.fitting.pose_search import search_poses
 from akd_blender.core.fitting.search_config import SearchConfig
@@ -40,7 +40,7 @@ def rig():
     return biped()
 
 
-def _raised_arm(rig, frames: int, angle: float) -> MotionClip:
+def raised_arm(rig, frames: int, angle: float) -> MotionClip:
     """The standing pose with the right upper arm swung forward/up by ``angle`` radians (more each frame)."""
     clip = neutral_clip(rig, frames)
     rotations = clip.rotations.copy()
@@ -75,9 +75,9 @@ def test_searched_bones_skip_bones_that_move_little_skin(rig):
 def test_best_path_is_consistent_over_time():
     unary = torch.tensor([[0.0, 0.0, 0.0], [0.1, -0.05, 0.1]])  # candidate 1 wins frame 1 alone, narrowly
     jump = torch.tensor([[0.0, 1.0], [1.0, 0.0]]).expand(2, 2, 2)
-    assert _best_path(unary, 0.0 * jump).tolist() == [0, 1, 0]
-    assert _best_path(unary, jump).tolist() == [0, 0, 0]  # switching costs more than it gains
-    assert _best_path(unary - torch.tensor([[0.0], [1.0]]), jump).tolist() == [1, 1, 1]  # all frames move together
+    assert viterbi_path(unary, 0.0 * jump).tolist() == [0, 1, 0]
+    assert viterbi_path(unary, jump).tolist() == [0, 0, 0]  # switching costs more than it gains
+    assert viterbi_path(unary - torch.tensor([[0.0], [1.0]]), jump).tolist() == [1, 1, 1]  # all frames move together
 
 
 def test_keys_reproduce_frames_and_rotvecs_stay_continuous():
@@ -114,7 +114,7 @@ def test_smoothing_can_hold_the_first_frame():
 
 def test_search_finds_a_raised_arm(rig):
     renderer = Renderer(rig, SIZE, SIZE, backend="torch", device="cpu")
-    truth = _raised_arm(rig, FRAMES, 1.6)
+    truth = raised_arm(rig, FRAMES, 1.6)
     target = _render(rig, renderer, truth)
     start = neutral_clip(rig, FRAMES)
     result = search_poses(
@@ -215,7 +215,7 @@ def test_root_tipped_and_lowered_together_is_found(rig):
     assert (lift + 0.25).abs().max() < 0.05, lift
 
 
-class _DrawsOneVideo:
+class DrawsOneVideo:
     """A prior whose drawing is a fixed video and whose SDS target is that video (pixel target)."""
 
     name, fps = "draws-one-video", 8.0
@@ -238,12 +238,12 @@ class _DrawsOneVideo:
 
 def test_distill_starts_from_the_fitted_sample(rig):
     renderer = Renderer(rig, SIZE * 2, SIZE * 2, backend="torch", device="cpu")
-    truth = _raised_arm(rig, FRAMES, 1.6)
+    truth = raised_arm(rig, FRAMES, 1.6)
     with torch.no_grad():
         vertices = Skeleton(rig)(truth)
         target = renderer.render(vertices, make_cameras(rig, root_path(vertices), SIZE * 2, SIZE * 2))[:, :3]
         target = torch.nn.functional.avg_pool2d(target, 2)
-    prior = _DrawsOneVideo(target)
+    prior = DrawsOneVideo(target)
     config = DistillConfig(
         frames=FRAMES,
         fps=8.0,
@@ -300,7 +300,7 @@ def test_distill_keeps_the_drawn_travel_in_its_keys(rig):
     renderer = Renderer(rig, SIZE, SIZE, backend="torch", device="cpu", style=style)
     start = neutral_clip(rig, 10)
     speed = 0.15 * float(rig.height)
-    prior = _DrawsOneVideo(_render(rig, renderer, _travelled(rig, start, (0.0, -speed, 0.0))))
+    prior = DrawsOneVideo(_render(rig, renderer, _travelled(rig, start, (0.0, -speed, 0.0))))
     prior.render_style = style
     config = DistillConfig(
         frames=10,
@@ -334,7 +334,7 @@ def test_normalised_search_sees_a_colour_cast_drawing_of_the_pose_as_that_pose(r
     plain comparison the true pose scores nearly as badly as the standing pose (ratio 0.91 measured),
     with the standardised one it scores about 1 % of it."""
     renderer = Renderer(rig, SIZE, SIZE, backend="torch", device="cpu")
-    truth, standing = _raised_arm(rig, FRAMES, 1.6), neutral_clip(rig, FRAMES)
+    truth, standing = raised_arm(rig, FRAMES, 1.6), neutral_clip(rig, FRAMES)
     cast = _render(rig, renderer, truth) * torch.tensor([1.3, 0.9, 0.7]).view(1, 3, 1, 1)
     cast = (cast + torch.tensor([0.0, 0.05, 0.1]).view(1, 3, 1, 1)).clamp(0, 1)
 
@@ -359,7 +359,7 @@ def test_rendering_on_threads_and_remembering_candidates_change_nothing(rig):
     are fewer than the candidates scored."""
     renderer = Renderer(rig, SIZE, SIZE, backend="torch", device="cpu")
     start = neutral_clip(rig, FRAMES)
-    target = _render(rig, renderer, _raised_arm(rig, FRAMES, 0.8))
+    target = _render(rig, renderer, raised_arm(rig, FRAMES, 0.8))
     threads = torch.get_num_threads()
     seen = []
     one = _search(rig, renderer, target, start, scales=(1.0, 0.3), workers=1)
@@ -389,7 +389,7 @@ def test_the_distillation_weights_the_starts_by_the_motion_the_prompt_was_unders
         vertices = Skeleton(rig)(neutral_clip(rig, FRAMES))
         standing = renderer.render(vertices, make_cameras(rig, root_path(vertices), SIZE, SIZE))[:, :3]
 
-    class ReadsAsWave(_DrawsOneVideo):
+    class ReadsAsWave(DrawsOneVideo):
         def encode_text(self, prompt, negative_prompt=""):
             return SimpleNamespace(extra={"motion": "biped/wave"})
 

@@ -21,7 +21,7 @@ from akd_blender.core.errors import InputError
 from akd_blender.core.prompt.understanding import Understanding
 from akd_blender.core.settings import SDSSettings
 from akd_blender.core.video_models import load_prior
-from akd_blender.core.video_models.capabilities import Capabilities, _read_attributes, capabilities_of
+from akd_blender.core.video_models.capabilities import Capabilities, capabilities_from_attributes, capabilities_of
 from akd_blender.core.video_models.cogvideox import CogVideoXPrior
 from akd_blender.core.video_models.cogvideox_i2v import CogVideoXImageToVideoPrior
 from akd_blender.core.video_models.tiny import ASSET_DIR, IMAGE_ASSET_DIR, load_teacher_config
@@ -160,7 +160,7 @@ def test_the_distillation_sees_what_the_attributes_said(adapter):
     """Every capability the distillation used to read from a prior's attributes is the declared one,
     so the declaration changes no job; the kind and the motions are facts only the declaration states."""
     _, prior, _ = adapter
-    declared, attributes = prior.capabilities, _read_attributes(prior)
+    declared, attributes = prior.capabilities, capabilities_from_attributes(prior)
     assert replace(declared, reads_kind=False, reads_motions=False) == replace(attributes, reads_kind=False, reads_motions=False)
 
 

@@ -9,7 +9,8 @@ from dataclasses import replace
 import pytest
 import torch
 
-from akd_blender.blender import cli_job, cli_parser
+from akd_blender.blender.cli import parser as cli_parser
+from akd_blender.blender.job import settings as job_settings
 from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.character.procedural import biped
 from akd_blender.core.distillation.sds_loop import distill, resolve_start
@@ -33,7 +34,7 @@ from akd_blender.core.video_models.protocol import TextEmbedding
 from akd_blender.core.video_models.tiny import TinyPrior
 from akd_blender.core.video_models.tiny_network import TeacherConfig, build_unet
 from tests.core.dummy_priors import cogvideox_pipeline
-from tests.core.test_pose_search import _raised_arm
+from tests.core.test_pose_search import raised_arm
 
 TINY = TeacherConfig(frames=4, height=16, width=16, channels=(32, 32), condition="image")
 
@@ -115,7 +116,7 @@ def test_start_pose_fits_each_redrawn_render_of_the_motion_so_far():
     rig, frames = biped(), 4
     renderer = Renderer(rig, 64, 64, backend="torch", device="cpu")
     with torch.no_grad():
-        vertices = Skeleton(rig)(_raised_arm(rig, frames, 1.6))
+        vertices = Skeleton(rig)(raised_arm(rig, frames, 1.6))
         target = renderer.render(vertices, make_cameras(rig, root_path(vertices), 64, 64))[:, :3]
         target = torch.nn.functional.avg_pool2d(target, 2)
     prior = _RedrawsToOneVideo(target)
@@ -188,10 +189,10 @@ def test_redraw_levels_are_read_checked_and_round_trip():
 
 def test_the_command_line_sets_the_rounds():
     jobs, _ = cli_parser.parse_jobs(["--input", "x.blend", "--prompt", "p", "--redraw", "0.5"])
-    assert cli_job.distill_config(jobs[0], frame_start=1, fps=24.0).redraw.noise == (0.5,)
+    assert job_settings.distill_config(jobs[0], frame_start=1, fps=24.0).redraw.noise == (0.5,)
     jobs, _ = cli_parser.parse_jobs(["--input", "x.blend", "--prompt", "p"])
-    assert cli_job.distill_config(jobs[0], frame_start=1, fps=24.0).redraw.noise is None
+    assert job_settings.distill_config(jobs[0], frame_start=1, fps=24.0).redraw.noise is None
     with pytest.raises(InputError, match="^--redraw levels must be in"):
-        cli_job.check_usage(
+        job_settings.check_usage(
             cli_parser.parse_jobs(["--input", "x.blend", "--prompt", "p", "--redraw", "2", "--out", "/tmp/o.blend"])[0][0]
         )

@@ -14,7 +14,7 @@ from akd_blender.core.fitting.stabilise import SHAKE_THRESHOLD, camera_shake, fr
 from akd_blender.core.motion.library.labelled import Variation, biped_walk, neutral_clip
 from akd_blender.core.render import Renderer, make_cameras, root_path
 from akd_blender.core.settings import DistillConfig, SearchSettings
-from tests.core.test_pose_search import _DrawsOneVideo
+from tests.core.test_pose_search import DrawsOneVideo
 
 SIZE, FRAMES = 32, 16
 
@@ -80,8 +80,8 @@ def test_the_distillation_reports_the_drawing_shake_and_can_leave_it(rig, walk):
         start="sample",
         search=SearchSettings(scales=()),
     )
-    steadied = distill(rig, "a person walks", config, _DrawsOneVideo(drawing), init_pose=neutral_clip(rig))
+    steadied = distill(rig, "a person walks", config, DrawsOneVideo(drawing), init_pose=neutral_clip(rig))
     assert steadied.extra["drawing_shake"] > SHAKE_THRESHOLD
     left = replace(config, search=replace(config.search, stabilise=False))
-    as_drawn = distill(rig, "a person walks", left, _DrawsOneVideo(drawing), init_pose=neutral_clip(rig))
+    as_drawn = distill(rig, "a person walks", left, DrawsOneVideo(drawing), init_pose=neutral_clip(rig))
     assert as_drawn.extra["drawing_shake"] == 0.0

@@ -14,8 +14,9 @@ import imageio_ffmpeg
 import pytest
 
 from akd_blender import __version__
-from akd_blender.blender import cli_job, cli_parser
-from akd_blender.blender.cli import REPORT_FIELDS
+from akd_blender.blender.cli import parser as cli_parser
+from akd_blender.blender.cli.distill import REPORT_FIELDS
+from akd_blender.blender.job import settings as job_settings
 from akd_blender.core.errors import InputError
 from tests.conftest import ASSET_FILES
 from tests.e2e.akd_cli import blend_summary, make_blends, run_cli, sha256, tiny_model
@@ -179,21 +180,21 @@ def test_cli_flags_are_derived_from_the_core_settings():
     assert actions["camera"].choices == core.CAMERA_MODES == CAMERA_MODES
     assert actions["start"].choices == core.START_MODES and actions["device"].choices == core.DEVICES
     assert actions["keys"].choices == core.KEY_MODES and actions["keys"].default == core.KEYS_DEFAULT == "sparse"
-    assert cli_job.CliJob().keys == core.KEYS_DEFAULT and actions["set_scene_range"].default is False
+    assert job_settings.CliJob().keys == core.KEYS_DEFAULT and actions["set_scene_range"].default is False
     with pytest.raises(InputError, match="--keys must be one of sparse, dense"):  # a --jobs file's "keys"
-        cli_job.check_usage(cli_job.CliJob(input="x.blend", prompt="p", report="r.json", keys="every"))
+        job_settings.check_usage(job_settings.CliJob(input="x.blend", prompt="p", report="r.json", keys="every"))
     with pytest.raises(InputError, match="--keys"):
         cli_parser.parse_jobs(["--input", "x.blend", "--keys", "every"])
-    config = cli_job.distill_config(cli_job.CliJob(input="x.blend", prompt="p"), frame_start=1, fps=24.0)
+    config = job_settings.distill_config(job_settings.CliJob(input="x.blend", prompt="p"), frame_start=1, fps=24.0)
     assert config == core.DistillConfig(preview_every=0)  # every other field at the core's default
     names = {f.name for f in fields(core.DistillConfig)}
     for flag in ("frames", "steps", "seed", "device", "height", "width", "camera", "start", "loop", "negative_prompt", "fps"):
         assert flag in names and flag in actions, flag
     assert actions["allow_nearest"].default is core.DistillConfig.allow_nearest is False and "allow_nearest" in names
     jobs, _ = cli_parser.parse_jobs(["--input", "x.blend", "--prompt", "p", "--allow-nearest"])
-    assert cli_job.distill_config(jobs[0], frame_start=1, fps=24.0).allow_nearest is True
-    job = cli_job.CliJob(input="x.blend", prompt="p", frames=7, steps=3, height=40, width=48, camera="orbit", start="pose")
-    got = cli_job.distill_config(job, frame_start=5, fps=30.0)
+    assert job_settings.distill_config(jobs[0], frame_start=1, fps=24.0).allow_nearest is True
+    job = job_settings.CliJob(input="x.blend", prompt="p", frames=7, steps=3, height=40, width=48, camera="orbit", start="pose")
+    got = job_settings.distill_config(job, frame_start=5, fps=30.0)
     assert (got.frames, got.steps, got.height, got.width, got.camera, got.start, got.frame_start, got.fps) == (
         7,
         3,
@@ -217,15 +218,17 @@ def test_every_tunable_is_a_flag_and_a_jobs_key_that_reaches_the_config(tmp_path
         assert f"--{t.name.replace('_', '-')}" in actions[t.name].option_strings
     argv = ["--input", "x.blend", "--prompt", "p", "--cfg-scale", "5", "--t-max", "0.7", "--draw-steps", "9"]
     jobs, _ = cli_parser.parse_jobs(argv)
-    got = cli_job.distill_config(jobs[0], frame_start=1, fps=24.0)
+    got = job_settings.distill_config(jobs[0], frame_start=1, fps=24.0)
     assert got == with_tunables(DistillConfig(preview_every=0), {"cfg_scale": 5.0, "t_max": 0.7, "draw_steps": 9})
     listing = tmp_path / "jobs.json"
     listing.write_text(json.dumps([{"prompt": "a", "lr": 0.005}, {"prompt": "b", "draw-guidance": 6}]))
     jobs, _ = cli_parser.parse_jobs([*argv, "--jobs", str(listing)])
-    first, second = (cli_job.distill_config(j, frame_start=1, fps=24.0) for j in jobs)
+    first, second = (job_settings.distill_config(j, frame_start=1, fps=24.0) for j in jobs)
     assert (first.lr, first.sds.cfg_scale, second.search.guidance, second.lr) == (0.005, 5.0, 6.0, DistillConfig().lr)
     with pytest.raises(InputError, match=r"^--t-min must be between 0 and 1 \(got 3\)"):
-        cli_job.check_usage(cli_job.CliJob(input="x.blend", prompt="p", report=str(tmp_path / "r.json"), tunables={"t_min": 3}))
+        job_settings.check_usage(
+            job_settings.CliJob(input="x.blend", prompt="p", report=str(tmp_path / "r.json"), tunables={"t_min": 3})
+        )
     with pytest.raises(InputError, match="--draw-steps"):
         cli_parser.parse_jobs(["--input", "x.blend", "--draw-steps", "many"])
     listing.write_text(json.dumps([{"prompt": "a", "tunables": {}}]))

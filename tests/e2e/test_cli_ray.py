@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from akd_blender.blender import cli
+from akd_blender.blender.cli import distill
 from tests.conftest import ASSET_FILES
 from tests.e2e.akd_cli import ROOT, env, run_cli
 
@@ -90,7 +90,7 @@ def test_torchrun_two_processes_take_the_steps_of_one_with_two_draws(runs):
 def test_a_missing_ray_is_one_line(monkeypatch, capsys, tmp_path):
     monkeypatch.setitem(sys.modules, "ray", None)  # what `import ray` meets in a Python without it
     args = ["--input", str(ASSET_FILES["Fox"]), "--prompt", "a fox trots", "--report", str(tmp_path / "r.json"), "--ray"]
-    assert cli.main(args) == 2
+    assert distill.main(args) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("akd: error: --ray needs Ray") and "pip install" in err[0]
     assert not (tmp_path / "r.json").exists()

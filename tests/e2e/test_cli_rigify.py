@@ -134,7 +134,7 @@ def test_a_game_rig_over_rigify_waves_through_the_rigify_controls(jobs):
     assert max(right) - right[0] > 0.25 * height and max(left) - min(left) < 0.05 * height
     judge = (  # the action left on the rig but not active: the judge still plays it through the game rig
         f"import sys, json, bpy; sys.path.insert(0, {str(ROOT)!r})\n"
-        "from akd_blender.blender.judge_cli import judge_action\n"
+        "from akd_blender.blender.cli.judge import judge_action\n"
         f"bpy.ops.wm.open_mainfile(filepath={str(jobs / 'human_game_out.blend')!r})\n"
         f"bpy.data.actions[{got['action']!r}].use_fake_user = True\n"
         "bpy.data.objects['rig'].animation_data.action = None\n"

@@ -14,7 +14,9 @@ from dataclasses import fields
 
 import pytest
 
-from akd_blender.blender import cli, cli_job, cli_parser
+from akd_blender.blender.cli import distill
+from akd_blender.blender.cli import parser as cli_parser
+from akd_blender.blender.job import settings as job_settings
 from akd_blender.core.errors import InputError
 from akd_blender.core.settings import TUNABLES
 
@@ -64,7 +66,7 @@ ACTIONS = {a.option_strings[0]: a for a in cli_parser.build_parser()._actions if
 NUMERIC = sorted(flag for flag, a in ACTIONS.items() if a.type in (int, float))
 CASES = [(flag, value) for flag in NUMERIC for value in (*BAD.get(flag, ()), *NON_FINITE)]
 CASES += [(flag, value) for flag, values in TEXT_NUMBERS.items() for value in values]
-JOB_KEYS = {f.name for f in fields(cli_job.CliJob)} | {t.name for t in TUNABLES}
+JOB_KEYS = {f.name for f in fields(job_settings.CliJob)} | {t.name for t in TUNABLES}
 
 
 def test_the_table_lists_every_numeric_flag():
@@ -94,7 +96,7 @@ def _one_error_line(capsys) -> str:
 
 @pytest.mark.parametrize(("flag", "value"), CASES, ids=[f"{f}={v}" for f, v in CASES])
 def test_flag_out_of_range(flag, value, tmp_path, capsys):
-    assert cli.main(_args(tmp_path, flag, value)) == 2
+    assert distill.main(_args(tmp_path, flag, value)) == 2
     line = _one_error_line(capsys)
     assert flag in line and "missing.blend" not in line, line
     assert list((tmp_path / "out").iterdir()) == []
@@ -121,7 +123,7 @@ def test_jobs_file_value_out_of_range(flag, value, tmp_path, capsys):
     bad = good | {"report": str(out / "bad.json"), flag.lstrip("-"): _json_value(flag, value)}
     listing = tmp_path / "jobs.json"
     listing.write_text(json.dumps([good, bad]))
-    assert cli.main(["--jobs", str(listing)]) == 2
+    assert distill.main(["--jobs", str(listing)]) == 2
     line = _one_error_line(capsys)
     assert "job 2" in line and flag in line and "missing.blend" not in line, line
     assert list(out.iterdir()) == []
@@ -132,6 +134,6 @@ def test_not_given_is_none_and_zero_is_not_a_default():
     (job,), _ = cli_parser.parse_jobs(["--input", "x.blend", "--prompt", "p"])
     assert (job.fps, job.frames, job.steps, job.height, job.width, job.draws) == (None,) * 6
     (job,), _ = cli_parser.parse_jobs(["--input", "x.blend", "--prompt", "p", "--steps", "0"])
-    assert job.steps == 0 and cli_job.distill_config(job, 1, 24.0).steps == 0
+    assert job.steps == 0 and job_settings.distill_config(job, 1, 24.0).steps == 0
     with pytest.raises(InputError, match="^--fps must be positive"):
-        cli_job.check_settings(cli_job.CliJob(input="x.blend", prompt="p", fps=0.0))
+        job_settings.check_settings(job_settings.CliJob(input="x.blend", prompt="p", fps=0.0))

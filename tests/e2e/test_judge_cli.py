@@ -1,5 +1,5 @@
 """``python -m akd_blender.core.video_models.tiny judge``: the core's command runs the Blender-side judge
-(``akd_blender.blender.judge_cli``) in a subprocess and passes its output and exit code through."""
+(``akd_blender.blender.cli.judge``) in a subprocess and passes its output and exit code through."""
 
 from __future__ import annotations
 

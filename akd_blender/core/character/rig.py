@@ -1,7 +1,7 @@
 """RigAsset: everything the optimiser needs to know about a rigged character, as plain numpy.
 
 A RigAsset is a snapshot of one Blender armature and every mesh it deforms, taken on Blender's
-main thread by :func:`akd_blender.blender.extract.rig_from_armature` (or built in code by
+main thread by :func:`akd_blender.blender.character.extract.rig_from_armature` (or built in code by
 :mod:`akd_blender.core.character.procedural`). It never references Blender data, so it can cross to a worker
 thread or another process, and it is frozen so nobody changes it under a running job.
 
@@ -58,7 +58,7 @@ class RigAsset:
             hierarchy (a plain rig, and rigs built in code); True when ``bone_names`` is the
             armature's deform skeleton (a control rig: only the bones whose motion reaches a mesh,
             parents first, ``parents`` their nearest kept ancestors;
-            :mod:`akd_blender.blender.deform_skeleton` states the rule).
+            :mod:`akd_blender.blender.character.deform_skeleton` states the rule).
         driven_bones: the mirrored bones Blender moves through constraints or drivers (keys on them
             do nothing in Blender: their motion has to be written onto the rig's controls).
         blender_parents: per bone, the name of its parent in the armature ('' for none), or ``()``

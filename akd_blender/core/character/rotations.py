@@ -26,6 +26,7 @@ __all__ = [
     "quat_to_euler",
     "euler_to_quat",
     "quat_multiply",
+    "quat_conjugate",
     "make_quat_continuous",
 ]
 
@@ -66,6 +67,11 @@ def quat_multiply(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """Hamilton product a·b of quaternions [...,4] (wxyz)."""
     xyzw = roma.quat_product(roma.quat_wxyz_to_xyzw(a), roma.quat_wxyz_to_xyzw(b))
     return roma.quat_xyzw_to_wxyz(xyzw)
+
+
+def quat_conjugate(quat: torch.Tensor) -> torch.Tensor:
+    """Conjugates [...,4] (wxyz) of quaternions [...,4]: the inverse rotations of unit quaternions."""
+    return quat * torch.tensor([1.0, -1.0, -1.0, -1.0], dtype=quat.dtype, device=quat.device)
 
 
 def quat_to_euler(quat: torch.Tensor, mode: str) -> torch.Tensor:

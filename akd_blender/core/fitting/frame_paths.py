@@ -12,7 +12,20 @@ from ..character.rig import RigAsset
 from ..character.rotations import quat_to_matrix, rotvec_to_quat
 from ..motion.clip import interpolation_basis
 
-__all__ = ["angle_between", "candidate_rotations", "continuous_rotvecs", "keys_from_frames", "searched_bones", "smooth_frames"]
+__all__ = [
+    "angle_between",
+    "armature_direction",
+    "candidate_rotations",
+    "continuous_rotvecs",
+    "keys_from_frames",
+    "mean_facing",
+    "searched_bones",
+    "smooth_frames",
+    "step_height_changes",
+    "step_turns",
+    "up_tilt",
+    "viterbi_path",
+]
 
 
 def searched_bones(rig: RigAsset, min_influence: float = 0.01) -> np.ndarray:
@@ -40,13 +53,13 @@ def candidate_rotations(angle: float, directions: int = 8, lock: Sequence[bool] 
     return rotvec_to_quat(rotvec[keep]).float()
 
 
-def _armature_direction(rig: RigAsset, world_direction: tuple[float, float, float]) -> torch.Tensor:
+def armature_direction(rig: RigAsset, world_direction: tuple[float, float, float]) -> torch.Tensor:
     """A world direction in the armature's space [3] (unit)."""
     direction = np.linalg.solve(rig.armature_world[:3, :3], np.asarray(world_direction))
     return torch.as_tensor(direction / np.linalg.norm(direction), dtype=torch.float32)
 
 
-def _facing(
+def mean_facing(
     rotations: torch.Tensor, base: torch.Tensor, rest: torch.Tensor, forward: torch.Tensor, up: torch.Tensor
 ) -> torch.Tensor:
     """The character's mean horizontal facing [3] (armature space, unit): ``forward`` (its facing in
@@ -64,26 +77,26 @@ def angle_between(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return 2 * torch.acos(dot)
 
 
-def _tilt(rotations: torch.Tensor, base: torch.Tensor, up: torch.Tensor) -> torch.Tensor:
+def up_tilt(rotations: torch.Tensor, base: torch.Tensor, up: torch.Tensor) -> torch.Tensor:
     """How far [C,F] root rotations tip the world's up axis relative to the base [F] (radians)."""
     seen = quat_to_matrix(rotations).transpose(-1, -2) @ up  # up in the posed bone's frame
     ref = (quat_to_matrix(base).transpose(-1, -2) @ up)[None]
     return torch.acos((seen * ref).sum(-1).clamp(-1.0, 1.0))
 
 
-def _step_turns(rotations: torch.Tensor) -> torch.Tensor:
+def step_turns(rotations: torch.Tensor) -> torch.Tensor:
     """Squared angles [F-1,C,C] between candidate c at frame f and candidate c' at frame f+1 of
     candidate rotations [C,F,4]."""
     dot = torch.einsum("cfq,dfq->fcd", rotations[:, :-1], rotations[:, 1:]).abs().clamp(max=1.0)
     return (2 * torch.acos(dot)).pow(2)
 
 
-def _step_heights(heights: torch.Tensor) -> torch.Tensor:
+def step_height_changes(heights: torch.Tensor) -> torch.Tensor:
     """Squared changes [F-1,C,C] between candidate height c at frame f and c' at frame f+1 of heights [C,F]."""
     return (heights[:, None, :-1] - heights[None, :, 1:]).permute(2, 0, 1).pow(2)
 
 
-def _best_path(unary: torch.Tensor, pairwise: torch.Tensor) -> torch.Tensor:
+def viterbi_path(unary: torch.Tensor, pairwise: torch.Tensor) -> torch.Tensor:
     """Viterbi: the candidate per frame [F] minimising Σ_f unary[c_f, f] + Σ_f pairwise[f, c_f, c_f+1]
     (unary [C,F], pairwise [F-1,C,C]); candidate 0 wins ties."""
     cost = unary[:, 0]
@@ -111,10 +124,6 @@ def continuous_rotvecs(rotvec: torch.Tensor) -> torch.Tensor:
         closer = (alt - out[f - 1]).norm(dim=-1, keepdim=True) < (r - out[f - 1]).norm(dim=-1, keepdim=True)
         out[f] = torch.where(closer & (norm > 1e-6), alt, r)
     return out
-
-
-def _conjugate(quat: torch.Tensor) -> torch.Tensor:
-    return quat * torch.tensor([1.0, -1.0, -1.0, -1.0], dtype=quat.dtype, device=quat.device)
 
 
 def smooth_frames(values: torch.Tensor, sigma: float, hold_first: bool = False) -> torch.Tensor:

@@ -24,22 +24,21 @@ import torch
 
 from ..character.kinematics import Skeleton
 from ..character.rig import RigAsset
-from ..character.rotations import quat_multiply, quat_to_rotvec, rotvec_to_quat
+from ..character.rotations import quat_conjugate, quat_multiply, quat_to_rotvec, rotvec_to_quat
 from ..progress import Callbacks, eta_seconds
 from ..render import Cameras, Renderer
 from ..settings import SEARCH_APPEARANCES
 from .frame_paths import (
-    _armature_direction,
-    _best_path,
-    _conjugate,
-    _facing,
-    _step_heights,
-    _step_turns,
-    _tilt,
     angle_between,
+    armature_direction,
     candidate_rotations,
     continuous_rotvecs,
+    mean_facing,
     searched_bones,
+    step_height_changes,
+    step_turns,
+    up_tilt,
+    viterbi_path,
 )
 from .scorer import Scorer, render_pool
 from .search_config import PoseSearchResult, SearchConfig
@@ -153,9 +152,7 @@ class _Sweeps:
             rig.rest_matrices[root, :3, :3] if rig.use_local_location[root] else np.eye(3), dtype=torch.float32, device=device
         )
         self.rest_root = torch.as_tensor(rig.rest_matrices[root, :3, :3], dtype=torch.float32, device=device)
-        self.up_arm, self.forward_arm = (
-            _armature_direction(rig, axis).to(device) for axis in ((0.0, 0.0, 1.0), (0.0, -1.0, 0.0))
-        )
+        self.up_arm, self.forward_arm = (armature_direction(rig, axis).to(device) for axis in ((0.0, 0.0, 1.0), (0.0, -1.0, 0.0)))
         self.up = self.rest_root.T @ self.up_arm  # the world's up axis in the root bone's rest frame
         self.ramp = torch.arange(frames, device=device, dtype=torch.float32)[:, None]  # frame index [F,1]
         self.lift = torch.zeros(frames, 3, device=device)  # the root's lift along up_arm [F,3] (armature space)
@@ -265,7 +262,7 @@ class _Sweeps:
         if config.root_travel <= 0:
             return
         per_radian = config.root_travel * float(self.rig.height)  # units per frame that count as a radian
-        facing = _facing(self.rot[:, root], self.base_rot[:, root], self.rest_root, self.forward_arm, self.up_arm)
+        facing = mean_facing(self.rot[:, root], self.base_rot[:, root], self.rest_root, self.forward_arm, self.up_arm)
         moves = torch.tensor([0.0, scale, -scale], device=self.device)
         speeds = self.speed + moves * per_radian
         lifts = self.lift[None].expand(3, -1, -1)
@@ -303,7 +300,7 @@ class _Sweeps:
         score = score + self.off_ground(self.scorer.lowest)  # [C·L,F]
         if b == root:
             score = self.anchored(score, (heights - (self.lift @ up_arm)[None] / self.lift_per_radian).repeat(count, 1)[:, 0])
-            score = score + config.tilt_weight * unit * _tilt(turned, base_rot[:, b], self.up).pow(2)
+            score = score + config.tilt_weight * unit * up_tilt(turned, base_rot[:, b], self.up).pow(2)
         else:
             score = score + config.pose_weight * unit * angle_between(turned, base_rot[None, :, b]).pow(2)
         identity = pre.new_tensor([1.0, 0, 0, 0])
@@ -312,8 +309,8 @@ class _Sweeps:
             own = torch.cat([own, angle_between(rot[:, b], base_rot[:, b]).mean()[None]])
         moved = own.repeat_interleave(rises) + rise.abs().repeat(count)
         score = score + config.move_weight * unit * moved[:, None]
-        steps = _step_turns(turned) + _step_heights(heights.repeat(count, 1))
-        pick = _best_path(score, config.time_weight * unit * steps)
+        steps = step_turns(turned) + step_height_changes(heights.repeat(count, 1))
+        pick = viterbi_path(score, config.time_weight * unit * steps)
         rot[:, b] = turned[pick, self.rows]
         if b == root:
             self.lift = trial_lift[pick, self.rows]
@@ -331,7 +328,7 @@ class _Sweeps:
         score = (
             self.anchored(score + self.off_ground(self.scorer.lowest), moves) + config.move_weight * unit * moves.abs()[:, None]
         )
-        pick = _best_path(score, config.time_weight * unit * _step_heights(heights))
+        pick = viterbi_path(score, config.time_weight * unit * step_height_changes(heights))
         self.lift = trial_lift[pick, self.rows]
         self.loc = self.place(self.lift[None], self.velocity[None])
 
@@ -340,7 +337,7 @@ class _Sweeps:
         errors now and at the ``start`` [F], the renders, the chosen start."""
         best = self.scorer.errors(self.rot, self.loc, self.frames)[0]
         free = self.free
-        offsets = quat_multiply(_conjugate(self.base_rot[:, free]), self.rot[:, free])
+        offsets = quat_multiply(quat_conjugate(self.base_rot[:, free]), self.rot[:, free])
         return PoseSearchResult(
             continuous_rotvecs(quat_to_rotvec(offsets)),
             self.lift - self.drift,

@@ -19,6 +19,7 @@ __all__ = [
     "KEY_MODES",
     "KEYS_DEFAULT",
     "SettingError",
+    "require_one_of",
 ]
 
 CAMERA_MODES: tuple[str, ...] = ("follow", "fixed", "orbit")
@@ -121,6 +122,7 @@ class SettingError(InputError):
         self.field, self.reason = field_name, reason
 
 
-def _one_of(name: str, value, choices: tuple[str, ...]) -> None:
+def require_one_of(name: str, value: object, choices: tuple[str, ...]) -> None:
+    """Raise :class:`SettingError` for the setting ``name`` unless ``value`` is one of ``choices``."""
     if value not in choices:
         raise SettingError(name, f"must be one of {', '.join(choices)} (got {value!r})")

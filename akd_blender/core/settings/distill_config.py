@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field, fields, replace
 
-from .choices import CAMERA_MODES, DEVICES, INTERPOLATIONS, SEARCH_APPEARANCES, START_MODES, SettingError, _one_of
+from .choices import CAMERA_MODES, DEVICES, INTERPOLATIONS, SEARCH_APPEARANCES, START_MODES, SettingError, require_one_of
 from .parts import RedrawSettings, SDSSettings, SearchSettings
 
 __all__ = ["DistillConfig", "config_from_dict"]
@@ -137,16 +137,16 @@ class DistillConfig:
                 raise SettingError(name, f"must be at least 8 pixels (got {value})")
         if not self.preview_every >= 0:
             raise SettingError("preview_every", f"must be at least 0 (got {self.preview_every})")
-        _one_of("search.appearance", self.search.appearance, SEARCH_APPEARANCES)
+        require_one_of("search.appearance", self.search.appearance, SEARCH_APPEARANCES)
         if self.search.max_side < 8:
             raise SettingError("search.max_side", f"must be at least 8 pixels (got {self.search.max_side})")
         if not 0.0 <= self.search.prompt_prior <= 1.0:
             raise SettingError("search.prompt_prior", f"must be between 0 and 1 (got {self.search.prompt_prior})")
         if self.device not in DEVICES and not self.device.startswith("cuda:"):
             raise SettingError("device", f"must be auto, cpu or cuda (got {self.device!r})")
-        _one_of("start", self.start, START_MODES)
-        _one_of("camera", self.camera, CAMERA_MODES)
-        _one_of("interpolation", self.interpolation, INTERPOLATIONS)
+        require_one_of("start", self.start, START_MODES)
+        require_one_of("camera", self.camera, CAMERA_MODES)
+        require_one_of("interpolation", self.interpolation, INTERPOLATIONS)
         if self.draws is not None and not self.draws >= 1:
             raise SettingError("draws", f"must be at least 1 (got {self.draws})")
         if not (self.lr > 0 and math.isfinite(self.lr)):

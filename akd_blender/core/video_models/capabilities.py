@@ -18,7 +18,7 @@ from typing import Any
 
 from ..settings import SDSSettings
 
-__all__ = ["Capabilities", "capabilities_of"]
+__all__ = ["Capabilities", "capabilities_of", "capabilities_from_attributes"]
 
 
 def _count(value: Any) -> int | None:
@@ -81,7 +81,7 @@ class Capabilities:
         object.__setattr__(self, "camera_options", MappingProxyType(dict(self.camera_options or {})))
 
 
-def _read_attributes(prior: Any) -> Capabilities:
+def capabilities_from_attributes(prior: Any) -> Capabilities:
     """The capabilities of an object without a ``capabilities`` property, from its attributes: a
     callable ``sample`` / ``redraw`` / ``prompt_scores``, the flags ``image_conditioned`` /
     ``reads_kind`` / ``reads_motions``, an :class:`SDSSettings` ``settings``, ``frames``, ``fps``,
@@ -107,4 +107,4 @@ def capabilities_of(prior: Any) -> Capabilities:
     """What ``prior`` can do: its ``capabilities`` property where that is a :class:`Capabilities`,
     else the same facts read from its attributes (a third-party prior or a stand-in)."""
     declared = getattr(prior, "capabilities", None)
-    return declared if isinstance(declared, Capabilities) else _read_attributes(prior)
+    return declared if isinstance(declared, Capabilities) else capabilities_from_attributes(prior)

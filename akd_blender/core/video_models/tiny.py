@@ -24,8 +24,8 @@ Command line::
     python -m akd_blender.core.video_models.tiny judge  --input FILE.blend --action NAME [--armature NAME] [--json]
     python -m akd_blender.core.video_models.tiny sample --prompt TEXT --out sample.mp4
 
-``judge`` runs the Blender-side :mod:`akd_blender.blender.judge_cli` in a subprocess of the same
-Python (``sys.executable -m akd_blender.blender.judge_cli``, which needs the bpy module) and passes
+``judge`` runs the Blender-side :mod:`akd_blender.blender.cli.judge` in a subprocess of the same
+Python (``sys.executable -m akd_blender.blender.cli.judge``, which needs the bpy module) and passes
 its output and exit code through: the recognised label and its probability, then the runners-up.
 The teacher and the judge are trained by ``python -m tools.teacher`` (not shipped).
 """
@@ -315,14 +315,14 @@ def _sample(argv: list[str]) -> int:
 
 
 def _judge(argv: list[str]) -> int:
-    """``python -m akd_blender.blender.judge_cli`` in a subprocess (the judge's Blender side needs bpy)."""
+    """``python -m akd_blender.blender.cli.judge`` in a subprocess (the judge's Blender side needs bpy)."""
     import os
     import subprocess
 
     root = str(PACKAGE_DIR.parent)  # the folder holding the akd_blender package
     env = dict(os.environ)
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return subprocess.run([sys.executable, "-m", "akd_blender.blender.judge_cli", *argv], env=env).returncode
+    return subprocess.run([sys.executable, "-m", "akd_blender.blender.cli.judge", *argv], env=env).returncode
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -49,6 +49,7 @@ __all__ = [
     "knee_sign",
     "location_carrier",
     "location_axes",
+    "rotvec_matrices",
 ]
 
 
@@ -73,8 +74,8 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return v / np.maximum(n, 1e-12)
 
 
-def _rotation_matrices(rotvec: np.ndarray) -> np.ndarray:
-    """Rotation vectors [...,3] (radians, armature axes) → matrices [...,3,3]."""
+def rotvec_matrices(rotvec: np.ndarray) -> np.ndarray:
+    """Rotation vectors [...,3] (radians, armature axes) → rotation matrices [...,3,3], float64 numpy."""
     return quat_to_matrix(rotvec_to_quat(torch.as_tensor(rotvec, dtype=torch.float64))).numpy()
 
 
@@ -244,7 +245,7 @@ class BodyPose:
         rotvec = np.broadcast_to(np.asarray(rotvec, dtype=np.float64), (self.frames, 3))
         parent = self._parent_posed(bone)
         local_rotvec = np.einsum("fji,fj->fi", parent, rotvec)  # D_pᵀ · rotvec
-        self.local[:, bone] = _rotation_matrices(local_rotvec) @ self.local[:, bone]
+        self.local[:, bone] = rotvec_matrices(local_rotvec) @ self.local[:, bone]
         return self
 
     def rotate(self, bone: int, axis: np.ndarray, angle: np.ndarray | float) -> BodyPose:
@@ -331,14 +332,14 @@ class BodyPose:
         if grounded not in ("lowest", "floor"):
             raise ValueError(f"grounded must be 'lowest' or 'floor', not {grounded!r}")
         rig, root = self.rig, int(self.roles.root)
-        total_yaw = _rotation_matrices((facing + self.yaw)[:, None] * self.up)
+        total_yaw = rotvec_matrices((facing + self.yaw)[:, None] * self.up)
         local = self.local.copy()
         local[:, root] = total_yaw @ local[:, root]
         rest = rig.rest_matrices[:, :3, :3]
         channel = np.einsum("jba,fjbc,jcd->fjad", rest, local, rest)  # R_restᵀ · G · R_rest
         rotations = matrix_to_quat(torch.as_tensor(channel)).numpy()
         # Root travel and the pivot about the rest centre, armature space.
-        turn = _rotation_matrices(np.asarray(facing) * self.up)
+        turn = rotvec_matrices(np.asarray(facing) * self.up)
         head = rig.heads[root]
         centre = rig.vertices[rig.weights.sum(1) > 0].mean(0) if rig.num_vertices else head
         offset = head - centre

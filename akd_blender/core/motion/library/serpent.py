@@ -17,7 +17,7 @@ from ...character.rig import RigAsset
 from ..clip import MotionClip
 from .labelled import Variation
 from .limbs import rad
-from .pose import BodyPose, _rotation_matrices, bump, smoothstep, untied
+from .pose import BodyPose, bump, rotvec_matrices, smoothstep, untied
 
 if TYPE_CHECKING:
     from ...character.roles import BoneRoles
@@ -65,7 +65,7 @@ def _curl(p: BodyPose, curvature) -> None:
         w * (p.head_position(int(b)) + 0.5 * p.posed(int(b)) @ (rig.tails[b] - rig.heads[b])) for b, w in zip(bones, weights)
     )
     rest = sum(w * 0.5 * (rig.heads[b] + rig.tails[b]) for b, w in zip(bones, weights))
-    turns = _rotation_matrices(p.yaw[:, None] * p.up)  # the whole body's turn about its centre, applied by the clip
+    turns = rotvec_matrices(p.yaw[:, None] * p.up)  # the whole body's turn about its centre, applied by the clip
     p.hold_place(np.einsum("fij,fj->fi", turns, posed - rest))
 
 
