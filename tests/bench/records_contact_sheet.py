@@ -1,7 +1,8 @@
 """Contact sheet of motions played from records: twelve motions on the procedural biped and
 quadruped, five frames each (torch renderer, fixed camera), one row per motion, as one PNG.
 
-Run: ``python tests/bench/records_contact_sheet.py [--out docs/records_contact_sheet.png]``.
+Run: ``python tests/bench/records_contact_sheet.py [--out docs/records_contact_sheet.png]
+[--motions biped/startle quadruped/howl ...]`` (``--motions``: other motions, kind/label, in that order).
 Needs no Blender (the procedural characters are built in Python)."""
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=str(ROOT / "docs" / "records_contact_sheet.png"))
     parser.add_argument("--size", type=int, default=128)
+    parser.add_argument("--motions", nargs="+", metavar="KIND/LABEL", help="the motions to show (default: the twelve above)")
     args = parser.parse_args()
+    motions = tuple(tuple(m.split("/", 1)) for m in args.motions) if args.motions else MOTIONS
 
     import imageio.v3 as iio
 
@@ -48,7 +51,7 @@ def main() -> None:
 
     rigs = {kind: (rig, find_roles(rig)) for kind, rig in (("biped", biped()), ("quadruped", quadruped()))}
     rows, t0 = [], time.perf_counter()
-    for kind, label in MOTIONS:
+    for kind, label in motions:
         rig, roles = rigs[kind]
         clip = make_role_clip(rig, roles, label, Variation(), 24, 12.0)
         options = {"azimuth": 30 if kind == "biped" else 40, "elevation": 10}
@@ -61,7 +64,7 @@ def main() -> None:
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     iio.imwrite(args.out, np.concatenate(rows, axis=0))
     print(
-        f"{len(MOTIONS)} motions x 5 frames ({', '.join(lab for _, lab in MOTIONS)}) in {time.perf_counter() - t0:.1f} s -> {args.out}"
+        f"{len(motions)} motions x 5 frames ({', '.join(lab for _, lab in motions)}) in {time.perf_counter() - t0:.1f} s -> {args.out}"
     )
 
 
