@@ -58,3 +58,16 @@ def test_fox_walk_and_run_are_grounded(assets, action):
         assert np.isfinite(out.numpy()).all()
     # the perturbed version also loses ≥ 5× of its penetration
     assert after["penetration"] * 5 <= before["penetration"], (action, before, after)
+
+
+def test_a_rigify_rig_is_simulated_limb_by_limb():
+    """Rigify locks every DEF- bone's rotation; the controls move them, so the mirror takes no lock from a
+    driven bone and the physics model holds the legs and spine (it held the head alone)."""
+    from . import rig_zoo
+
+    arm, _ = rig_zoo.rigify_rig("basic_human")
+    rig = rig_from_armature(arm)
+    driven = [rig.bone_index(name) for name in rig.driven_bones]
+    assert driven and not rig.rotation_locks[driven].any() and not rig.location_locks[driven].any()
+    simulated = {rig.bone_names[b] for b in build_model(rig).body_bones}
+    assert {"DEF-thigh.L", "DEF-shin.L", "DEF-foot.L", "DEF-thigh.R", "DEF-shin.R", "DEF-spine"} <= simulated
