@@ -16,7 +16,8 @@ class PhysicsConfig:
         height: simulated body height in metres. None: a character already 0.3–3 m tall (rig height
             × unit scale) keeps its size, any other (the Fox: 79 units) is scaled to 1 m.
         density: body density for masses from geom volumes, kg/m³ (water, like flesh).
-        friction: sliding friction coefficient of body–ground contact.
+        friction: sliding friction coefficient of body–ground contact (high, so planted feet hold:
+            chosen on artists' walks and gallops, docs/benchmarks.md "Ground Action").
         min_bone_vertices: a deform bone dominating fewer vertices (argmax of the weights) is merged
             into its parent's body (no joint of its own; it keeps its input rotation).
         foot_hulls: feet collide through the convex hull of their own vertices (exact sole height)
@@ -52,7 +53,7 @@ class PhysicsConfig:
 
     height: float | None = None
     density: float = 1000.0
-    friction: float = 1.5
+    friction: float = 2.5
     min_bone_vertices: int = 4
     foot_hulls: bool = True
     contact_timeconst: float = 0.004
