@@ -119,3 +119,38 @@ def test_jumping_and_clapping_at_once_leaves_the_ground_and_brings_the_hands_tog
     apart = _hands_apart(rig, roles, clip)
     jump_alone = compose_clip(rig, roles, plan_prompt("jumps", "biped"), FPS)
     assert apart.min() < 0.5 * _hands_apart(rig, roles, jump_alone).min()
+
+
+def test_a_motion_participle_said_after_a_clause_without_a_comma_plays_with_it():
+    assert _links("an acrobat springs upward clapping twice") == [("an acrobat springs upward", AFTER), ("clapping twice", WITH)]
+    assert _links("a puppy trots around barking loudly") == [("a puppy trots around", AFTER), ("barking loudly", WITH)]
+    assert _links("a parrot hops sideways flapping its wings") == [
+        ("a parrot hops sideways", AFTER),
+        ("flapping its wings", WITH),
+    ]
+    assert _links("the coach strides off waving and cheering") == [
+        ("the coach strides off", AFTER),
+        ("waving", WITH),
+        ("cheering", WITH),
+    ]
+
+
+def test_an_ing_word_that_names_a_thing_or_follows_a_verb_taking_ing_is_no_part_of_its_own():
+    for prompt in (
+        "an old man shuffles along holding a walking stick",
+        "a boy in running shoes jumps",
+        "a sleeping puppy wakes up",
+        "a barking terrier sits",
+        "the athlete keeps running",
+        "a hound comes running",
+        "she starts dancing",
+        "a clown jumps over a skipping rope",
+        "an athlete performs jumping jacks",
+        "a girl wears running shoes",
+    ):
+        assert len(split_clauses(prompt)) == 1, (prompt, _links(prompt))
+
+
+def test_a_trailing_motion_participle_reads_as_both_motions():
+    assert plan_prompt("an acrobat springs upward clapping her hands", "biped").describe() == "jump + clap"
+    assert plan_prompt("a puppy runs around barking", "quadruped").describe() == "run + bark"

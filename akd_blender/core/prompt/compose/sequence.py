@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .words import phrase_pattern, words
+from .words import phrase_pattern, reads_as_verb, words
 
 __all__ = ["AFTER", "WITH", "AND", "Clause", "normalise", "split_parts", "split_clauses", "is_sequenced", "has_ordering_clause"]
 
@@ -60,6 +60,9 @@ def _together_patterns() -> dict:
         "as_as": re.compile(r"(?<![\w'])as\s+\w+\s+as(?![\w'])"),
         "a_while": re.compile(r"(?<![\w'])(?:a|little|short|long|good|some)\s+while(?![\w'])"),
         "not_participles": frozenset(t["not_participles"]),
+        "motion_participles": frozenset(t["motion_participles"]),
+        "not_before_participles": frozenset(t["not_before_participles"]),
+        "nouns_after_participles": frozenset(t["nouns_after_participles"]),
     }
 
 
@@ -132,6 +135,7 @@ def _together_clauses(piece: str) -> list[Clause]:
         main = pats["with"].sub(" ", group).strip(" ,")
         fragments = [pats["leading"].sub("", f.strip(" ,")).strip(" ,").replace("_", " ") for f in pats["joiner"].split(main)]
         fragments = [f for f in fragments if f]
+        fragments = [cut for f in fragments for cut in _cut_participles(f)]
         for k, fragment in enumerate(fragments):
             if not out:
                 link = AFTER
@@ -142,6 +146,27 @@ def _together_clauses(piece: str) -> list[Clause]:
             out.append(Clause(fragment, link))
         out += [Clause(held, WITH if out else AFTER) for held in postures]
     return [Clause(c.text.replace("_", " "), c.link) for c in out]
+
+
+def _cut_participles(fragment: str) -> list[str]:
+    """``fragment`` cut before each verb in -ing of a known motion (``motion_participles`` of
+    ``words.json`` ``together``) said right after a clause with a verb, without a comma ("leaps up
+    clapping her hands" → "leaps up", "clapping her hands"; "runs along barking"); each cut piece opens
+    with its -ing word, so it plays with the one before (:func:`_opens_with_participle`). Not cut where
+    the word before the -ing word is one of ``not_before_participles`` (an article, a possessive, a
+    preposition, a verb that takes an -ing: "holds a walking stick", "keeps running", "does jumping
+    jacks"), the word after it is one of ``nouns_after_participles`` (the -ing word names a thing:
+    "wears running shoes") or no word before it reads as a verb ("a sleeping dog wakes", "a barking dog")."""
+    pats = _patterns()
+    tokens = fragment.split()
+    for i in range(1, len(tokens)):
+        if tokens[i] not in pats["motion_participles"] or tokens[i - 1] in pats["not_before_participles"]:
+            continue
+        if i + 1 < len(tokens) and tokens[i + 1] in pats["nouns_after_participles"]:
+            continue
+        if any(reads_as_verb(t) for t in tokens[:i]):
+            return [" ".join(tokens[:i]), *_cut_participles(" ".join(tokens[i:]))]
+    return [fragment]
 
 
 def _opens_with_participle(fragment: str) -> bool:

@@ -23,6 +23,7 @@ __all__ = [
     "read_modifiers",
     "read_style",
     "without_subject",
+    "reads_as_verb",
     "is_empty",
     "is_hold",
     "phrase_pattern",
@@ -218,7 +219,10 @@ def read_style(text: str) -> tuple[str, str | None]:
     return _norm(text), style
 
 
-def _reads_as_verb(word: str) -> bool:
+def reads_as_verb(word: str) -> bool:
+    """Whether ``word`` (lower case) reads as a verb of a subject (``words.json`` ``subject``): one of
+    ``verbs``, or a word of more than three letters ending in -s, -ing or -ed but not in one of
+    ``not_verb_endings``."""
     said = words()["subject"]
     if word in said["verbs"]:
         return True
@@ -243,8 +247,8 @@ def without_subject(text: str, kind: str = "biped") -> str:
     if tokens[0] in said["pronouns"] and len(tokens) > 1:
         return " ".join([neutral, *tokens[1:]])
     if tokens[0] not in said["openers"]:
-        return f"{neutral} {text}" if _reads_as_verb(tokens[0]) and tokens[0] not in said["verbs"] else text
+        return f"{neutral} {text}" if reads_as_verb(tokens[0]) and tokens[0] not in said["verbs"] else text
     for k in [*range(2, min(len(tokens), int(said["longest"]) + 2)), 1]:  # "a walks" once a style word is out
-        if k < len(tokens) and _reads_as_verb(tokens[k]):
+        if k < len(tokens) and reads_as_verb(tokens[k]):
             return " ".join([neutral, *tokens[k:]])
     return text
