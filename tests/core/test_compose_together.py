@@ -154,3 +154,9 @@ def test_an_ing_word_that_names_a_thing_or_follows_a_verb_taking_ing_is_no_part_
 def test_a_trailing_motion_participle_reads_as_both_motions():
     assert plan_prompt("an acrobat springs upward clapping her hands", "biped").describe() == "jump + clap"
     assert plan_prompt("a puppy runs around barking", "quadruped").describe() == "run + bark"
+
+
+def test_walking_away_or_leaving_reads_as_a_walk():
+    assert [p.label for p in plan_prompt("the butler bows, then walks off", "biped").parts] == ["bow", "walk"]
+    assert [p.label for p in plan_prompt("a nurse nods, then leaves", "biped").parts] == ["nod", "walk"]
+    assert [p.label for p in plan_prompt("a goat sits, then walks away", "quadruped").parts] == ["sit", "walk"]
