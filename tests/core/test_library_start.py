@@ -323,3 +323,15 @@ def test_the_cli_default_job_is_the_library_start(tmp_path):
     facts = json.loads(report.read_text())
     assert facts["config"]["start"] == "library" and facts["steps"] == 0
     assert facts["distill"]["library_motion"] == "walk" and facts["distill"]["library_variation"].startswith("speed 0.8 (slowly")
+
+
+def test_parts_joined_by_and_are_played_when_the_whole_reading_misses_one():
+    """The whole prompt reads as the motion of one of its parts; another part that reads as a motion
+    of its own is played too, even where it reads less well than the whole."""
+    choice, whole = choose_library_motion("a dancer bows to the crowd and leaves", "biped")
+    assert whole.motion == "biped/bow" and choice.plan is not None
+    assert [p.label for p in choice.plan.parts] == ["bow", "walk"]
+    # a second clause with no motion of its own is a step of the one motion
+    choice, _ = choose_library_motion("a kid hops up and lands", "biped")
+    assert choice.plan is None and choice.label == "jump"
+

@@ -131,12 +131,14 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
     turning direction says it all (then :func:`prompt_variation` reads
     those) or the prompt does not read as a plan. Parts joined only by commas or "and" are read as one
     motion told in several clauses ("hops up and lands"), unless ``whole`` (the whole prompt's reading)
-    is not understood and every part is, or every part reads better than the whole does ("jumps and claps",
-    "walks, turns around and walks back"); so is one part whose motion the whole reading missed ("turns
+    is not understood and every part is, or every part reads better than the whole does ("jumps and claps"),
+    or the whole reads as one part's motion and another part reads as a motion of its own ("waves goodbye
+    and leaves", "walks, turns around and walks back"); so is one part whose motion the whole reading missed ("turns
     counterclockwise quickly"), or whose direction fits its own motion and not the whole reading's
     ("turns towards the right", read whole as a head shake). Raises
     :class:`~akd_blender.core.prompt.compose.plan.PartNotUnderstood` naming the part, when one of the parts
-    said to play at the same time matches no motion, or one of the parts told in sequence, unless its
+    said to play at the same time matches no motion (not for a motion verb in -ing said without a comma
+    after a clause that is no motion: "greets us waving her hand" is read whole), or one of the parts told in sequence, unless its
     nearest motion is the one the whole prompt is understood as (then the prompt is that one motion told
     in steps)."""
     from ..prompt.compose import plan_prompt
@@ -147,10 +149,18 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
         return None  # a wording the vocabulary holds word for word: that one motion
     sequenced = is_sequenced(prompt)
     said_together = any(clause.link == WITH for clause in split_clauses(prompt))
+    # a motion verb in -ing said without a comma may follow a clause that is no motion ("greets us waving")
+    told_together = any(clause.link == WITH for clause in split_clauses(prompt, participles=False))
     try:
-        plan = plan_prompt(prompt, kind, understand=understand)
+        try:
+            plan = plan_prompt(prompt, kind, understand=understand)
+        except PartNotUnderstood:
+            if told_together or not said_together:
+                raise
+            plan = plan_prompt(prompt, kind, understand=understand, participles=False)
+            said_together = False
     except PartNotUnderstood as exc:
-        if said_together or (sequenced and not _continues(exc.understanding, whole)):
+        if told_together or (sequenced and not _continues(exc.understanding, whole)):
             raise
         return None
     except InputError:
@@ -160,14 +170,27 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
         if sequenced or has_ordering_clause(prompt) or whole_missed or said_together:
             return plan
         # joined by "and" or commas alone: the motions told one after another or at once where each part reads
-        # better than the whole prompt does ("jumps and claps"); else one motion told in several clauses
+        # better than the whole prompt does ("jumps and claps") or the whole reading misses a part's motion
+        # ("waves goodbye and leaves"); else one motion told in several clauses
         members = [p for part in plan.parts for p in (part, *part.together) if p.label != HOLD]
-        return plan if whole is None or min(p.similarity for p in members) > whole.similarity else None
+        return (
+            plan
+            if whole is None or min(p.similarity for p in members) > whole.similarity or _misses_a_part(members, whole)
+            else None
+        )
     part = plan.parts[0]
     special = part.label == HOLD or part.side or part.repetitions != 1 or part.duration is not None
     special = special or part.style is not None
     direction = whole is not None and whole.understood and direction_said_for(part, whole.motion)
     return plan if special or part.heading or part.backwards or whole_missed or direction else None
+
+
+def _misses_a_part(members: list, whole: Understanding) -> bool:
+    """Whether the whole prompt, understood as the motion of one of its parts, misses another part
+    that reads as a motion of its own ("waves goodbye and leaves": the whole is a wave, "leaves" a
+    walk). ``members``: the plan's parts and those played with them (each understood)."""
+    labels = {p.label for p in members}
+    return whole.understood and len(labels) > 1 and whole.motion.rsplit("/", 1)[-1] in labels
 
 
 def _continues(part: Understanding, whole: Understanding | None) -> bool:

@@ -288,10 +288,12 @@ def _amplitude(label: str, mods: Modifiers) -> float:
     return amplitude
 
 
-def plan_prompt(prompt: str, kind: str, understand: Understand | None = None) -> Plan:
+def plan_prompt(prompt: str, kind: str, understand: Understand | None = None, participles: bool = True) -> Plan:
     """``prompt`` as a :class:`Plan` for a character of ``kind``.
 
-    ``understand``: reads a part's text as a motion of ``kind`` (default :func:`motion_reader`). A
+    ``understand``: reads a part's text as a motion of ``kind`` (default :func:`motion_reader`).
+    ``participles``: a motion verb in -ing said without a comma is a part of its own
+    (:func:`~.sequence.split_clauses`). A
     fragment with modifiers and no motion ("…, twice", "…, slowly") modifies the part before it (the
     first such one, the part after it); "again" alone repeats the part before it; "stops", "waits",
     "stays there" … make a :data:`HOLD` part; a rise after a motion that does not end low is dropped
@@ -299,7 +301,7 @@ def plan_prompt(prompt: str, kind: str, understand: Understand | None = None) ->
     empty prompt or one with modifiers only; :class:`PartNotUnderstood` naming the first part that
     matches no motion well enough."""
     understand = understand or motion_reader(kind)
-    read = [(c.text, *_modifiers_and_style(c.text), c.link) for c in split_clauses(prompt)]
+    read = [(c.text, *_modifiers_and_style(c.text), c.link) for c in split_clauses(prompt, participles)]
     count = sum(not is_empty(core) for _, core, _, _ in read)
     readings = [None if is_empty(core) or is_hold(core) else understand(core) for _, core, _, _ in read]
     parts: list[Part] = []

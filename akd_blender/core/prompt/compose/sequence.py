@@ -104,9 +104,10 @@ def split_parts(prompt: str) -> list[str]:
     return [clause.text for clause in split_clauses(prompt)]
 
 
-def split_clauses(prompt: str) -> list[Clause]:
+def split_clauses(prompt: str, participles: bool = True) -> list[Clause]:
     """The fragments of ``prompt`` as :func:`split_parts` cuts them (plus the "while", "as she …" and
-    "with both arms up" cuts), each with its link to the one before."""
+    "with both arms up" cuts), each with its link to the one before. ``participles``: also cut before a
+    motion verb in -ing said without a comma (:func:`_cut_participles`)."""
     pats = _patterns()
     text = pats["protected"].sub(lambda m: m.group(0).replace(" ", "_"), normalise(prompt))
     for idiom in ("as_as", "a_while"):  # "as fast as she can" is no "as she …", "for a while" no "while …"
@@ -115,11 +116,11 @@ def split_clauses(prompt: str) -> list[Clause]:
     for sentence in re.split(r"\s*(?:[;!?]|\.(?!\d)|(?<!\d)\.)+\s*", text):
         for piece in pats["sequence"].split(sentence):
             for ordered in _ordered(piece.strip(" ,")):
-                out += _together_clauses(ordered)
+                out += _together_clauses(ordered, participles)
     return out
 
 
-def _together_clauses(piece: str) -> list[Clause]:
+def _together_clauses(piece: str, participles: bool = True) -> list[Clause]:
     """One ordered piece cut into clauses (the first follows what came before)."""
     pats = _patterns()
     trailing = pats["trailing"].search(piece)
@@ -135,7 +136,7 @@ def _together_clauses(piece: str) -> list[Clause]:
         main = pats["with"].sub(" ", group).strip(" ,")
         fragments = [pats["leading"].sub("", f.strip(" ,")).strip(" ,").replace("_", " ") for f in pats["joiner"].split(main)]
         fragments = [f for f in fragments if f]
-        fragments = [cut for f in fragments for cut in _cut_participles(f)]
+        fragments = [cut for f in fragments for cut in (_cut_participles(f) if participles else [f])]
         for k, fragment in enumerate(fragments):
             if not out:
                 link = AFTER
