@@ -334,4 +334,3 @@ def test_parts_joined_by_and_are_played_when_the_whole_reading_misses_one():
     # a second clause with no motion of its own is a step of the one motion
     choice, _ = choose_library_motion("a kid hops up and lands", "biped")
     assert choice.plan is None and choice.label == "jump"
-
