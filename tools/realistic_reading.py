@@ -35,7 +35,7 @@ from pathlib import Path
 
 SETS_DIR = Path(__file__).resolve().parent / "realistic_prompts"
 NAMES_PATH = SETS_DIR / "motion_names.json"
-SPLITS = ("validation", "test")
+SPLITS = ("validation", "test", "test_b")
 GROUPS = ("single", "style", "together", "sequence", "outside")
 KINDS = ("biped", "quadruped", "bird")
 OUTCOMES = ("right", "style_missed", "refused", "wrong")
