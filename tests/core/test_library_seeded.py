@@ -4,6 +4,8 @@ keep it where the model's gradient is zero (the stay-close term holds it against
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
@@ -16,6 +18,7 @@ from akd_blender.core.distillation.sds_loop import distill
 from akd_blender.core.motion.clip import MotionParams
 from akd_blender.core.settings import DistillConfig, SDSSettings
 from akd_blender.core.video_models.cogvideox_i2v import CogVideoXImageToVideoPrior
+from akd_blender.core.video_models.frames import resample_frames
 from tests.core.dummy_priors import cogvideox_i2v_pipeline
 
 PROMPT = "a person walking ahead"
@@ -74,3 +77,32 @@ def test_stay_close_loss_is_the_squared_change_from_the_anchor():
     rotvec[0, 1] = torch.tensor([0.3, 0.0, 0.4])  # 0.5 rad on one of 6 bone keys
     root[1] = torch.tensor([0.0, 0.0, 2.0])  # one character height on one of 3 keys
     assert torch.isclose(sds_steps.stay_close_loss(rotvec, root, anchor, 2.0), torch.tensor(0.25 / 6 + 1.0 / 3))
+
+
+def test_the_steps_show_the_model_its_own_frame_count(setup):
+    """A clip longer than the model's (25 frames against its 9) is rendered at the model's 9 frame times
+    for each query: the render and its graph are the model's size, the clip keeps its 25 frames."""
+    rig, config, prior, _ = setup
+    clip_frames = 3 * prior.frames - 2
+    seen, query = [], prior.sds_loss
+
+    def counted(video, *args, **kwargs):
+        seen.append(video.shape[0])
+        return query(video, *args, **kwargs)
+
+    prior.sds_loss = counted
+    try:
+        result = distill(rig, PROMPT, replace(config, frames=clip_frames, steps=2), prior=prior)
+    finally:
+        del prior.sds_loss
+    assert seen and set(seen) == {prior.frames}
+    assert result.clip.rotations.shape[0] == clip_frames and len(result.history) == 2
+
+
+def test_vertices_resampled_in_time_land_on_the_frames_they_cover():
+    vertices = torch.arange(25.0).view(25, 1, 1).expand(25, 4, 3)  # frame f: every coordinate f
+    shown = resample_frames(vertices, 9)  # times 0, 3, …, 24
+    assert torch.equal(shown[:, 0, 0], torch.arange(0.0, 25.0, 3.0))
+    assert sds_steps.shown_frames(9, 25, 1) == 9
+    assert sds_steps.shown_frames(9, 9, 1) is None and sds_steps.shown_frames(9, 25, 2) is None
+    assert sds_steps.shown_frames(None, 25, 1) is None

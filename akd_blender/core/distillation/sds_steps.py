@@ -11,6 +11,12 @@ With pixel targets a step that queries the prior renders twice: once without a g
 (the target is cached as a reuse step's), then with one for the step's loss against it, so the
 render's graph is never held while the prior runs (the two largest memory terms of a step at full size).
 
+A prior whose queries resample any clip to its own frame count (``Capabilities.resamples_frames``: the
+image-to-video models, 49 frames at 8 fps for CogVideoX-I2V) is shown the motion at those frames' times
+only: the skinned vertices are resampled in time before the render (147 → 49 frames for a 6 s clip at
+24 fps), so the render, its graph and the pixel targets are that many frames, while the regularisers
+read every frame.
+
 After the library start (start "library") the steps refine the library motion: a stay-close term
 (:func:`stay_close_loss`) holds the motion near the library clip written into the parameters, so that
 only the video model's gradient moves it away (where it is zero the library motion is kept).
@@ -33,11 +39,12 @@ from ..render.image_losses import character_region, crop_video, multiscale_mse
 from ..settings import SDSSettings
 from ..video_models.base import SDSPrior
 from ..video_models.capabilities import capabilities_of
+from ..video_models.frames import resample_frames
 from . import parallel
 from .context import RunContext
 from .regularisers import foot_joints, foot_skate_loss, ground_penetration_loss, joint_limit_loss, loop_loss, smoothness_loss
 
-__all__ = ["NumericalError", "Timer", "optimise", "STAY_CLOSE_WEIGHT", "stay_close_loss"]
+__all__ = ["NumericalError", "Timer", "optimise", "shown_frames", "STAY_CLOSE_WEIGHT", "stay_close_loss"]
 
 STAY_CLOSE_WEIGHT: float = 100.0
 """Weight of :func:`stay_close_loss` in the steps after a library start."""
@@ -116,6 +123,7 @@ class _Loop:
     bone_len: torch.Tensor
     sds_settings: SDSSettings | None
     anchor: tuple[torch.Tensor, torch.Tensor] | None = None
+    shown_frames: int | None = None
     cached: dict[int, tuple[torch.Tensor, tuple]] = field(default_factory=dict)
 
 
@@ -139,6 +147,7 @@ def _loop(ctx: RunContext, rank: int, world_size: int) -> _Loop:
         "stay": STAY_CLOSE_WEIGHT if config.start == "library" else 0.0,
     }
     anchor = (params.rotvec.detach().clone(), params.root_offset.detach().clone()) if weights["stay"] else None
+    capabilities = capabilities_of(ctx.prior)
     return _Loop(
         mine=mine,
         generators=generators,
@@ -150,9 +159,17 @@ def _loop(ctx: RunContext, rank: int, world_size: int) -> _Loop:
         limit_bones=torch.as_tensor(limited, dtype=torch.int64, device=device),
         limits=torch.as_tensor(rig.rotation_limits[limited], dtype=torch.float32, device=device),
         bone_len=torch.as_tensor(rig.lengths, dtype=torch.float32, device=device),
-        sds_settings=config.sds if capabilities_of(ctx.prior).takes_settings else None,
+        sds_settings=config.sds if capabilities.takes_settings else None,
         anchor=anchor,
+        shown_frames=shown_frames(capabilities.frames if capabilities.resamples_frames else None, config.frames, config.views),
     )
+
+
+def shown_frames(prior_frames: int | None, clip_frames: int, views: int) -> int | None:
+    """How many frames of a ``clip_frames`` clip the SDS steps render for a prior that resamples every
+    clip to ``prior_frames`` (None: render every frame; also for several views per frame, which the
+    prior reads as one stack)."""
+    return prior_frames if prior_frames and prior_frames < clip_frames and views == 1 else None
 
 
 def _queries(loop: _Loop, step: int, target_reuse: int) -> bool:
@@ -240,6 +257,7 @@ def optimise(ctx: RunContext, timer: Timer, rank: int, world_size: int) -> list[
         # Pose: channels → one FK pass → world joints, foot tips and skinned vertices.
         rotations, locations = params.pose_channels()
         joints, tips, vertices = _posed(ctx.skeleton, rotations, locations, loop.feet, loop.bone_len)
+        shown = vertices if loop.shown_frames is None else resample_frames(vertices, loop.shown_frames)
         t = timer("pose", t)
         # Render what the prior sees.
         queried, reuse = {}, not _queries(loop, step, config.target_reuse)
@@ -247,12 +265,12 @@ def optimise(ctx: RunContext, timer: Timer, rank: int, world_size: int) -> list[
             # Pixel targets: the prior queried on a render without a graph, then the step regresses onto them
             # (the same loss as the query's own); the render graph and the prior's activations never coexist.
             with torch.no_grad():
-                plain = ctx.render(vertices.detach(), config.views)
+                plain = ctx.render(shown.detach(), config.views)
             t = timer("render", t)
             queried = _query_targets(ctx, loop, plain[:, :3], plain[:, 3], step)
             del plain
             t, reuse = timer("prior", t), True
-        rgba = ctx.render(vertices, config.views)  # [F·views,4,H,W]
+        rgba = ctx.render(shown, config.views)  # [F·views,4,H,W] (F: the shown frames)
         video = rgba[:, :3]
         t = timer("render", t)
         # Losses: this process's SDS draws, then the regularisers.

@@ -49,6 +49,9 @@ class Capabilities:
             (``settings=``) and the prior holds its defaults in ``settings``; the distillation then
             passes ``DistillConfig.sds`` with every query.
         frames: the clip length the model draws, in frames (None: it states none).
+        resamples_frames: its queries take a clip of any frame count and resample it linearly in time
+            to ``frames`` (the image-to-video adapters); the SDS steps then render the motion at those
+            ``frames`` times only (a render of ``frames`` frames serves the query unchanged).
         fps: the frame rate of its clips, frames per second (None: it states none; a clip of any
             rate is taken as it comes).
         height, width: the model's preferred video size in pixels (None: it states none).
@@ -67,6 +70,7 @@ class Capabilities:
     reads_motions: bool = False
     takes_settings: bool = False
     frames: int | None = None
+    resamples_frames: bool = False
     fps: float | None = None
     height: int | None = None
     width: int | None = None
@@ -84,7 +88,7 @@ class Capabilities:
 def capabilities_from_attributes(prior: Any) -> Capabilities:
     """The capabilities of an object without a ``capabilities`` property, from its attributes: a
     callable ``sample`` / ``redraw`` / ``prompt_scores``, the flags ``image_conditioned`` /
-    ``reads_kind`` / ``reads_motions``, an :class:`SDSSettings` ``settings``, ``frames``, ``fps``,
+    ``reads_kind`` / ``reads_motions`` / ``resamples_frames``, an :class:`SDSSettings` ``settings``, ``frames``, ``fps``,
     ``height``, ``width``, ``render_style`` and ``camera_options`` where it has them."""
     return Capabilities(
         draws=callable(getattr(prior, "sample", None)),
@@ -95,6 +99,7 @@ def capabilities_from_attributes(prior: Any) -> Capabilities:
         reads_motions=bool(getattr(prior, "reads_motions", False)),
         takes_settings=isinstance(getattr(prior, "settings", None), SDSSettings),
         frames=getattr(prior, "frames", None),
+        resamples_frames=bool(getattr(prior, "resamples_frames", False)),
         fps=getattr(prior, "fps", None),
         height=getattr(prior, "height", None),
         width=getattr(prior, "width", None),

@@ -53,14 +53,16 @@ def decode_crop(
 
 
 def resample_frames(video: torch.Tensor, frames: int) -> torch.Tensor:
-    """[F,3,H,W] → [frames,3,H,W], linear interpolation in time (differentiable; unchanged when F = frames)."""
+    """[F,...] → [frames,...] (a video [F,3,H,W], skinned vertices [F,V,3]), linear interpolation in time
+    at ``frames`` evenly spaced times from the first frame to the last (differentiable; unchanged when
+    F = frames)."""
     f = video.shape[0]
     if f == frames:
         return video
     pos = torch.linspace(0, f - 1, frames, device=video.device)
     lo = pos.floor().long().clamp(max=f - 1)
     hi = (lo + 1).clamp(max=f - 1)
-    a = (pos - lo.to(pos.dtype)).view(-1, 1, 1, 1).to(video.dtype)
+    a = (pos - lo.to(pos.dtype)).view(-1, *([1] * (video.ndim - 1))).to(video.dtype)
     return video[lo] * (1 - a) + video[hi] * a
 
 

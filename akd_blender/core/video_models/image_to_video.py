@@ -40,6 +40,8 @@ class ImageToVideoPrior:
     """
 
     image_conditioned = True
+    #: queries resample a clip of any frame count to ``frames`` in time (:meth:`_prepare_video`)
+    resamples_frames = True
     fps: float = 8.0
     #: the drawing's CFG scale and steps (model evaluations, :attr:`~.base.SDSPrior.draw_solver`) when the caller gives none
     draw_guidance: float = 6.0
@@ -49,8 +51,8 @@ class ImageToVideoPrior:
     def capabilities(self) -> Capabilities:
         """The adapter's SDS capabilities (redraws, ranks, takes settings) plus: it draws (:meth:`sample`)
         the character it is shown (image-conditioned), in clips of ``frames`` at ``fps``, ``height`` ×
-        ``width``. ``encode_text`` accepts the character's kind but does not read it."""
-        return replace(super().capabilities, draws=True, image_conditioned=True, fps=self.fps)
+        ``width``; its queries resample a clip of any length to ``frames``. ``encode_text`` accepts the character's kind but does not read it."""
+        return replace(super().capabilities, draws=True, image_conditioned=True, resamples_frames=True, fps=self.fps)
 
     def encode_text(self, prompt: str, negative_prompt: str = "", kind: str | None = None) -> TextEmbedding:
         """See :meth:`~.diffusers_base.DiffusersPrior.encode_text`; ``kind`` (the character's kind) is
