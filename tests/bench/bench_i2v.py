@@ -35,9 +35,11 @@ import json
 import time
 from dataclasses import replace
 from pathlib import Path
+from unittest import mock
 
 import torch
 
+from akd_blender.core.distillation import sds_steps
 from akd_blender.core.settings import RedrawSettings
 from akd_blender.core.video_models.protocol import MemoryOptions
 from tests.bench.bench_priors import COGVIDEOX_TRANSFORMER
@@ -281,6 +283,7 @@ COGVIDEOX_VARIANTS: dict[str, dict] = {
     "draw-tiling": {"draw_tiling": True},  # the drawing's decode in tiles
     "all": ALL_CHANGES | {"budget_gb": None},  # DPM-Solver++ 20 steps + the drawing decoded in tiles
     "all-24gb": ALL_CHANGES,  # the same under a 24 GB allocator cap
+    "all-every-frame": ALL_CHANGES | {"budget_gb": None, "every_frame": True},  # "all" with SDS renders of every clip frame
     "no-refine-24gb": ALL_CHANGES | {"refine_steps": 0},  # the default after a drawing: no SDS steps
     "library": ALL_CHANGES | {"prompt": "library"},  # library start + SDS steps (stay close), 24 GB cap
     "library-redraw": ALL_CHANGES | {"prompt": "library", "redraw": True},  # library start + one SDEdit round
@@ -311,10 +314,15 @@ def run_variant(prior, rig, args, log, name: str, memory: MemoryOptions) -> None
     prompt = args.library_prompt if change.get("prompt") == "library" else PROMPT
     if change.get("redraw"):
         settings, refine = {"redraw": RedrawSettings(noise=(args.library_noise,))}, 0
+    # every_frame: the SDS steps render all of the clip's frames, as before the model's own frame count was shown
+    every_frame = (
+        mock.patch.object(sds_steps, "shown_frames", lambda *_: None) if change.get("every_frame") else contextlib.nullcontext()
+    )
     try:
-        end_to_end(
-            prior, rig, args, change.get("draw_steps", args.draw_steps), refine, log, f"cogvideox/{name}", prompt, **settings
-        )
+        with every_frame:
+            end_to_end(
+                prior, rig, args, change.get("draw_steps", args.draw_steps), refine, log, f"cogvideox/{name}", prompt, **settings
+            )
     finally:
         if CUDA:
             torch.cuda.set_per_process_memory_fraction(1.0)
