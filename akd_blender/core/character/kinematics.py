@@ -31,7 +31,9 @@ from .rotations import quat_to_matrix
 
 __all__ = [
     "PoseSource",
+    "ancestors_mask",
     "depth_levels",
+    "location_axes",
     "forward_kinematics",
     "skinning_matrices",
     "linear_blend_skinning",
@@ -45,6 +47,32 @@ class PoseSource(Protocol):
     def pose_channels(self, dtype: torch.dtype, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
         """Return rotations [F,J,4] (wxyz) and locations [F,J,3], Blender's pose-bone channels."""
         ...
+
+
+def ancestors_mask(parents: np.ndarray, bone: int) -> np.ndarray:
+    """bool [J]: the bones above ``bone`` in its hierarchy (``bone`` itself excluded); ``parents``
+    int [J], parent index or -1."""
+    mask = np.zeros(len(parents), dtype=bool)
+    b = int(parents[bone])
+    while b >= 0:
+        mask[b] = True
+        b = int(parents[b])
+    return mask
+
+
+def location_axes(rig: RigAsset, bone: int, parent_rotation: np.ndarray | None = None) -> np.ndarray:
+    """The armature-space axes in which ``bone``'s location channel moves its head (``L`` of the module
+    docstring): ``parent_rotation`` [...,3,3] is the parent's posed armature-space rotation (None for a
+    root bone). Returns [...,3,3] (``parent_rotation``'s shape; [3,3] for a root): the parent's rotation
+    times the bone's rest offset rotation for a local location, the parent's rotation otherwise (a root:
+    its rest rotation, or the identity)."""
+    parent = int(rig.parents[bone])
+    if parent < 0:
+        return rig.rest_matrices[bone, :3, :3] if rig.use_local_location[bone] else np.eye(3)
+    if not rig.use_local_location[bone]:
+        return parent_rotation
+    offset = np.linalg.solve(rig.rest_matrices[parent], rig.rest_matrices[bone])
+    return parent_rotation @ offset[:3, :3]
 
 
 def depth_levels(parents: np.ndarray) -> list[np.ndarray]:

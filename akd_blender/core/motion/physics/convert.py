@@ -13,7 +13,7 @@ import mujoco
 import numpy as np
 import torch
 
-from ...character.kinematics import Skeleton
+from ...character.kinematics import Skeleton, location_axes
 from ...character.rotations import make_quat_continuous, matrix_to_quat, quat_to_matrix
 from ..clip import MotionClip
 from .model import PhysicsModel
@@ -100,8 +100,7 @@ def bodies_to_clip(pm: PhysicsModel, reference: MotionClip, body_rot: np.ndarray
         else:
             basis = ref_rot[:, b]
         pose[:, b, :3, :3] = base @ basis
-        loc_axes = parent_rot @ offset[:3, :3] if rig.use_local_location[b] else parent_rot
-        loc_axes = np.broadcast_to(loc_axes, (frames, 3, 3))
+        loc_axes = np.broadcast_to(location_axes(rig, b, None if p < 0 else parent_rot), (frames, 3, 3))
         head = (np.broadcast_to(parent_rot, (frames, 3, 3)) @ offset[:3, 3]) + parent_pos
         loc = np.zeros((frames, 3)) if rig.use_connect[b] else loc_ch[:, b]
         pose[:, b, :3, 3] = head + (loc_axes @ loc[..., None])[..., 0]
@@ -124,12 +123,7 @@ def _shift_bone(pm: PhysicsModel, bone: int, pose: np.ndarray, loc_ch: np.ndarra
     while rig.use_connect[b] and rig.parents[b] >= 0:
         b = int(rig.parents[b])
     p = int(rig.parents[b])
-    if p < 0:
-        axes = rig.rest_matrices[b, :3, :3] if rig.use_local_location[b] else np.eye(3)
-        axes = np.broadcast_to(axes, delta.shape[:1] + (3, 3))
-    else:
-        offset = np.linalg.solve(rig.rest_matrices[p], rig.rest_matrices[b])
-        axes = pose[:, p, :3, :3] @ offset[:3, :3] if rig.use_local_location[b] else pose[:, p, :3, :3]
+    axes = np.broadcast_to(location_axes(rig, b, None if p < 0 else pose[:, p, :3, :3]), delta.shape[:1] + (3, 3))
     loc_ch[:, b] += np.linalg.solve(axes, delta[..., None])[..., 0]
     return b
 

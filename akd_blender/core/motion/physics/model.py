@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
+from ...character.kinematics import ancestors_mask
 from ...character.rig import RigAsset
 from ...character.rotations import nearest_rotation
 from ...errors import InputError
@@ -120,7 +121,7 @@ def plan_bodies(rig: RigAsset, min_vertices: int) -> tuple[np.ndarray, np.ndarra
         tops = [c[0] for c in chains]
         root = max(set(tops), key=lambda t: sum(counts[c[-1]] for c in chains if c[0] == t))
     candidate[root] = True
-    above = _ancestors_mask(rig.parents, root)
+    above = ancestors_mask(rig.parents, root)
     bone_body = np.full(rig.num_bones, -1, dtype=np.int64)
     body_bones: list[int] = []
     body_parents: list[int] = []
@@ -165,16 +166,6 @@ def plan_bodies(rig: RigAsset, min_vertices: int) -> tuple[np.ndarray, np.ndarra
     bone_body = np.where(bone_body >= 0, renumber[np.maximum(bone_body, 0)], -1)
     parents = np.array([-1 if body_parents[i] < 0 else renumber[body_parents[i]] for i in order], dtype=np.int64)
     return np.array(body_bones, dtype=np.int64)[order], bone_body, parents
-
-
-def _ancestors_mask(parents: np.ndarray, bone: int) -> np.ndarray:
-    """bool [J]: the bones above ``bone`` in its hierarchy (``bone`` itself excluded)."""
-    mask = np.zeros(len(parents), dtype=bool)
-    b = int(parents[bone])
-    while b >= 0:
-        mask[b] = True
-        b = int(parents[b])
-    return mask
 
 
 def nearest_body_bone(rig: RigAsset, body_bones: np.ndarray, bone: int) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ...character.kinematics import Skeleton
+from ...character.kinematics import Skeleton, ancestors_mask, location_axes
 from ...character.rig import RigAsset
 from ..clip import MotionClip
 from ..metrics import main_root
@@ -27,11 +27,7 @@ def translate_root(rig: RigAsset, clip: MotionClip, delta: np.ndarray) -> Motion
     b = main_root(rig)
     while rig.use_connect[b] and rig.parents[b] >= 0:
         b = int(rig.parents[b])
-    above = np.zeros(rig.num_bones, dtype=bool)
-    a = int(rig.parents[b])
-    while a >= 0:
-        above[a] = True
-        a = int(rig.parents[a])
+    above = ancestors_mask(rig.parents, b)
     movers = [b] + [
         c
         for c in range(rig.num_bones)
@@ -43,15 +39,10 @@ def translate_root(rig: RigAsset, clip: MotionClip, delta: np.ndarray) -> Motion
     locations = clip.locations.copy()
     for c in movers:
         p = int(rig.parents[c])
-        if p < 0:
-            axes = rig.rest_matrices[c, :3, :3] if rig.use_local_location[c] else np.eye(3)
-            axes = np.broadcast_to(axes, (clip.num_frames, 3, 3))
-        else:
-            if pose is None:
-                with torch.no_grad():
-                    pose = Skeleton(rig, dtype=torch.float64).pose_matrices(*clip.pose_channels(torch.float64)).numpy()
-            offset = np.linalg.solve(rig.rest_matrices[p], rig.rest_matrices[c])
-            axes = pose[:, p, :3, :3] @ offset[:3, :3] if rig.use_local_location[c] else pose[:, p, :3, :3]
+        if p >= 0 and pose is None:
+            with torch.no_grad():
+                pose = Skeleton(rig, dtype=torch.float64).pose_matrices(*clip.pose_channels(torch.float64)).numpy()
+        axes = np.broadcast_to(location_axes(rig, c, None if p < 0 else pose[:, p, :3, :3]), (clip.num_frames, 3, 3))
         locations[:, c] += np.linalg.solve(axes, delta_arm[..., None])[..., 0]
     return MotionClip(clip.bone_names, clip.fps, clip.frame_start, clip.rotations.copy(), locations)
 
