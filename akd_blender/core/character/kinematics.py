@@ -34,6 +34,7 @@ __all__ = [
     "ancestors_mask",
     "depth_levels",
     "location_axes",
+    "nearest_body_bone",
     "forward_kinematics",
     "skinning_matrices",
     "linear_blend_skinning",
@@ -73,6 +74,16 @@ def location_axes(rig: RigAsset, bone: int, parent_rotation: np.ndarray | None =
         return parent_rotation
     offset = np.linalg.solve(rig.rest_matrices[parent], rig.rest_matrices[bone])
     return parent_rotation @ offset[:3, :3]
+
+
+def nearest_body_bone(rig: RigAsset, body_bones: np.ndarray, bone: int) -> int:
+    """The bone of ``body_bones`` (int [B]) whose rest segment (head to tail) comes nearest ``bone``'s rest
+    head (armature space)."""
+    a, b = rig.heads[body_bones], rig.tails[body_bones]  # [B,3]
+    d = b - a
+    t = np.clip(np.einsum("bi,bi->b", rig.heads[bone] - a, d) / np.maximum(np.einsum("bi,bi->b", d, d), 1e-12), 0.0, 1.0)
+    gap = np.linalg.norm(a + t[:, None] * d - rig.heads[bone], axis=-1)
+    return int(body_bones[int(np.argmin(gap))])
 
 
 def depth_levels(parents: np.ndarray) -> list[np.ndarray]:

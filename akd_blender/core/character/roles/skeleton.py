@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kinematics import nearest_body_bone
 from ..rig import RigAsset, RigError
 
 __all__ = ["BodyTree"]
@@ -22,6 +23,9 @@ class BodyTree:
     the paths between them (below the lowest common ancestor of all weighted bones, ``top``). Helper
     bones above ``top`` (e.g. glTF ``_rootJoint``) and unweighted end bones are not body bones; the
     unweighted deform bones hanging below a body bone are its ``bare`` chain (a limb read to its end).
+    Weighted bones beside the body's hierarchy (another root's tree: the IK target bones an artist's
+    glTF animal weights its paws or hooves to) are ``hung`` on the body bone whose rest segment comes
+    nearest their head: the mesh they own counts as that bone's.
     """
 
     def __init__(self, rig: RigAsset):
@@ -58,8 +62,20 @@ class BodyTree:
         skinned = weights.max(1) > 0
         self.skinned_vertices = self.vertices[skinned]
         near = weights * ~self._far_weights(rig, weights)
-        self.owner = np.where(skinned, near.argmax(1), -1)
-        self._own = [np.flatnonzero((near[:, b] >= OWN_WEIGHT) | (self.owner == b)) for b in range(j)]
+        self.hung = self._hung_beside()
+        carrier = np.arange(j)
+        for bone, on in self.hung.items():
+            carrier[bone] = on
+        near_carried = np.zeros_like(near)
+        np.add.at(near_carried.T, carrier, near.T)  # a hung bone's weights count as its carrier's
+        self.owner = np.where(skinned, carrier[near.argmax(1)], -1)
+        self._own = [np.flatnonzero((near_carried[:, b] >= OWN_WEIGHT) | (self.owner == b)) for b in range(j)]
+
+    def _hung_beside(self) -> dict[int, int]:
+        """{weighted bone beside the body's hierarchy: the body bone it is hung on} (see the class docstring)."""
+        body = np.flatnonzero(self.body)
+        beside = np.flatnonzero(self.weighted & ~self.body)
+        return {int(b): nearest_body_bone(self.rig, body, int(b)) for b in beside} if len(body) else {}
 
     def _bare_chains(self, deform: np.ndarray, has_weighted: np.ndarray) -> list[list[int]]:
         """Per bone, the deform bones that carry no skin weight hanging below it to a chain's end: from a

@@ -23,14 +23,14 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from ...character.kinematics import ancestors_mask
+from ...character.kinematics import ancestors_mask, nearest_body_bone
 from ...character.rig import RigAsset
 from ...character.rotations import nearest_rotation
 from ...errors import InputError
 from ..metrics import detect_feet, dominant_bones
 from .config import PhysicsConfig
 
-__all__ = ["PhysicsModel", "build_model", "nearest_body_bone"]
+__all__ = ["PhysicsModel", "build_model"]
 
 BODY_GROUP, GROUND_GROUP = 2, 1  # contype/conaffinity bits: bodies touch the ground, not each other
 
@@ -166,15 +166,6 @@ def plan_bodies(rig: RigAsset, min_vertices: int) -> tuple[np.ndarray, np.ndarra
     bone_body = np.where(bone_body >= 0, renumber[np.maximum(bone_body, 0)], -1)
     parents = np.array([-1 if body_parents[i] < 0 else renumber[body_parents[i]] for i in order], dtype=np.int64)
     return np.array(body_bones, dtype=np.int64)[order], bone_body, parents
-
-
-def nearest_body_bone(rig: RigAsset, body_bones: np.ndarray, bone: int) -> int:
-    """The bone of ``body_bones`` whose rest segment (head to tail) comes nearest ``bone``'s rest head."""
-    a, b = rig.heads[body_bones], rig.tails[body_bones]  # [B,3]
-    d = b - a
-    t = np.clip(np.einsum("bi,bi->b", rig.heads[bone] - a, d) / np.maximum(np.einsum("bi,bi->b", d, d), 1e-12), 0.0, 1.0)
-    gap = np.linalg.norm(a + t[:, None] * d - rig.heads[bone], axis=-1)
-    return int(body_bones[int(np.argmin(gap))])
 
 
 def _fit_geom(points: np.ndarray, floor: float) -> dict:
