@@ -407,26 +407,36 @@ def test_reading_a_rigify_rig_leaves_its_switches_as_they_were():
 
 
 def test_a_rig_probed_again_unchanged_reuses_the_probe():
-    """Reading Rigify's basic human for a job leaves its evaluated pose and its fingerprint as they were (the
-    switches' drivers evaluated again), so the write's probe is the read's copy; a constraint, a custom
-    property or a bone collection's visibility changed in between makes the fingerprint differ."""
+    """Reading Rigify's basic human for a job (:func:`bind_job`) probes it once and leaves its evaluated pose
+    and its fingerprint as they were (the switches' drivers evaluated again), so the write's control map is a
+    copy of that probe, the same as a fresh probe finds; a constraint, a custom property or a bone
+    collection's visibility changed in between makes the fingerprint differ, and the rig is probed again."""
     from akd_blender.blender.controls.fingerprint import rig_fingerprint
-    from akd_blender.blender.controls.probe import find_controls, last_probe
+    from akd_blender.blender.controls.probe import find_controls
     from akd_blender.blender.controls.rig import pose_matrices
+    from akd_blender.blender.job.rig import bind_job
 
     arm, _ = rig_zoo.rigify_rig("basic_human")
     bpy.context.view_layer.update()
     rest = pose_matrices(arm).copy()
-    rig = rig_from_armature(arm)
-    deform = tuple(rig.bone_names)
+    deform = tuple(rig_from_armature(arm).bone_names)
     before = rig_fingerprint(arm, deform)
-    rig = job_rig(arm, None)
+    _, bound = bind_job(arm, None)
+    assert bound.probes == 1 and bound.keyed == arm and bound.followed is None
     assert np.array_equal(pose_matrices(arm), rest) and rig_fingerprint(arm, deform) == before
-    first = last_probe()
-    again = find_controls(arm, deform)
-    assert again is not first and again.control_of == first.control_of and again.handles == first.handles
+    again = bound.control_map(arm, deform)
+    assert bound.probes == 1
     switch = again.switches[0]
     assert arm.pose.bones[switch.bone][switch.prop] == switch.fk_value  # left at FK, as a fresh probe does
+    arm.pose.bones[switch.bone][switch.prop] = switch.value
+    fresh = find_controls(arm, deform)
+    assert (fresh.control_of, fresh.handles, fresh.fixers, fresh.keyed) == (
+        again.control_of,
+        again.handles,
+        again.fixers,
+        again.keyed,
+    )
+    assert [(s.bone, s.prop, s.fk_value) for s in fresh.switches] == [(s.bone, s.prop, s.fk_value) for s in again.switches]
     arm.pose.bones[switch.bone][switch.prop] = switch.value
     constraint = next(pb for pb in arm.pose.bones if pb.constraints).constraints[0]
     changes = (
@@ -438,6 +448,41 @@ def test_a_rig_probed_again_unchanged_reuses_the_probe():
         digest = rig_fingerprint(arm, deform)
         change()
         assert rig_fingerprint(arm, deform) != digest
+    bound.control_map(arm, deform)  # the rig edited since the job read it: probed again
+    assert bound.probes == 2
+
+
+def test_a_rigify_job_probes_its_controls_once():
+    """A job on Rigify's basic human as the command line and the panel run it (the rig read and bound,
+    :func:`bind_job`, then the motion written, :func:`apply_clips`) probes the rig's controls once: every
+    call of ``find_controls`` counted by cProfile."""
+    import cProfile
+    import pstats
+
+    from akd_blender.blender.job.apply import apply_clips
+    from akd_blender.blender.job.rig import bind_job
+
+    arm, _ = rig_zoo.rigify_rig("basic_human")
+    profile = cProfile.Profile()
+    profile.enable()
+    try:
+        rig, bound = bind_job(arm, None)
+        frames = 4
+        rotations = np.zeros((frames, rig.num_bones, 4))
+        rotations[..., 0] = 1.0
+        _turn(rig, rotations, "DEF-upper_arm.R", (0.0, 1.0, 0.0), -0.5 * np.linspace(0.0, 1.0, frames), armature_axis=True)
+        clip = MotionClip(rig.bone_names, 24.0, 1, rotations, np.zeros((frames, rig.num_bones, 3)))
+        applied = apply_clips(arm, rig, [(clip, "raise")], keys="dense", set_scene_range=False, bound=bound)
+    finally:
+        profile.disable()
+    probes = [
+        calls
+        for (path, _, function), (_, calls, *_) in pstats.Stats(profile).stats.items()
+        if function == "find_controls" and path.replace("\\", "/").endswith("blender/controls/probe.py")
+    ]
+    assert probes == [1] and bound.probes == 1
+    result = result_of(bpy.data.actions[applied.action])
+    assert result.keyed and result.position_error <= 0.01
 
 
 def test_rigify_horse_head_and_skull_turn_as_one():

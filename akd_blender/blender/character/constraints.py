@@ -39,7 +39,8 @@ def constraint_driven(armature_obj: bpy.types.Object, names) -> list[str]:
     driver on a pose channel."""
     pose = armature_obj.pose.bones
     in_chain = {n for pb in pose for n in ik_chain(pb)}
-    return [n for n in names if n in in_chain or n in driven_channels(armature_obj) or driving_constraints(pose[n])]
+    driven = driven_channels(armature_obj)
+    return [n for n in names if n in in_chain or n in driven or driving_constraints(pose[n])]
 
 
 def driven_channels(armature_obj: bpy.types.Object) -> set[str]:

@@ -4,7 +4,9 @@ Shared by ``run_akd.py`` (``python run_akd.py …`` with the bpy module, ``blend
 and ``blender --command akd …`` (registered by the extension). One job:
 
 1. check the usage (prompt, frame count, output paths writable) before touching anything;
-2. open ``--input`` with Blender's own reader/importer, pick the armature, snapshot the rig;
+2. open ``--input`` with Blender's own reader/importer, pick the armature, snapshot the rig and bind the
+   armature for the job (:func:`~.job.rig.bind_job`: a control rig is probed once, here, and the write
+   takes that probe);
 3. build a :class:`~akd_blender.core.job.request.JobRequest` and run it on this thread (the same
    :func:`akd_blender.core.job.worker.run_job` the panel runs on its worker thread), with a tqdm
    progress bar (step, ETA, loss) on stderr;
@@ -148,13 +150,13 @@ def run_one(job: CliJob, progress: bool = True, write_files: bool = True) -> dic
     from ... import __version__
     from ...core.job import worker as wk
     from ..character.io import find_armature, load_scene, scene_fps
-    from ..job.rig import job_rig
+    from ..job.rig import bind_job
 
     t0 = time.perf_counter()
     check_usage(job)
     load_scene(job.input)
     arm = find_armature(job.armature)
-    rig = job_rig(arm, job.ground_height)
+    rig, bound = bind_job(arm, job.ground_height)
     scene = bpy.context.scene
     fps = float(scene_fps(scene) if job.fps is None else job.fps)
     from ..job.apply import apply_clips, apply_result  # torch: once the input is usable
@@ -167,7 +169,7 @@ def run_one(job: CliJob, progress: bool = True, write_files: bool = True) -> dic
         bar(wk.Progress(todo.index(label) + 1, len(todo), {}, None, "write", label))
 
     try:
-        applying = {"keys": job.keys, "set_scene_range": job.set_scene_range, "scene": scene, "on_step": wrote}
+        applying = {"keys": job.keys, "set_scene_range": job.set_scene_range, "scene": scene, "on_step": wrote, "bound": bound}
         if job.ground_action is not None:
             clip, physics, timings = _ground_existing(arm, rig, job.ground_action, fps, bar)
             applied = apply_clips(arm, rig, [(clip, f"{job.ground_action} grounded")], **applying)

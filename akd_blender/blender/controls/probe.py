@@ -36,8 +36,6 @@ and switches):
 
 from __future__ import annotations
 
-import copy
-
 import bpy
 import numpy as np
 
@@ -58,7 +56,6 @@ from .rig import (
     restore_pose_bone,
     rig_height,
     save_pose_bone,
-    set_switches,
 )
 
 __all__ = [
@@ -68,7 +65,6 @@ __all__ = [
     "Switch",
     "IKGoal",
     "find_controls",
-    "last_probe",
     "pose_matrices",
     "deform_parents",
     "rig_height",
@@ -147,19 +143,6 @@ def _goal_chains(armature_obj, deform: tuple[str, ...], shift: dict, rot: dict) 
     return out
 
 
-_LAST_PROBE: dict[str, tuple[bytes, ControlMap]] = {}
-"""The last probe and the rig's fingerprint when it ran (:func:`~.controls.fingerprint.rig_fingerprint`): a job
-probes a control rig when it reads it (tied bones) and again when it writes; the second is the first's
-copy while nothing the probe reads has changed."""
-
-
-def last_probe() -> ControlMap | None:
-    """The control map of the last probe (:func:`find_controls`), which a probe of the same rig, unchanged
-    since, copies; None before any probe."""
-    last = _LAST_PROBE.get("probe")
-    return None if last is None else last[1]
-
-
 def _pole_plane(kind: str, pole: str, chain: list[str], base: np.ndarray, index: dict, pose) -> dict:
     """For a pole whose chain (deform bones, tip first) bends at rest: :class:`IKGoal`'s ``chain``,
     ``tip_length``, ``bend`` and ``plane`` (the pole's head in the chain's rest bend frame); else nothing."""
@@ -208,27 +191,10 @@ def find_controls(armature_obj: bpy.types.Object, deform: tuple[str, ...], paren
     ``parents``: each deform bone's parent among ``deform`` (index, -1 for none) when the hierarchy is not
     the armature's own deform skeleton (:func:`~.controls.rig.deform_parents`): a game rig's, whose meshes
     this armature does not deform itself. Leaves the IK/FK switches found at their FK value (the caller keys
-    them); every pose channel as it was. A copy of the last probe's result when the rig's fingerprint and
-    ``parents`` are the same as then (:data:`_LAST_PROBE`).
+    them); every pose channel as it was. Every call probes: a job probes once through its bound armature
+    (:meth:`~.controls.bound.BoundArmature.control_map`).
     """
-    from .fingerprint import rig_fingerprint
-
     bpy.context.view_layer.update()
-    fingerprint = (rig_fingerprint(armature_obj, tuple(deform)), None if parents is None else tuple(parents))
-    last = _LAST_PROBE.get("probe")
-    if last is not None and last[0] == fingerprint:
-        result = copy.deepcopy(last[1])
-        set_switches(armature_obj, result.switches, fk=True)
-        return result
-    result = _probe_controls(armature_obj, tuple(deform), parents)
-    _LAST_PROBE["probe"] = (fingerprint, copy.deepcopy(result))
-    return result
-
-
-def _probe_controls(
-    armature_obj: bpy.types.Object, deform: tuple[str, ...], parents: tuple[int, ...] | None = None
-) -> ControlMap:
-    """:func:`find_controls` without the memo."""
     pose = armature_obj.pose.bones
     index = {pb.name: i for i, pb in enumerate(pose)}
     deform_idx = np.array([index[n] for n in deform], dtype=np.int64)

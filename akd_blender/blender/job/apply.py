@@ -27,6 +27,7 @@ from ...core.job.request import JobResult, action_name, job_warnings, plain_data
 if TYPE_CHECKING:
     from ...core.character.rig import RigAsset
     from ...core.motion.clip import MotionClip
+    from ..controls.bound import BoundArmature
 
 __all__ = ["Applied", "apply_clips", "apply_result", "result_clips"]
 
@@ -69,6 +70,7 @@ def apply_clips(
     facts: dict | None = None,
     scene: bpy.types.Scene | None = None,
     on_step: Callable[[str], None] | None = None,
+    bound: BoundArmature | None = None,
 ) -> Applied:
     """Write each ``(clip, name)`` of ``clips`` on armature ``arm`` as a new action, in order; the last
     one becomes the active action and is the one measured.
@@ -87,13 +89,15 @@ def apply_clips(
         scene: the scene whose range is set and whose current frame is shown again (default: the
             context's).
         on_step: called with "actions" once the actions are written, "keys" once they are measured.
+        bound: the job's binding of ``arm`` (:func:`.job.rig.bind_job`): the rig a game rig copies and a
+            control rig's probe, made when the job read the rig; None (or a binding of other bones): bound here.
     Raises:
         InputError (an AkdError) from :func:`.keys.actions.write_action` or :func:`.keys.keyframes.sparse_keys_for`
         (a bone of a clip missing on ``arm``, a bad ``keys``).
     """
     from ...core.motion.joint_limits import joint_limit_warnings
     from ...core.motion.metrics import motion_metrics
-    from ..character.game_rig import followed_armature
+    from ..controls.bound import bound_for
     from ..controls.check import result_of
     from ..keys.actions import write_action
     from ..keys.figures import key_figures, key_summary
@@ -102,15 +106,15 @@ def apply_clips(
     if not clips:
         raise ValueError("apply_clips needs at least one clip")
     scene = scene or bpy.context.scene
-    followed = followed_armature(arm, clips[-1][0].bone_names)
-    keyed = followed[0] if followed is not None else arm  # a game rig's keys go on the rig it copies
+    bound = bound_for(bound, arm, clips[-1][0].bone_names)
+    keyed = bound.keyed  # a game rig's keys go on the rig it copies
     ad = keyed.animation_data
     previous = ad.action.name if ad is not None and ad.action is not None else None
     sparse = sparse_keys_for(keys, rig.height)
     names, changes = [], []
     action = None
     for clip, name in clips:
-        action = write_action(arm, clip, action_name(name), sparse=sparse)
+        action = write_action(arm, clip, action_name(name), sparse=sparse, bound=bound_for(bound, arm, clip.bone_names))
         names.append(action.name)
         changes.append(f"new action '{action.name}' on '{keyed.name}'")
     if on_step is not None:
@@ -157,11 +161,20 @@ def apply_result(
     keep_distilled: bool = True,
     scene: bpy.types.Scene | None = None,
     on_step: Callable[[str], None] | None = None,
+    bound: BoundArmature | None = None,
 ) -> Applied:
     """Write a finished job's motion on ``arm`` (:func:`result_clips` of ``result``, ``name``: the
     prompt) through :func:`apply_clips`, its warnings read from ``result.facts``. ``physics``: the job
     grounded its clip (``JobRequest.physics``). The other arguments are :func:`apply_clips`'s."""
     clips = result_clips(result, name, physics, keep_distilled)
     return apply_clips(
-        arm, rig, clips, keys=keys, set_scene_range=set_scene_range, facts=result.facts, scene=scene, on_step=on_step
+        arm,
+        rig,
+        clips,
+        keys=keys,
+        set_scene_range=set_scene_range,
+        facts=result.facts,
+        scene=scene,
+        on_step=on_step,
+        bound=bound,
     )

@@ -4,7 +4,9 @@
 job's floor; on a control rig (mirrored bones that constraints or drivers move) also the bones its
 controls turn only together with their mirrored parent (:func:`tied_bones`), so that the motion
 library bends a limb where the rig can bend it (a Rigify limb's upper arm is two deform segments
-that one FK control turns as one).
+that one FK control turns as one). :func:`bind_job` also gives the armature bound for the job
+(:class:`~.controls.bound.BoundArmature`: the rig a game rig copies, the control probe), which the write
+(:mod:`.job.apply`) takes so that the rig is probed once per job.
 """
 
 from __future__ import annotations
@@ -14,23 +16,32 @@ from dataclasses import replace
 import bpy
 
 from ...core.character.rig import RigAsset
+from ..controls.bound import BoundArmature, bind_armature, bound_for
 from .settings import on_floor
 
-__all__ = ["job_rig", "tied_bones"]
+__all__ = ["bind_job", "job_rig", "tied_bones"]
 
 
-def job_rig(armature_obj: bpy.types.Object, ground_height: float | None) -> RigAsset:
-    """The mirror of ``armature_obj`` on the floor at world Z ``ground_height`` (None: the mirror's
-    own), with ``tied_bones`` found where it is a control rig. Main thread; Object or Pose mode."""
+def bind_job(armature_obj: bpy.types.Object, ground_height: float | None) -> tuple[RigAsset, BoundArmature]:
+    """The job's rig and armature: the mirror of ``armature_obj`` on the floor at world Z ``ground_height``
+    (None: the mirror's own), with ``tied_bones`` found where it is a control rig, and ``armature_obj``
+    bound for its bones (:func:`~.controls.bound.bind_armature`; a control rig's probe held in it, for the
+    write). Main thread; Object or Pose mode."""
     from ..character.extract import rig_from_armature
 
     rig = rig_from_armature(armature_obj)
+    bound = bind_armature(armature_obj, rig.bone_names)
     if rig.driven_bones:
-        rig = replace(rig, tied_bones=tied_bones(armature_obj, rig))
-    return on_floor(rig, ground_height)
+        rig = replace(rig, tied_bones=tied_bones(armature_obj, rig, bound))
+    return on_floor(rig, ground_height), bound
 
 
-def tied_bones(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[str, ...]:
+def job_rig(armature_obj: bpy.types.Object, ground_height: float | None) -> RigAsset:
+    """The rig of :func:`bind_job` (the armature's binding left out)."""
+    return bind_job(armature_obj, ground_height)[0]
+
+
+def tied_bones(armature_obj: bpy.types.Object, rig: RigAsset, bound: BoundArmature | None = None) -> tuple[str, ...]:
     """The mirrored bones of ``rig`` that ``armature_obj``'s controls move only as one piece with their
     mirrored parent, found by probing the rig in Blender (:func:`~.controls.probe.find_controls`): a
     bone is tied when the control that carries it turns (an FK control, not an IK target, pole or
@@ -40,21 +51,22 @@ def tied_bones(armature_obj: bpy.types.Object, rig: RigAsset) -> tuple[str, ...]
     a lead it carries rigidly with it (Rigify's head control turns the head and skull bones as one; an
     IK target that bends a chain ties nothing). A game rig whose bones copy another armature's
     (:func:`~.character.game_rig.followed_armature`) is read through that armature's controls. ``()`` when no
-    control moves the mirrored bones."""
+    control moves the mirrored bones. ``bound``: the job's binding of ``armature_obj`` for ``rig``'s bones
+    (:func:`~.controls.bound.bind_armature`, made here when None), which keeps the probe for the write."""
     from ...core.errors import InputError
-    from ..character.game_rig import followed_armature, source_layout
-    from ..controls.probe import find_controls
+    from ..character.game_rig import source_layout
     from ..controls.rig import set_switches
 
-    followed = followed_armature(armature_obj, rig.bone_names)  # a game rig: probe the rig it copies
-    probed = followed[0] if followed is not None else armature_obj
+    bound = bound_for(bound, armature_obj, rig.bone_names)
+    followed = bound.followed  # a game rig: probe the rig it copies
+    probed = bound.keyed
     names = [followed[1][n] for n in rig.bone_names] if followed is not None else list(rig.bone_names)
     try:
         if followed is None:
-            cmap = find_controls(probed, tuple(names))
+            cmap = bound.control_map(probed, tuple(names))
         else:  # probed in the rig's own bone order, over the game rig's hierarchy
             _, probe_names, probe_parents = source_layout(probed, names, rig.parents)
-            cmap = find_controls(probed, probe_names, probe_parents)
+            cmap = bound.control_map(probed, probe_names, probe_parents)
     except InputError:
         return ()
     if cmap.switches:  # the probe leaves IK/FK switches at FK: reading the rig changes nothing

@@ -6,6 +6,7 @@ import bpy
 
 from ...core.errors import InputError
 from ...core.motion.clip import MotionClip
+from ..controls.bound import BoundArmature
 from .keyframes import INTERPOLATION_CODES, SparseKeys, fcurve_factory, finish_action, key_clip, new_action
 
 __all__ = ["write_action"]
@@ -17,6 +18,7 @@ def write_action(
     name: str,
     sparse: SparseKeys | None = None,
     interpolation: str = "BEZIER",
+    bound: BoundArmature | None = None,
 ) -> bpy.types.Action:
     """Key ``clip`` into a new action called ``name`` (Blender adds .001 … if taken) and assign it.
 
@@ -26,6 +28,8 @@ def write_action(
         name: the new action's name.
         sparse: reduce keys within these bounds (see :class:`SparseKeys`); None keys every frame.
         interpolation: ``"BEZIER"``, ``"LINEAR"`` or ``"CONSTANT"``.
+        bound: the job's binding of ``armature_obj`` (:func:`~.controls.bound.bind_armature`): a control rig's
+            probe made when the job read the rig, reused while the rig is unchanged; None: probed here.
     Returns:
         The new action, now the armature's active action, its frame range the clip's.
 
@@ -50,7 +54,7 @@ def write_action(
     if constraint_driven(armature_obj, clip.bone_names):  # keys on these would do nothing: key the controls
         from .on_controls import write_to_controls
 
-        return write_to_controls(armature_obj, clip, name, sparse, interpolation)
+        return write_to_controls(armature_obj, clip, name, sparse, interpolation, bound)
     action = new_action(name)
     key_clip(fcurve_factory(action, armature_obj), armature_obj, clip, sparse, interpolation)
     finish_action(armature_obj, action, clip)

@@ -24,7 +24,8 @@ from ...core.character.kinematics import forward_kinematics
 from ...core.errors import InputError
 from ...core.motion.clip import MotionClip
 from ..character.deform_skeleton import frame_offsets
-from ..character.game_rig import followed_armature, source_layout
+from ..character.game_rig import source_layout
+from ..controls.bound import BoundArmature, bound_for
 from ..controls.check import (
     CHECK_FRAMES,
     POSITION_TOLERANCE,
@@ -35,7 +36,6 @@ from ..controls.check import (
     result_of,
 )
 from ..controls.pose import pose_frames
-from ..controls.probe import find_controls
 from ..controls.rig import deform_parents, restore_pose_bone, rig_height, save_pose_bone, set_switches
 
 __all__ = [
@@ -126,7 +126,12 @@ def deform_targets(armature_obj: bpy.types.Object, clip: MotionClip) -> np.ndarr
 
 
 def write_to_controls(
-    armature_obj: bpy.types.Object, clip: MotionClip, name: str, sparse=None, interpolation: str = "BEZIER"
+    armature_obj: bpy.types.Object,
+    clip: MotionClip,
+    name: str,
+    sparse=None,
+    interpolation: str = "BEZIER",
+    bound: BoundArmature | None = None,
 ) -> bpy.types.Action:
     """Key ``clip`` (a motion of deform bones) onto ``armature_obj``'s controls in a new action ``name``.
 
@@ -135,10 +140,13 @@ def write_to_controls(
     ``interpolation`` as in :func:`~.keys.actions.write_action`. When every bone of the clip copies a bone of one
     other armature whole (a game rig over a control rig, :func:`.character.game_rig.followed_armature`), that armature's
     controls are keyed (the action is assigned to it; ``ControlResult.armature`` names it) so that its
-    bones, and so the clip's, go where the clip has them. Raises InputError when the armature is in Edit
-    Mode or the rig has no control that moves any of the clip's bones.
+    bones, and so the clip's, go where the clip has them. ``bound``: the job's binding of ``armature_obj``
+    (:func:`~.controls.bound.bind_armature`), whose probe is taken while the rig is unchanged since (one probe
+    per job); None or one of other bones: bound here. Raises InputError when the armature is in Edit Mode or
+    the rig has no control that moves any of the clip's bones.
     """
-    followed = followed_armature(armature_obj, clip.bone_names)
+    bound = bound_for(bound, armature_obj, clip.bone_names)
+    followed = bound.followed
     for obj in (armature_obj, *followed[:1]) if followed is not None else (armature_obj,):
         if obj.mode == "EDIT":
             raise InputError(f"armature '{obj.name}' is in Edit Mode: leave it to key its controls")
@@ -148,7 +156,7 @@ def write_to_controls(
 
     if followed is None:
         return _key_controls(
-            armature_obj, clip, name, sparse, interpolation, lambda: deform_targets(armature_obj, clip), height_of
+            armature_obj, clip, name, sparse, interpolation, lambda: deform_targets(armature_obj, clip), height_of, bound
         )
     source, bones = followed
     to_source = np.linalg.inv(np.array(source.matrix_world)) @ np.array(armature_obj.matrix_world)
@@ -163,7 +171,7 @@ def write_to_controls(
         moved[..., :3, :3] /= np.linalg.norm(moved[..., :3, :3], axis=-2, keepdims=True)
         return moved
 
-    action = _key_controls(source, renamed, name, sparse, interpolation, source_targets, height_of, parents)
+    action = _key_controls(source, renamed, name, sparse, interpolation, source_targets, height_of, bound, parents)
     result = result_of(action)
     result.armature = source.name
     action[PROPERTY] = result.to_json()
@@ -178,12 +186,14 @@ def _key_controls(
     interpolation: str,
     targets_of,
     height_of,
+    bound: BoundArmature,
     parents: tuple[int, ...] | None = None,
 ) -> bpy.types.Action:
     """:func:`write_to_controls` on ``armature_obj`` for ``clip``'s bones (bones of ``armature_obj``), whose
     armature-space targets [F,J,4,4] ``targets_of()`` gives and the character's height (world units)
-    ``height_of()``, both called once the armature's previous action is set aside; ``parents``: the bones'
-    hierarchy when it is not ``armature_obj``'s own (:func:`~.controls.probe.find_controls`)."""
+    ``height_of()``, both called once the armature's previous action is set aside; the controls from
+    ``bound`` (:meth:`~.controls.bound.BoundArmature.control_map`); ``parents``: the bones' hierarchy when it
+    is not ``armature_obj``'s own (:func:`~.controls.probe.find_controls`)."""
     from . import keyframes
 
     start = time.perf_counter()
@@ -197,7 +207,7 @@ def _key_controls(
     saved_pose = {pb.name: save_pose_bone(pb) for pb in armature_obj.pose.bones}
     cmap = None
     try:
-        cmap = find_controls(armature_obj, tuple(clip.bone_names), parents)
+        cmap = bound.control_map(armature_obj, tuple(clip.bone_names), parents)
         if not cmap.keyed:
             raise InputError(
                 f"armature '{armature_obj.name}' has no animatable control that moves its deform bones"

@@ -13,6 +13,7 @@ from ...core.job import worker as wk
 from ...core.job.request import JobRequest, JobResult
 from ...core.prompt.understanding import understood_line
 from ..character.io import scene_fps
+from ..controls.bound import BoundArmature
 from ..job.settings import job_request
 from .properties import frame_range, panel_floor, panel_job
 
@@ -56,6 +57,8 @@ class PanelRun:
         set_scene_range: set the scene's frame range to the new action's.
         warnings: the finished job's warnings (``core.job.job_warnings``), one line each.
         scene_changes: what the finished job changed in the scene, one line each.
+        bound: the armature bound when the job started (:func:`~akd_blender.blender.job.rig.bind_job`), its
+            control probe taken by the write unless the rig was edited meanwhile (then it is probed again).
     """
 
     armature: str
@@ -69,6 +72,7 @@ class PanelRun:
     set_scene_range: bool = False
     warnings: list[str] = field(default_factory=list)
     scene_changes: list[str] = field(default_factory=list)
+    bound: BoundArmature | None = None
 
 
 def check_request(request: JobRequest) -> None:
@@ -111,17 +115,19 @@ def snapshot(context: bpy.types.Context, armature_obj: bpy.types.Object) -> Pane
     ensure_main_thread()
     from ..character.deform_skeleton import start_pose
     from ..character.io import character_armature
-    from ..job.rig import job_rig
+    from ..job.rig import bind_job
 
     armature_obj = character_armature(armature_obj)  # a control rig with a game rig over it: the game rig
 
     settings = context.scene.akd
     request = panel_request(context.scene)
     check_request(request)
-    rig = job_rig(armature_obj, panel_floor(settings))
+    rig, bound = bind_job(armature_obj, panel_floor(settings))
     request = replace(request, rig=rig, init_pose=start_pose(armature_obj, rig))  # the pose the user sees
     saved = [pb.matrix_basis.copy() for pb in armature_obj.pose.bones]
-    return PanelRun(armature_obj.name, request, saved, keys=settings.keys, set_scene_range=bool(settings.set_scene_range))
+    return PanelRun(
+        armature_obj.name, request, saved, keys=settings.keys, set_scene_range=bool(settings.set_scene_range), bound=bound
+    )
 
 
 def active_run() -> PanelRun | None:
@@ -244,6 +250,7 @@ def _finish(context, run: PanelRun, result: JobResult) -> str:
             physics=request.physics,
             keep_distilled=False,
             scene=context.scene,
+            bound=run.bound,
         )
     except AkdError as exc:
         restore_pose(run)
