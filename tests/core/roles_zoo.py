@@ -403,19 +403,34 @@ def tarantula() -> tuple[RigAsset, dict[str, str]]:
 
 
 def crab() -> tuple[RigAsset, dict[str, str]]:
-    """A crab: a wide flat carapace root with eye stalks, two big claws held up in front (arms) and 8
+    """A crab: a wide flat carapace root with a mouth, two big claws held up in front (arms) and 8
     three-bone walking legs splayed sideways down to the ground."""
+    return _crab("Crab", claws_down=False)
+
+
+def lobster() -> tuple[RigAsset, dict[str, str]]:
+    """The crab with its claws resting on the ground in front of it: ten legs, five a side."""
+    return _crab("Lobster", claws_down=True)
+
+
+def _crab(name: str, claws_down: bool) -> tuple[RigAsset, dict[str, str]]:
     s = [
         BoneSpec("carapace", None, (0, 0.05, 0.09), (0, -0.05, 0.09), 0.07, GREY),
         BoneSpec("mouth", "carapace", (0, -0.05, 0.09), (0, -0.08, 0.09), 0.03, GREY),
     ]
     truth = {"carapace": "root", "mouth": "head"}
     for side, x, word in SIDES:
-        claw = [(x * 0.05, -0.06, 0.1), (x * 0.12, -0.12, 0.13), (x * 0.1, -0.2, 0.14), (x * 0.06, -0.26, 0.13)]
-        s += _chain(f"claw{side}", "carapace", claw, [0.02, 0.025, 0.03])
-        truth.update({f"claw{side}{k}": f"arm.{word}" for k in (1, 2, 3)})
+        if claws_down:
+            claw = [(x * 0.05, -0.06, 0.09), (x * 0.14, -0.12, 0.12), (x * 0.16, -0.2, 0.07), (x * 0.14, -0.27, 0.02)]
+        else:
+            claw = [(x * 0.05, -0.06, 0.1), (x * 0.12, -0.12, 0.13), (x * 0.1, -0.2, 0.14), (x * 0.06, -0.26, 0.13)]
+        s += _chain(f"claw{side}", "carapace", claw, [0.02, 0.025, 0.02 if claws_down else 0.03])
+        role = f"leg.front.{word}" if claws_down else f"arm.{word}"
+        truth.update({f"claw{side}{k}": role for k in (1, 2, 3)})
     legs, leg_truth = _spider_legs("carapace", 4, -0.03, 0.025, 0.06, 0.09, 0.17, 0.13, 3, 0.012)
-    return build_character("Crab", s + legs), {**truth, **leg_truth}
+    if claws_down:  # the claws are the front pair: the walking legs' front pair becomes a middle one
+        leg_truth = {k: v.replace("front", "middle") for k, v in leg_truth.items()}
+    return build_character(name, s + legs), {**truth, **leg_truth}
 
 
 def eagle() -> tuple[RigAsset, dict[str, str]]:
@@ -512,6 +527,7 @@ ZOO = {
     "bust": bust,
     "tarantula": tarantula,
     "crab": crab,
+    "lobster": lobster,
     "eagle": eagle,
     "great_dragon": great_dragon,
     "griffin": griffin,

@@ -1,4 +1,4 @@
-"""Bodies with eight legs (a tarantula, a crab with claws) read as the many-legged kind ("hexapod") and
+"""Bodies with eight legs (a tarantula, a crab with claws held up) or ten (the crab's claws on the ground) read as the many-legged kind ("hexapod") and
 play its library: the walk travels with every foot stepping in two alternating groups, the turn turns,
 the jump leaves the floor, raising the front legs raises the front pair alone. Measured on the skinned
 mesh of the played clip."""
@@ -58,7 +58,18 @@ def test_the_alternating_groups_split_each_side_and_mirror_across():
     assert sum(groups.values()) == 4
 
 
-CASES = [(name, spec.label) for name in BODIES for spec in LIBRARY["hexapod"] if not spec.from_record]
+def test_ten_legs_are_five_pairs_in_two_alternating_groups():
+    """A crab whose claws rest on the ground: five legs a side, front, three middle, hind; five legs in
+    each group."""
+    _, roles = body("lobster")
+    assert roles.kind == "hexapod" and len(roles.legs) == 10
+    left = [leg for leg in roles.legs if leg.side == "left"]
+    assert [leg.position for leg in left] == ["front", "middle", "middle", "middle", "hind"]
+    assert [alternate_group(roles, leg) for leg in left] == [0, 1, 0, 1, 0]
+    assert sum(alternate_group(roles, leg) for leg in roles.legs) == 5
+
+
+CASES = [(name, spec.label) for name in (*BODIES, "lobster") for spec in LIBRARY["hexapod"] if not spec.from_record]
 
 
 @pytest.mark.parametrize("name,label", CASES, ids=[f"{n}-{lab}" for n, lab in CASES])
@@ -73,7 +84,7 @@ def test_the_many_legged_library_does_what_its_labels_say_on_eight_legs(name, la
         check(m)
 
 
-@pytest.mark.parametrize("name", ["tarantula", "crab"])
+@pytest.mark.parametrize("name", ["tarantula", "crab", "lobster"])
 @pytest.mark.parametrize("label", ["walk", "run"])
 def test_every_foot_steps_and_the_two_groups_take_turns(name, label):
     """Each of the 8 feet leaves the ground at some frame; no frame has a foot of each group near the top
@@ -89,9 +100,9 @@ def test_every_foot_steps_and_the_two_groups_take_turns(name, label):
     assert (standing[groups == 0].any(0) | standing[groups == 1].any(0)).all()
 
 
-@pytest.mark.parametrize("name", ["tarantula", "crab"])
+@pytest.mark.parametrize("name", ["tarantula", "crab", "lobster"])
 def test_raising_the_front_legs_raises_the_front_pair_alone(name):
-    """Both front feet rise above 15 % of the height; the other six stay down, the middle ones lifted only
+    """Both front feet rise above 15 % of the height; the others stay down, the middle ones lifted only
     by the body rearing (under a tenth of the front feet's rise), the hind pair on the ground."""
     m = played(name, "raise_front_legs")
     lowest = foot_lowest(m)
@@ -102,8 +113,8 @@ def test_raising_the_front_legs_raises_the_front_pair_alone(name):
     assert lowest[hind].max() < 0.01 * m.H
 
 
-@pytest.mark.parametrize("name", ["tarantula", "crab"])
-def test_the_turn_steps_every_foot_and_the_jump_lifts_all_eight(name):
+@pytest.mark.parametrize("name", ["tarantula", "crab", "lobster"])
+def test_the_turn_steps_every_foot_and_the_jump_lifts_them_all(name):
     turn = foot_lowest(played(name, "turn"))
     assert (turn.max(1) > LIFTED * played(name, "turn").H).all()
     jump = played(name, "jump")

@@ -180,6 +180,7 @@ ZOO_KINDS = {
     "mannequin": "biped",
     "tarantula": "hexapod",
     "crab": "hexapod",
+    "lobster": "hexapod",
     "eagle": "bird",
     "great_dragon": "quadruped",
     "griffin": "quadruped",
@@ -205,6 +206,7 @@ def zoo():
         "mannequin",
         "tarantula",
         "crab",
+        "lobster",
         "eagle",
         "great_dragon",
         "griffin",
@@ -213,7 +215,8 @@ def zoo():
 def test_artist_like_rigs_get_their_true_roles(zoo, name):
     """Fingers, toes, eyes, ears, jaws and beaks are extras; unweighted end bones and the armature root
     have no role; a flat wing is a wing, a dinosaur's short forward arms are arms. Eight legs are the
-    many-legged kind's, placed front, middle, middle, hind (a crab's claws held up are arms); an eagle's
+    many-legged kind's, placed front, middle, middle, hind (a crab's claws held up are arms, resting on
+    the ground they are its front legs: ten); an eagle's
     short legs close together under a wide wing span are legs and its tail a tail; a dragon's wings folded
     down to the ground are wings over four legs."""
     rig, truth = zoo[name]
