@@ -2,7 +2,9 @@
 eyes, twist bones, unweighted end bones and armature root), the same laid out as 3ds Max's Biped or holding
 a shield, a dog (scapulae, ears, jaw, long tail, toes), the dog with a split hub or with dragon wings, a bird
 with flat wings and a beak, a two-legged dinosaur with a heavy tail and short arms, a straight and an
-S-curved snake, a spider, and a human named as Unreal's mannequin. Each is built facing -Y on z = 0 (metres) with its true roles by bone name."""
+S-curved snake, a spider, a human named as Unreal's mannequin, and creatures outside the first kinds: a
+tarantula, a crab with its claws up (8 legs) or down (a lobster, 10 legs), an eagle with short legs under
+wide wings, a dragon with its wings folded to the ground and a griffin. Each is built facing -Y on z = 0 (metres) with its true roles by bone name."""
 
 from __future__ import annotations
 
