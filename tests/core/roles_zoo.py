@@ -2,7 +2,9 @@
 eyes, twist bones, unweighted end bones and armature root), the same laid out as 3ds Max's Biped or holding
 a shield, a dog (scapulae, ears, jaw, long tail, toes), the dog with a split hub or with dragon wings, a bird
 with flat wings and a beak, a two-legged dinosaur with a heavy tail and short arms, a straight and an
-S-curved snake, a spider, and a human named as Unreal's mannequin. Each is built facing -Y on z = 0 (metres) with its true roles by bone name."""
+S-curved snake, a spider, a human named as Unreal's mannequin, and creatures outside the first kinds: a
+tarantula, a crab with its claws up (8 legs) or down (a lobster, 10 legs), an eagle with short legs under
+wide wings, a dragon with its wings folded to the ground and a griffin. Each is built facing -Y on z = 0 (metres) with its true roles by bone name."""
 
 from __future__ import annotations
 
@@ -259,6 +261,11 @@ def curved_snake() -> tuple[RigAsset, dict[str, str]]:
 
 def spider() -> tuple[RigAsset, dict[str, str]]:
     """A spider: body root, head, 8 legs rising to a knee then down to the ground."""
+    specs, truth = _spider_specs()
+    return build_character("Spider", specs), truth
+
+
+def _spider_specs() -> tuple[list[BoneSpec], dict[str, str]]:
     s = [
         BoneSpec("body", None, (0, 0.05, 0.12), (0, -0.05, 0.12), 0.06, GREY),
         BoneSpec("head", "body", (0, -0.05, 0.12), (0, -0.1, 0.12), 0.04, GREY),
@@ -275,7 +282,7 @@ def spider() -> tuple[RigAsset, dict[str, str]]:
             ]
             s += _chain(f"leg{side}{i}_", "body", leg, [0.012, 0.01, 0.008])
             truth.update({f"leg{side}{i}_{k}": "leg" for k in (1, 2, 3)})
-    return build_character("Spider", s), truth
+    return s, truth
 
 
 def mannequin() -> tuple[RigAsset, dict[str, str]]:
@@ -346,6 +353,166 @@ def bust() -> tuple[RigAsset, dict[str, str]]:
     return build_character("Bust", specs), {k: v for k, v in truth.items() if k in keep and not v.startswith("leg")}
 
 
+def _spider_legs(
+    prefix_parent: str,
+    count: int,
+    hip_y0: float,
+    hip_dy: float,
+    hip_x: float,
+    hip_z: float,
+    span: float,
+    knee_z: float,
+    bones: int,
+    radius: float,
+) -> tuple[list[BoneSpec], dict[str, str]]:
+    """``count`` legs a side hanging from ``prefix_parent``, hips from ``hip_y0`` back by ``hip_dy``: each
+    rises to a knee ``knee_z`` high, reaches ``span`` out sideways (fanned forward at the front, back at the
+    rear) and comes down to the ground in ``bones`` (3 or 4) bones; true roles "leg.<position>.<side>"."""
+    specs, truth = [], {}
+    for side, x, word in SIDES:
+        for i in range(count):
+            y = hip_y0 + i * hip_dy
+            fan = (i - (count - 1) / 2) / max(count - 1, 1) * span * 1.2
+            pts = [
+                (x * hip_x, y, hip_z),
+                (x * (hip_x + 0.3 * span), y + 0.3 * fan, knee_z),
+                (x * (hip_x + 0.75 * span), y + 0.75 * fan, 0.5 * knee_z),
+                (x * (hip_x + span), y + fan, 0.01),
+            ]
+            if bones == 4:
+                pts.insert(3, (x * (hip_x + 0.9 * span), y + 0.9 * fan, 0.15 * knee_z))
+            position = "front" if i == 0 else ("hind" if i == count - 1 else "middle")
+            specs += _chain(f"leg{side}{i}_", prefix_parent, pts, [radius * (1 - 0.15 * k) for k in range(bones)])
+            truth.update({f"leg{side}{i}_{k}": f"leg.{position}.{word}" for k in range(1, bones + 1)})
+    return specs, truth
+
+
+def tarantula() -> tuple[RigAsset, dict[str, str]]:
+    """A tarantula: cephalothorax root with a head in front carrying two pedipalps, a big round abdomen
+    behind (a tail), 8 four-bone legs splayed sideways, rising to a knee and coming down to the ground."""
+    s = [
+        BoneSpec("thorax", None, (0, 0.04, 0.1), (0, -0.04, 0.1), 0.05, GREY),
+        BoneSpec("head", "thorax", (0, -0.04, 0.1), (0, -0.08, 0.1), 0.035, GREY),
+        *_chain("abdomen", "thorax", [(0, 0.05, 0.1), (0, 0.12, 0.11), (0, 0.19, 0.1)], [0.065, 0.055]),
+    ]
+    truth = {"thorax": "root", "head": "head", "abdomen1": "tail", "abdomen2": "tail"}
+    for side, x, _ in SIDES:  # pedipalps: short feelers held forward off the ground
+        s += _chain(
+            f"palp{side}", "head", [(x * 0.02, -0.07, 0.1), (x * 0.04, -0.1, 0.09), (x * 0.045, -0.13, 0.06)], [0.008, 0.007]
+        )
+    legs, leg_truth = _spider_legs("thorax", 4, -0.03, 0.02, 0.035, 0.1, 0.2, 0.16, 4, 0.011)
+    return build_character("Tarantula", s + legs), {**truth, **leg_truth}
+
+
+def crab() -> tuple[RigAsset, dict[str, str]]:
+    """A crab: a wide flat carapace root with a mouth, two big claws held up in front (arms) and 8
+    three-bone walking legs splayed sideways down to the ground."""
+    return _crab("Crab", claws_down=False)
+
+
+def lobster() -> tuple[RigAsset, dict[str, str]]:
+    """The crab with its claws resting on the ground in front of it: ten legs, five a side."""
+    return _crab("Lobster", claws_down=True)
+
+
+def _crab(name: str, claws_down: bool) -> tuple[RigAsset, dict[str, str]]:
+    s = [
+        BoneSpec("carapace", None, (0, 0.05, 0.09), (0, -0.05, 0.09), 0.07, GREY),
+        BoneSpec("mouth", "carapace", (0, -0.05, 0.09), (0, -0.08, 0.09), 0.03, GREY),
+    ]
+    truth = {"carapace": "root", "mouth": "head"}
+    for side, x, word in SIDES:
+        if claws_down:
+            claw = [(x * 0.05, -0.06, 0.09), (x * 0.14, -0.12, 0.12), (x * 0.16, -0.2, 0.07), (x * 0.14, -0.27, 0.02)]
+        else:
+            claw = [(x * 0.05, -0.06, 0.1), (x * 0.12, -0.12, 0.13), (x * 0.1, -0.2, 0.14), (x * 0.06, -0.26, 0.13)]
+        s += _chain(f"claw{side}", "carapace", claw, [0.02, 0.025, 0.02 if claws_down else 0.03])
+        role = f"leg.front.{word}" if claws_down else f"arm.{word}"
+        truth.update({f"claw{side}{k}": role for k in (1, 2, 3)})
+    legs, leg_truth = _spider_legs("carapace", 4, -0.03, 0.025, 0.06, 0.09, 0.17, 0.13, 3, 0.012)
+    if claws_down:  # the claws are the front pair: the walking legs' front pair becomes a middle one
+        leg_truth = {k: v.replace("front", "middle") for k, v in leg_truth.items()}
+    return build_character(name, s + legs), {**truth, **leg_truth}
+
+
+def eagle() -> tuple[RigAsset, dict[str, str]]:
+    """An eagle perched: horizontal body, short neck and head with a hooked beak, short legs with talons
+    close together under the body (7 cm apart), long broad flat wings spread to a span 4.5 times its
+    height, a tail."""
+    s = [
+        BoneSpec("pelvis", None, (0, 0.1, 0.22), (0, 0.0, 0.24), 0.08, GREY),
+        *_chain("spine", "pelvis", [(0, 0.0, 0.24), (0, -0.1, 0.27), (0, -0.16, 0.29)], [0.09, 0.08]),
+        BoneSpec("neck1", "spine2", (0, -0.17, 0.3), (0, -0.22, 0.36), 0.04, GREY),
+        BoneSpec("head", "neck1", (0, -0.22, 0.36), (0, -0.3, 0.37), 0.045, GREY),
+        BoneSpec("beak", "head", (0, -0.3, 0.37), (0, -0.35, 0.34), 0.012, GREY),
+        *_chain("tail", "pelvis", [(0, 0.14, 0.22), (0, 0.26, 0.2), (0, 0.36, 0.18)], [0.04, 0.03]),
+    ]
+    truth = {"pelvis": "root", "spine1": "spine", "spine2": "spine", "neck1": "neck", "head": "head"}
+    truth.update({"tail1": "tail", "tail2": "tail"})
+    wings = []
+    for side, x, word in SIDES:
+        wing = [(x * 0.06, -0.1, 0.3), (x * 0.35, -0.08, 0.32), (x * 0.65, -0.04, 0.31), (x * 0.95, 0.02, 0.29)]
+        s += _chain(f"wing{side}", "spine2", wing, [0.05, 0.045, 0.04])
+        wings += [f"wing{side}{i}" for i in (1, 2, 3)]
+        leg = [(x * 0.03, 0.04, 0.17), (x * 0.035, 0.0, 0.1), (x * 0.035, 0.02, 0.03)]
+        s += _chain(f"leg{side}", "pelvis", leg, [0.022, 0.015])
+        for t, (dx, dy) in enumerate(((-0.015, -0.04), (0.0, -0.05), (0.015, -0.04), (0.0, 0.03))):
+            s.append(BoneSpec(f"talon{side}{t}", f"leg{side}2", leg[-1], (x * 0.035 + dx, 0.02 + dy, 0.01), 0.006, GREY))
+        truth.update({f"wing{side}{i}": f"wing.{word}" for i in (1, 2, 3)})
+        truth.update({f"leg{side}{i}": f"leg.{word}" for i in (1, 2)})
+    rig = build_character("Eagle", s)
+    return _membrane(rig, [rig.bone_index(n) for n in wings], chord=4.0, thickness=0.2), truth
+
+
+def _winged_quadruped(name: str, wing_span: float, wing_droop: float) -> tuple[RigAsset, dict[str, str]]:
+    """The dog's body with a long neck and two flat wings reaching ``wing_span`` out from its back,
+    their tips ``wing_droop`` below the shoulders."""
+    specs, truth = _dog_specs()
+    names = []
+    for side, x, word in SIDES:
+        z = 0.66
+        wing = [
+            (x * 0.08, -0.02, z),
+            (x * 0.35 * wing_span, 0.0, z + 0.1),
+            (x * 0.7 * wing_span, 0.05, z + 0.05 - 0.5 * wing_droop),
+            (x * wing_span, 0.1, z - wing_droop),
+        ]
+        specs += _chain(f"wing{side}", "spine2", wing, [0.06, 0.05, 0.045])
+        names += [f"wing{side}{i}" for i in (1, 2, 3)]
+        truth.update({f"wing{side}{i}": f"wing.{word}" for i in (1, 2, 3)})
+    rig = build_character(name, specs)
+    return _membrane(rig, [rig.bone_index(n) for n in names], chord=4.0, thickness=0.2), truth
+
+
+def _membrane(rig: RigAsset, bones: list[int], chord: float, thickness: float) -> RigAsset:
+    """The mesh owned by ``bones`` stretched ``chord`` times along Y and squashed ``thickness`` times across
+    the plane of Y and the bone (a wing membrane that follows the bone wherever it slopes)."""
+    vertices = rig.vertices.copy()
+    owner = rig.weights.argmax(1)
+    y = np.array([0.0, 1.0, 0.0])
+    for b in bones:
+        sel = owner == b
+        axis = (rig.heads[b] + rig.tails[b]) / 2
+        normal = np.cross(rig.tails[b] - rig.heads[b], y)
+        normal /= np.linalg.norm(normal)
+        rel = vertices[sel] - axis
+        rel[:, 1] *= chord
+        rel -= (1.0 - thickness) * np.outer(rel @ normal, normal)
+        vertices[sel] = axis + rel
+    return dataclasses.replace(rig, vertices=vertices)
+
+
+def great_dragon() -> tuple[RigAsset, dict[str, str]]:
+    """The dog with wings spanning 3 times its height, folded down so their tips rest on the ground beside
+    its feet (a dragon standing with its wings lowered)."""
+    return _winged_quadruped("GreatDragon", 1.4, 0.655)
+
+
+def griffin() -> tuple[RigAsset, dict[str, str]]:
+    """The dog with level wings spanning twice its height (a griffin)."""
+    return _winged_quadruped("Griffin", 1.05, 0.0)
+
+
 ZOO = {
     "humanoid": humanoid,
     "max_biped": max_biped,
@@ -360,4 +527,10 @@ ZOO = {
     "spider": spider,
     "mannequin": mannequin,
     "bust": bust,
+    "tarantula": tarantula,
+    "crab": crab,
+    "lobster": lobster,
+    "eagle": eagle,
+    "great_dragon": great_dragon,
+    "griffin": griffin,
 }

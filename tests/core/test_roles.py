@@ -176,8 +176,14 @@ ZOO_KINDS = {
     "dinosaur": "biped",
     "snake": "serpent",
     "curved_snake": "serpent",
-    "spider": "other",
+    "spider": "hexapod",
     "mannequin": "biped",
+    "tarantula": "hexapod",
+    "crab": "hexapod",
+    "lobster": "hexapod",
+    "eagle": "bird",
+    "great_dragon": "quadruped",
+    "griffin": "quadruped",
 }
 
 
@@ -187,11 +193,32 @@ def zoo():
 
 
 @pytest.mark.parametrize(
-    "name", ["humanoid", "max_biped", "armed_humanoid", "dog", "split_quadruped", "dragon", "bird", "dinosaur", "mannequin"]
+    "name",
+    [
+        "humanoid",
+        "max_biped",
+        "armed_humanoid",
+        "dog",
+        "split_quadruped",
+        "dragon",
+        "bird",
+        "dinosaur",
+        "mannequin",
+        "tarantula",
+        "crab",
+        "lobster",
+        "eagle",
+        "great_dragon",
+        "griffin",
+    ],
 )
 def test_artist_like_rigs_get_their_true_roles(zoo, name):
     """Fingers, toes, eyes, ears, jaws and beaks are extras; unweighted end bones and the armature root
-    have no role; a flat wing is a wing, a dinosaur's short forward arms are arms."""
+    have no role; a flat wing is a wing, a dinosaur's short forward arms are arms. Eight legs are the
+    many-legged kind's, placed front, middle, middle, hind (a crab's claws held up are arms, resting on
+    the ground they are its front legs: ten); an eagle's
+    short legs close together under a wide wing span are legs and its tail a tail; a dragon's wings folded
+    down to the ground are wings over four legs."""
     rig, truth = zoo[name]
     roles = find_roles(rig)
     assert roles.kind == ZOO_KINDS[name]
@@ -228,7 +255,7 @@ def test_snake_in_an_s_curve_is_a_serpent_facing_its_head(zoo):
 def test_spider_has_four_placed_legs_a_side(zoo):
     rig, _ = zoo["spider"]
     roles = find_roles(rig)
-    assert roles.kind == "other" and len(roles.legs) == 8
+    assert roles.kind == "hexapod" and len(roles.legs) == 8
     for side in ("left", "right"):
         legs = [leg for leg in roles.legs if leg.side == side]
         assert [leg.position for leg in legs] == ["front", "middle", "middle", "hind"]

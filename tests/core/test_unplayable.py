@@ -8,7 +8,7 @@ import pytest
 
 from akd_blender.core.character.roles import find_roles
 from akd_blender.core.distillation.sds_loop import distill
-from akd_blender.core.distillation.unplayable import CannotPlay, body_summary, needs_text
+from akd_blender.core.distillation.unplayable import CannotPlay, body_summary, needs_text, refuse_unplayable
 from akd_blender.core.errors import InputError
 from akd_blender.core.settings import DistillConfig
 from tests.core.roles_zoo import bust, spider
@@ -41,11 +41,18 @@ def test_a_motion_no_kind_knows_stops_too_with_the_embedded_teacher(torso):
         distill(torso, "plays the violin", CPU)
 
 
-def test_eight_legs_are_named_and_a_wing_motion_needs_wings():
-    rig = spider()[0]
+def test_a_wing_motion_on_a_body_without_wings_needs_wings(torso):
     with pytest.raises(CannotPlay) as caught:
-        distill(rig, "a spider flaps its wings", CPU)
-    assert str(caught.value).startswith("kind other: 8 legs, a head: ") and "needs 2 legs and 2 wings" in str(caught.value)
+        distill(torso, "a robot flaps its wings", CPU)
+    message = str(caught.value)
+    assert message.startswith("kind other: 2 arms, no legs, a head: ") and "needs 2 legs and 2 wings" in message
+
+
+def test_eight_legs_are_the_many_legged_kind_and_are_not_refused():
+    """A spider's eight legs read as the many-legged kind, which has motions (tests/core/test_many_legs.py)."""
+    roles = find_roles(spider()[0])
+    assert body_summary(roles) == "kind hexapod: 8 legs, a head"
+    refuse_unplayable("a spider flaps its wings", roles, refuse_unknown=True)  # raises nothing
 
 
 def test_needs_text_names_leg_counts_once():

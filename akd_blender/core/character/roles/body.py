@@ -21,9 +21,12 @@ class BodyGeometry:
 
     up: the world's up; ground: lowest point of the skinned mesh or of a bare chain (a limb's unweighted
     last bones, :attr:`.skeleton.BodyTree.bare`) along it; height: extent of the skinned mesh; size: the
-    larger of the height and the horizontal diameter; normal / offset: the mirror plane {x : x·normal =
-    offset}; breadth: the larger of the height and the width across the mirror plane (the scale of side
-    offsets); symmetric: whether a mirror plane stands out (else the plane is taken through the world's
+    larger of the height and the horizontal diameter; body_size: the larger of the height and the mesh's
+    extent along the mirror plane, at most ``size`` (the body's size leaving out wings or arms spread
+    sideways wider than it is long); normal / offset: the mirror plane {x : x·normal = offset}; breadth:
+    the larger of the height and the width across the mirror plane, the width taken no larger than the
+    extent along the plane (the scale of side offsets: an eagle's wing span does not make its legs, a few
+    centimetres either side of the plane, central); symmetric: whether a mirror plane stands out (else the plane is taken through the world's
     -Y, Blender's front view); bilateral: whether the body also mirrors well through it (a snake lying in
     an S-curve does not): only then does anything count as lying to one side.
     """
@@ -51,8 +54,10 @@ class BodyGeometry:
             normal = unit(np.cross(self.up, forward))
             offset = float(centre @ normal)
         self.normal, self.offset = normal, offset
-        self.breadth = max(self.height, float(np.ptp(verts @ normal)))  # scale of side offsets: height or width
         self.forward0 = unit(np.cross(normal, self.up))
+        length = float(np.ptp(verts @ self.forward0))  # along the mirror plane
+        self.breadth = max(self.height, min(float(np.ptp(verts @ normal)), length))  # scale of side offsets
+        self.body_size = min(self.size, max(self.height, length))  # the size leaving out a sideways spread
         self._regions: dict[int, np.ndarray] = {}
 
     def _region(self, b: int) -> np.ndarray:
@@ -80,9 +85,19 @@ class BodyGeometry:
     def _height_of(self, p: np.ndarray) -> float:
         return float(p @ self.up) - self.ground
 
+    def _membrane(self, chain: list[int]) -> bool:
+        """Whether most bones of ``chain`` own a broad, flat mesh (:meth:`_flat`): a wing's membrane, which
+        follows its bones wherever the wing bends or droops (a leg's bones own round meshes)."""
+        return sum(self._flat(self.tree.own_vertices(b)) for b in chain) > 0.5 * len(chain)
+
     def _wing_like(self, b: int) -> bool:
         """Whether the subtree's mesh is broad and flat (second spread > 25 % of the first, third < 45 % of the second)."""
-        region = self._region(b)
+        return self._flat(self._region(b))
+
+    @staticmethod
+    def _flat(region: np.ndarray) -> bool:
+        """Whether the points [N,3] spread broad and flat (second spread > 25 % of the first, third < 45 %
+        of the second; False below 6 points)."""
         if len(region) < 6:
             return False
         ev = np.sqrt(np.maximum(np.linalg.eigvalsh(np.cov(region.T)), 0.0))[::-1]

@@ -8,22 +8,25 @@ Method, in armature space with the world's up (:class:`.body.BodyGeometry`, :cla
    weight (the topmost body bone when no legs are found). Contacts whose common ancestor is a contact or
    lies low share a foot; a leg runs from the highest bone carrying only that foot (below the root or a
    trunk bone) down through the foot's single or dominant children, and lies to one side of the plane.
-   Two such limbs that reach out from their joint at least 3/4 as far as down are fins, not legs.
+   Two such limbs that reach out from their joint at least 3/4 as far as down are fins, not legs; a limb
+   whose bones mostly own a broad, flat mesh is a wing resting on the ground, not a leg.
 3. Trunk: from the root, central children (mesh on the plane) with the most skin weight. Upper-body
    limbs are lateral chains off the trunk reaching 20 % of the height; arms, or wings (flat and broad,
    or spread sideways on a body that is not upright or spanning more than it is tall). The chest is the
    last trunk bone carrying legs or upper-body limbs; the head is the last bone after it that is not a
    thin appendage (jaw, beak); the bones between are the neck.
 4. Tail: the central chain without legs reaching furthest from the root or from a rear hub (a central
-   non-trunk child of the root carrying legs), when it does not go forward.
+   non-trunk child of the root carrying legs), when it does not go forward and reaches 15 % of the body's
+   size leaving out what spreads sideways (an eagle's wing span does not make its tail too short).
 5. Forward: perpendicular to up and the mirror normal, signed by what the body shows: each foot's footprint
    reaches further ahead of its ankle than behind it (toes are longer than heels), a two-legged body's
    knees bend forward, the face lies in front of the head joint (and the head in front of the root on a
    long body), a tail lies behind the root; so hips thrust ahead of the ankles or a head leaning back over
    the heels do not turn the body round. left = cross(up, forward). Kind from the number of legs (and
-   wings); a legless body at least twice as long as tall is a serpent. A serpent's single chain whose
-   root end is fatter than its far end runs from its head back: the root is its head and the rest of the
-   chain its tail.
+   wings): 2 biped or bird, 4 quadruped (wings or not), any even number from 6 on the many-legged
+   "hexapod" (spiders, crabs); a legless body at least twice as long as tall is a serpent. A serpent's
+   single chain whose root end is fatter than its far end runs from its head back: the root is its head
+   and the rest of the chain its tail.
 """
 
 from __future__ import annotations
@@ -80,7 +83,9 @@ class _Finder(BodyPlan):
         # central chains of the root, or of a rear hub (a central child of the root carrying legs)
         hubs = [c for c in other_central if carries_legs(c)]
         pool = other_central + central_contacts + [k for h in hubs for k in t.body_children[h] if k not in leg_tops]
-        tail_candidates = [c for c in pool if not carries_legs(c) and not self._lateral(c) and self._reach(c) >= 0.15 * self.size]
+        tail_candidates = [
+            c for c in pool if not carries_legs(c) and not self._lateral(c) and self._reach(c) >= 0.15 * self.body_size
+        ]
         tail_top = max(tail_candidates, key=lambda c: (self._reach(c), -c)) if tail_candidates else None
         if reversed_chain:
             tail_top = reversed_chain[0]
@@ -257,11 +262,15 @@ class _Finder(BodyPlan):
         return out >= 0.75 * down
 
     def _kind(self, legs: int, wings: bool, trunk: int) -> str:
+        """The kind from the number of legs: 2 a biped (a bird with wings), 4 a quadruped (with or without
+        wings: a dragon, a griffin), any even number from 6 on the many-legged kind "hexapod" (insects,
+        spiders, crabs: the name is kept, phrase tables and wordings are keyed by it); no legs on a body at
+        least twice as long as tall with a trunk of 3 or more, a serpent; anything else "other"."""
         if legs == 2:
             return "bird" if wings else "biped"
         if legs == 4:
             return "quadruped"
-        if legs == 6:
+        if legs >= 6 and legs % 2 == 0:
             return "hexapod"
         if legs == 0 and trunk >= 3 and self._long_and_low():
             return "serpent"

@@ -71,7 +71,9 @@ class BodyPlan(BodyGeometry):
 
     def _legs(self, contacts: list[int], root: int) -> tuple[list[list[int]], list[int]]:
         """Leg chains and the tops of central ground-touching chains of the root (tail candidates). A leg
-        whose weighted bones own no mesh at the feet's level runs on through its bare chain to its end."""
+        whose weighted bones own no mesh at the feet's level runs on through its bare chain to its end. A
+        lateral chain whose bones own a membrane (:meth:`~.body.BodyGeometry._membrane`) is a wing whatever
+        it touches, not a leg."""
         t = self.tree
         total = t.subtree_mass[t.top]
         legs, central = [], []
@@ -89,6 +91,8 @@ class BodyPlan(BodyGeometry):
                     central.append(top)
                 continue
             chain = t.path(top, low) + t.continue_chain(low)
+            if self._membrane(chain):  # a wing resting on the ground (a dragon's lowered wings) is no leg
+                continue
             if min(self._own_low(b) for b in chain) > self.feet_level:  # only its bare end reaches the floor
                 chain += t.bare[chain[-1]]
             legs.append(chain)
@@ -174,16 +178,17 @@ class BodyPlan(BodyGeometry):
         return not partners or any(self._big_lateral(c) for c in partners)
 
     def _is_wing(self, top: int, root: int, two_legs: bool) -> bool:
-        """A wing rather than an arm: a broad, flat mesh; or, on a two-legged body, a chain that does not
+        """A wing rather than an arm: a broad, flat mesh, or bones most of which own one (a membrane bent
+        or drooping with its bones); or, on a two-legged body, a chain that does not
         end in a hand (three or more child chains), that spreads sideways (its far end lies more to the
         side than up, down, forward or back of its attachment) and that either attaches to a body that is
         not upright (a bird's wings attach in front of its hips) or reaches further than 63 % of the height
         (a span wider than the body is tall; human arms reach about half the height)."""
-        if self._wing_like(top):
+        chain = [top] + self.tree.continue_chain(top)
+        if self._wing_like(top) or self._membrane(chain):
             return True
         if not two_legs:
             return False
-        chain = [top] + self.tree.continue_chain(top)
         if len(self.tree.body_children[chain[-1]]) >= 3:
             return False
         region = self._region(top) - self.tree.heads[top]

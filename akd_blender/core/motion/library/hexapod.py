@@ -1,6 +1,9 @@
-"""Six-legged (insect) motions over bone roles: ``generate(rig, roles, frames, fps, variation) ->
-MotionClip``. Legs are found by position (front / middle / hind) and side; sprawled legs swing about
-their own hip-to-foot line (:func:`~.limbs.step_sprawled`). Angles in degrees in the body frame."""
+"""Many-legged motions over bone roles, for the kind "hexapod": six legs (insects) or any even number
+more (spiders, crabs): ``generate(rig, roles, frames, fps, variation) -> MotionClip``. Legs are found by
+position (front / middle / hind) and side; the gaits step every other leg along a side together with the
+opposite ones on the other side (:func:`~.limbs.alternate_group`: six legs' tripods, eight legs' groups
+of four); sprawled legs swing about their own hip-to-foot line (:func:`~.limbs.step_sprawled`). Angles in
+degrees in the body frame."""
 
 from __future__ import annotations
 
@@ -22,12 +25,13 @@ __all__ = ["walk", "run", "jump_up", "turn", "sit", "hop", "raise_front_legs"]
 
 
 def walk(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """An alternating-tripod walk: 2 cycles per clip, feet reaching 20° ahead and behind."""
+    """An alternating-tripod walk (two alternating groups on more legs): 2 cycles per clip, feet reaching
+    20° ahead and behind."""
     return gait(rig, roles, frames, fps, v, cycles=2.0, swing=20, duty=0.55, clearance=0.3, head_bob=0)
 
 
 def run(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
-    """A fast tripod scurry: 3 cycles per clip, feet reaching 28°, on the ground 55 % of the time."""
+    """A fast tripod scurry (two alternating groups on more legs): 3 cycles per clip, feet reaching 28°, on the ground 55 % of the time."""
     return gait(rig, roles, frames, fps, v, cycles=3.0, swing=28, duty=0.55, clearance=0.35, head_bob=0)
 
 

@@ -41,6 +41,8 @@ __all__ = [
     "jump",
     "turn_in_place",
     "walk_phase_offsets",
+    "side_rank",
+    "alternate_group",
 ]
 
 
@@ -200,7 +202,8 @@ def mean_leg_length(p: BodyPose) -> float:
 
 def walk_phase_offsets(roles: BoneRoles, limb: Limb) -> float:
     """Phase (cycles) of a leg in a walk: left/right alternate; a quadruped's lateral sequence
-    (hind-left, front-left, hind-right, front-right); a hexapod's tripods."""
+    (hind-left, front-left, hind-right, front-right); six legs or more move in two alternating groups
+    (:func:`alternate_group`, in :func:`gait`)."""
     left = limb.side == "left"
     if limb.position in ("front", "hind"):
         order = {("hind", True): 0.0, ("front", True): 0.25, ("hind", False): 0.5, ("front", False): 0.75}
@@ -208,9 +211,24 @@ def walk_phase_offsets(roles: BoneRoles, limb: Limb) -> float:
     return 0.0 if left else 0.5
 
 
+def side_rank(roles: BoneRoles, limb: Limb) -> int:
+    """The leg's place among the legs on its side, front to back (0 the front pair; ``roles.legs``
+    lists each side's legs front to back). ``limb`` may be a leg of ``roles`` with bones left out (a
+    pose's legs, :func:`~.pose.leg_bones`): it is the leg it shares bones with."""
+    same = [leg for leg in roles.legs if leg.side == limb.side]
+    return next(i for i, leg in enumerate(same) if set(leg.bones) & set(limb.bones))
+
+
+def alternate_group(roles: BoneRoles, limb: Limb) -> int:
+    """0 or 1: the leg's group on a many-legged body, every other leg along a side and the other side
+    the other way round (six legs: the two tripods, front and hind left with middle right; eight: the
+    two tetrapods; any number of pairs alike)."""
+    return (side_rank(roles, limb) + (limb.side != "left")) % 2
+
+
 def _tripod_or(offsets: Callable[[BoneRoles, Limb], float], roles: BoneRoles, limb: Limb) -> float:
-    if any(leg.position == "middle" for leg in roles.legs):  # six legs: alternating tripods
-        return 0.0 if (limb.side == "left") == (limb.position != "middle") else 0.5
+    if any(leg.position == "middle" for leg in roles.legs):  # six legs or more: alternating groups
+        return 0.5 * alternate_group(roles, limb)
     return offsets(roles, limb)
 
 
@@ -548,14 +566,16 @@ def jump(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation,
 
 def turn_in_place(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
     """Turn about the body's centre by ``160°·amplitude`` (left for direction +1), stepping: the legs
-    lift in two alternating groups (left/right; a quadruped's diagonal pairs); the neck leads."""
+    lift in two alternating groups (left/right; a quadruped's diagonal pairs; from four legs a side on,
+    every other leg along a side, :func:`alternate_group`); the neck leads."""
     p = BodyPose(rig, roles, frames, fps)
     a = v.amplitude
     p.yaw = v.direction * rad(160) * a * smoothstep((p.t - 0.05) / (0.85 / v.speed))
     steps = 2 * np.pi * (2.0 * v.speed * p.t + v.phase)
     arms_down(p)
+    many = sum(leg.side == "left" for leg in roles.legs) >= 4
     for limb in p.legs:
-        group = (limb.side == "left") != (limb.position == "hind")
+        group = alternate_group(roles, limb) if many else (limb.side == "left") != (limb.position == "hind")
         lift = np.clip(np.sin(steps + np.pi * group), 0, None)
         flex_leg(p, limb, rad(20) * lift)
     p.bend_chain(roles.neck, p.up, v.direction * rad(15) * smoothstep(p.t / 0.3) * (1 - smoothstep((p.t - 0.8) / 0.2)))
