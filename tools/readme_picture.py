@@ -3,7 +3,7 @@
 The Fox (``$AKD_SHARED/assets/Fox/Fox.gltf``) is imported with Blender's glTF importer, read into a
 :class:`~akd_blender.core.character.rig.RigAsset`, its bone roles found, and the prompt "a fox walks forward"
 read as a motion of the motion library of its kind, as the default job reads it
-(:func:`~akd_blender.core.distillation.library_start.choose_library_motion`). The library clip is played on the
+(:func:`~akd_blender.core.prompt.reading.choose_library_motion`). The library clip is played on the
 Fox's rest pose (:func:`~akd_blender.core.distillation.library_start.library_motion`), rendered by the project
 renderer at 128 × 128 with the follow camera, and ``COLUMNS`` evenly spaced frames are laid side by
 side (``GAP`` white pixels apart) into one RGB PNG.
@@ -59,7 +59,8 @@ def main(out: Path = OUT) -> Path:
     from akd_blender.blender.character.io import find_armature, load_scene
     from akd_blender.blender.demo import shared_assets
     from akd_blender.core.character.roles import find_roles
-    from akd_blender.core.distillation.library_start import choose_library_motion, library_motion
+    from akd_blender.core.distillation.library_start import library_motion
+    from akd_blender.core.prompt.reading import choose_library_motion
     from akd_blender.core.render import render_clip
 
     load_scene(str(Path(shared_assets()) / "Fox" / "Fox.gltf"))

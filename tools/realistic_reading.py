@@ -3,7 +3,7 @@
 The sets are ``tools/realistic_prompts/{validation,test}.json`` (written blind from the stock-catalogue
 groups and typical requests; each prompt with its ``kind``, ``group`` and the ``right`` readings over the
 canonical names of ``motion_names.json``). Each prompt is read as a job reads it,
-:func:`akd_blender.core.distillation.library_start.choose_library_motion` (or, with ``--whole``, as one motion by
+:func:`akd_blender.core.prompt.reading.choose_library_motion` (or, with ``--whole``, as one motion by
 :func:`~akd_blender.core.prompt.compose.plan.motion_reader`: the no-composition baseline) and its plan
 written as a reading string: parts in order joined by ``" > "``, each part its label, ``":" + style``
 when the part has one, and ``"+"`` and the labels of the parts played with it at the same time
@@ -154,10 +154,10 @@ def outcome(item: RealisticPrompt, read: str | None, names: dict) -> str:
 
 def plan_reader() -> Callable[[str, str], str]:
     """``read(prompt, kind) -> reading string`` as a job reads its prompt
-    (:func:`~akd_blender.core.distillation.library_start.choose_library_motion`: the whole prompt's reading
+    (:func:`~akd_blender.core.prompt.reading.choose_library_motion`: the whole prompt's reading
     or its plan); raises InputError when refused."""
-    from akd_blender.core.distillation.library_start import choose_library_motion
     from akd_blender.core.errors import InputError
+    from akd_blender.core.prompt.reading import choose_library_motion
     from akd_blender.core.prompt.understanding import refusal_reason
 
     def read(prompt: str, kind: str) -> str:

@@ -17,7 +17,7 @@ at most the largest of its parts' own (each part played alone at its variation) 
 
 ``--job`` runs every prompt (and every comparison prompt) through the product's job instead,
 :func:`akd_blender.core.distillation.sds_loop.distill` with ``DistillConfig(device="cpu")`` (the embedded teacher
-reads the prompt; a composed prompt is played from :func:`~akd_blender.core.distillation.library_start.composed_plan`'s
+reads the prompt; a composed prompt is played from :func:`~akd_blender.core.prompt.reading.composed_plan`'s
 plan), and checks the job's clip: the parts are the job's reading (its ``motion`` fact, arrows between
 parts), a part's frames are the direct plan's (:func:`plan_prompt`) at the clip's rate when that plan has
 the job's parts and length (else the per-part checks fail), a refusal is the job's
@@ -214,7 +214,7 @@ class JobPlayer:
 class BaselinePlayer:
     """A baseline without composition (``--baseline``): ``play(rig, roles, prompt)`` → (line, labels,
     clip) like :class:`JobPlayer`. ``"single"``: the whole prompt read as one library motion of the
-    rig's kind (:func:`~akd_blender.core.distillation.library_start.library_understanding`, refused
+    rig's kind (:func:`~akd_blender.core.prompt.reading.library_understanding`, refused
     below the threshold), its library clip at the default variation; ``"standing"``: the rest pose.
     Both 2 seconds at :data:`FPS`."""
 
@@ -222,8 +222,8 @@ class BaselinePlayer:
         self.mode = mode
 
     def play(self, rig, roles, prompt: str) -> tuple[str, list[str], MotionClip]:
-        from akd_blender.core.distillation.library_start import library_understanding
         from akd_blender.core.motion.library import make_role_clip
+        from akd_blender.core.prompt.reading import library_understanding
         from akd_blender.core.prompt.understanding import require_understood
 
         frames = int(2 * FPS)
@@ -239,7 +239,7 @@ def _job_plan(roles, prompt: str, labels: list[str], clip: MotionClip) -> tuple[
     """(the direct plan of ``prompt`` when it has the job's parts ``labels``, else None; each part's
     frames [start, end) in ``clip``: the whole clip for one part, the plan's schedule at the clip's rate
     when the plan has the clip's length, else none)."""
-    from akd_blender.core.distillation.library_start import plan_frames
+    from akd_blender.core.prompt.reading import plan_frames
 
     try:
         plan = plan_prompt(prompt, roles.kind)

@@ -97,9 +97,10 @@ def source_clip(arm, rig, action_name: str, seconds: float):
     from akd_blender.blender.character.io import scene_fps
     from akd_blender.blender.keys.keyframes import read_clip
     from akd_blender.core.character.roles import find_roles
-    from akd_blender.core.distillation.library_start import LibraryChoice, library_motion
+    from akd_blender.core.distillation.library_start import library_motion
     from akd_blender.core.motion.library.labelled import Variation
     from akd_blender.core.motion.physics.perturb import loop_clip
+    from akd_blender.core.prompt.reading import LibraryChoice
 
     scene = bpy.context.scene
     fps = scene_fps(scene)

@@ -120,9 +120,10 @@ def rig_rows(name: str, labels: tuple[str, ...] = ()) -> list[dict]:
     from akd_blender.blender.job.rig import job_rig
     from akd_blender.blender.keys.keyframes import read_clip
     from akd_blender.core.character.roles import find_roles
-    from akd_blender.core.distillation.library_start import LibraryChoice, library_motion
+    from akd_blender.core.distillation.library_start import library_motion
     from akd_blender.core.motion.library import motions_for
     from akd_blender.core.motion.library.labelled import Variation
+    from akd_blender.core.prompt.reading import LibraryChoice
     from tests.core.library_checks import Measured, checks_for
 
     build(name)

@@ -331,7 +331,7 @@ def refused_case(
 
 def product_refuses(choice, reading, understanding, allow_nearest: bool) -> bool:
     """Whether the product's job (start "auto" or "library") stops with PromptNotUnderstood for a
-    prompt with library ``choice`` and ``reading`` (:func:`~akd_blender.core.distillation.library_start.choose_library_motion`'s,
+    prompt with library ``choice`` and ``reading`` (:func:`~akd_blender.core.prompt.reading.choose_library_motion`'s,
     called with ``allow_nearest``) and the prior's own ``understanding`` (``text.extra``): the same two
     checks as :func:`~akd_blender.core.distillation.sds_loop.distill`."""
     from akd_blender.core.prompt.understanding import Understanding
@@ -356,9 +356,10 @@ def baseline_case(
     found roles) or "standing" (the standing pose), at the default job's frames and rate for
     ``prior``. A prompt the product refuses (:func:`product_refuses`; never with ``allow_nearest``)
     gives :func:`refused_case`'s row on both routes."""
-    from akd_blender.core.distillation.library_start import LibraryChoice, choose_library_motion, library_clip
+    from akd_blender.core.distillation.library_start import library_clip
     from akd_blender.core.distillation.plan import resolve_sizes
     from akd_blender.core.motion.library.labelled import Variation
+    from akd_blender.core.prompt.reading import LibraryChoice, choose_library_motion
 
     rig, roles = load_case_rig(case, artists)
     t0 = time.time()

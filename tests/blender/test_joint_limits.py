@@ -15,9 +15,10 @@ from akd_blender.blender.job.rig import job_rig
 from akd_blender.blender.keys.keyframes import read_clip
 from akd_blender.core.character.procedural import biped
 from akd_blender.core.character.roles import find_roles
-from akd_blender.core.distillation.library_start import LibraryChoice, library_motion
+from akd_blender.core.distillation.library_start import library_motion
 from akd_blender.core.motion.joint_limits import beyond_limits
 from akd_blender.core.motion.library.labelled import Variation
+from akd_blender.core.prompt.reading import LibraryChoice
 
 
 def _raise_arms(limits: dict[str, float]) -> tuple[list[str], dict, float]:

@@ -13,9 +13,10 @@ import torch
 from akd_blender.core.character.procedural import biped
 from akd_blender.core.character.roles import find_roles
 from akd_blender.core.distillation import sds_steps
-from akd_blender.core.distillation.library_start import choose_library_motion, write_library_start
+from akd_blender.core.distillation.library_start import write_library_start
 from akd_blender.core.distillation.sds_loop import distill
 from akd_blender.core.motion.clip import MotionParams
+from akd_blender.core.prompt.reading import choose_library_motion
 from akd_blender.core.settings import DistillConfig, SDSSettings
 from akd_blender.core.video_models.cogvideox_i2v import CogVideoXImageToVideoPrior
 from akd_blender.core.video_models.frames import resample_frames

@@ -15,18 +15,13 @@ from akd_blender.core.character.kinematics import Skeleton
 from akd_blender.core.character.procedural import biped, quadruped
 from akd_blender.core.character.roles import find_roles
 from akd_blender.core.distillation.library_reader import LibraryReader
-from akd_blender.core.distillation.library_start import (
-    SPEED_RANGE,
-    LibraryChoice,
-    choose_library_motion,
-    prompt_variation,
-)
 from akd_blender.core.distillation.plan import resolve_start
 from akd_blender.core.distillation.sds_loop import distill
 from akd_blender.core.errors import InputError
 from akd_blender.core.motion.clip import MotionClip
 from akd_blender.core.motion.library import make_role_clip
 from akd_blender.core.motion.library.labelled import Variation
+from akd_blender.core.prompt.reading import SPEED_RANGE, LibraryChoice, choose_library_motion, prompt_variation
 from akd_blender.core.prompt.understanding import PromptNotUnderstood
 from akd_blender.core.settings import START_MODES, DistillConfig, RedrawSettings
 
@@ -127,8 +122,8 @@ def test_no_wording_of_a_kinds_own_motion_reads_as_another_kinds():
     """Every phrasing the library holds out, read for its own kind without the held-out phrasings (as the
     unseen-rig benchmark reads them: no wording matches exactly), names no other kind's motion: a
     quadruped's "bounds over an obstacle" is its jump, not the hexapod's hop."""
-    from akd_blender.core.distillation.library_start import library_understanding
     from akd_blender.core.motion.library import KINDS, motions_for
+    from akd_blender.core.prompt.reading import library_understanding
 
     wrong = [
         (kind, p, reading.other_kind.motion)

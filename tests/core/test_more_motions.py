@@ -11,10 +11,10 @@ import functools
 import numpy as np
 import pytest
 
-from akd_blender.core.distillation.library_start import choose_library_motion
 from akd_blender.core.errors import InputError
 from akd_blender.core.motion.library import make_role_clip, role_motion, sample_variations
 from akd_blender.core.motion.library.labelled import Variation
+from akd_blender.core.prompt.reading import choose_library_motion
 from tests.core.library_checks import (
     CHECKS,
     Measured,

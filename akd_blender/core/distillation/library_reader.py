@@ -3,7 +3,7 @@
 :func:`library_only` tells whether a job is the library clip alone (no steps, no redraw rounds);
 :class:`LibraryReader` then stands in for the teacher: it knows the teacher's frame count, rate and size
 from its ``teacher.json`` and reads prompts as the teacher does
-(:func:`~akd_blender.core.distillation.library_start.library_understanding`), so the teacher's weights are
+(:func:`~akd_blender.core.prompt.reading.library_understanding`), so the teacher's weights are
 never loaded.
 """
 
@@ -16,8 +16,9 @@ import torch
 
 from ..errors import InputError
 from ..prompt.compose.plan import shared_encoder
+from ..prompt.reading import library_understanding
 from ..video_models.capabilities import Capabilities
-from .library_start import TEACHER_DIR, library_understanding
+from .library_start import TEACHER_DIR
 
 __all__ = ["library_only", "LibraryReader"]
 

@@ -24,7 +24,7 @@ def resolve_start(config: DistillConfig, prior, library=None, reads_motions: boo
     """``config`` with ``start``, the redraw rounds and ``steps`` decided.
 
     ``library``: the prompt read as a library motion of the rig's kind
-    (:class:`~akd_blender.core.distillation.library_start.LibraryChoice`, None when it is not understood as one);
+    (:class:`~akd_blender.core.prompt.reading.LibraryChoice`, None when it is not understood as one);
     ``reads_motions``: ``prior`` reads prompts as known motions (the embedded teacher: its text carries
     an :class:`~akd_blender.core.prompt.understanding.Understanding`). "auto" → "library" when there is a
     ``library`` choice, else "sample" if ``prior`` can draw, else "pose". Redraw rounds

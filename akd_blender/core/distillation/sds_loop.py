@@ -28,20 +28,14 @@ from ..character.roles.sides import side_name_warning
 from ..errors import InputError
 from ..motion.clip import MotionClip, MotionParams
 from ..progress import Callbacks
+from ..prompt.reading import LibraryChoice, read_prompt
 from ..prompt.understanding import Understanding, require_understood
 from ..settings import START_MODES, DistillConfig, SDSSettings, SearchSettings, SettingError, config_from_dict
 from ..video_models.capabilities import capabilities_of
 from . import parallel
 from .context import RunContext, first_frame
 from .library_reader import LibraryReader, library_only
-from .library_start import (
-    LibraryChoice,
-    choose_library_motion,
-    library_motion,
-    plan_facts,
-    plan_frames,
-    write_library_start,
-)
+from .library_start import library_motion, write_library_start
 from .plan import held_pose, resolve_sizes, resolve_start
 from .sds_steps import NumericalError, Timer, optimise
 from .unplayable import refuse_unplayable
@@ -67,7 +61,7 @@ class DistillResult:
     backward, optimiser); ``config``: the settings used; ``extra``: plain facts for the report — what the prior
     understood the prompt as (the embedded teacher: ``understood_as``, ``motion``, ``similarity``), the
     library start's ``start`` ("library"), ``library_motion`` (e.g. "walk"), ``library_variation``
-    ("default" or e.g. "speed 0.8 (slowly)") and ``search_start`` (:attr:`~akd_blender.core.distillation.library_start.LibraryChoice.name`), the
+    ("default" or e.g. "speed 0.8 (slowly)") and ``search_start`` (:attr:`~akd_blender.core.distillation.prompt.reading.LibraryChoice.name`), the
     sample-then-fit start's figures (search_error_start / search_error per frame, search_renders,
     sample_frames, drawing_shake, search_start: the motion-prior start the search began from, or "standing pose"; with
     ``ranked_start`` search_start is the start the prompt ranked best, with ranked_starts, ranked_score,
@@ -200,15 +194,16 @@ def _read_prompt(
         extra["processes"] = world_size  # the draws were shared out over this many ranks
     library = None
     if config.start in ("auto", "library"):
-        library, reading = choose_library_motion(prompt, kind, understanding, prior, config.allow_nearest)
+        read = read_prompt(prompt, kind, understanding, prior, config.allow_nearest)
+        library, reading = read.choice, read.understanding
         if reading is not None and ((config.start == "library" and library is None) or reading.other_kind is not None):
             require_understood(reading, config.allow_nearest)  # names the prompt and the nearest motions
-        if library is not None and library.plan is not None:  # a composed prompt: read part by part
-            extra |= plan_facts(library.plan)
+        if read.plan is not None:  # a composed prompt: read part by part
+            extra |= read.facts()
             if config.frames is None:
-                config = replace(config, frames=plan_frames(library.plan, config.fps))
+                config = replace(config, frames=read.frames(config.fps))
         elif library is not None and reading is not None and (not reads_motions or reading.other_kind is not None):
-            extra |= {k: v for k, v in reading.facts().items() if isinstance(v, str | int | float)}
+            extra |= read.facts()
     if reads_motions and (library is None or library.plan is None):
         require_understood(understanding, config.allow_nearest)
     config = resolve_sizes(resolve_start(config, prior, library, reads_motions), prior)

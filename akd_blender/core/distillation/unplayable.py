@@ -56,7 +56,7 @@ def refuse_unplayable(prompt: str, roles: BoneRoles, refuse_unknown: bool) -> No
     teacher, which draws only the library's motions) also when no kind understands it. Does nothing for a
     kind that has library motions. ModelNotAvailable when the sentence encoder is not installed."""
     from ..motion.library import KINDS, motions_for
-    from .library_start import library_understanding
+    from ..prompt.reading import library_understanding
 
     if roles.kind in KINDS:
         return

@@ -33,6 +33,7 @@ Command line (lists the known motions with their training phrasings)::
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -59,6 +60,7 @@ __all__ = [
     "within_motion_whitening",
     "rank_motions",
     "library_vocabulary",
+    "kind_vocabulary",
     "teacher_vocabulary",
     "require_understood",
     "refusal_reason",
@@ -444,6 +446,26 @@ def library_vocabulary(kind: str, heldout: bool = True, extra: bool = True) -> l
         if extra:
             rows += [(p, motion, False) for p in EXTRA_WORDINGS.get((kind, spec.label), ())]
     return rows
+
+
+_KIND_VOCABULARIES: dict[tuple[int, str, bool], PromptVocabulary] = {}
+_KIND_VOCABULARIES_LOCK = threading.Lock()
+
+
+def kind_vocabulary(kind: str, encoder, heldout: bool = True) -> PromptVocabulary:
+    """The :class:`PromptVocabulary` of ``kind``'s library motions (:func:`library_vocabulary`, held-out
+    phrasings when ``heldout``) encoded by ``encoder``, with :data:`LIBRARY_THRESHOLD` and the listing
+    command: made once per kind, encoder and ``heldout`` and shared by every reader in the process
+    (thread-safe). InputError for a kind the library has no motions for."""
+    key = (id(encoder), kind, bool(heldout))
+    with _KIND_VOCABULARIES_LOCK:
+        vocabulary = _KIND_VOCABULARIES.get(key)
+        if vocabulary is None or vocabulary.encoder is not encoder:
+            rows = library_vocabulary(kind, heldout=heldout)
+            vocabulary = _KIND_VOCABULARIES[key] = PromptVocabulary(
+                rows, encoder, listing=f"{MOTIONS_COMMAND} --kind {kind}", threshold=LIBRARY_THRESHOLD
+            )
+    return vocabulary
 
 
 def teacher_vocabulary() -> list[VocabularyRow]:

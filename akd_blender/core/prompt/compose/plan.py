@@ -27,12 +27,10 @@ from ...motion.library import role_motion
 from ...motion.library.gait_styles import GAIT_LABELS, GAIT_STYLES
 from ...motion.library.labelled import Variation
 from ..understanding import (
-    LIBRARY_THRESHOLD,
     MOTIONS_COMMAND,
     PromptNotUnderstood,
-    PromptVocabulary,
     Understanding,
-    library_vocabulary,
+    kind_vocabulary,
     refusal_reason,
 )
 from .sequence import AFTER, AND, WITH, normalise, split_clauses
@@ -206,20 +204,13 @@ def _encoder():
     return TextEncoder(PhraseTable.load(table) if table.is_file() else None)
 
 
-@lru_cache(maxsize=16)
-def _vocabulary(kind: str, encoder) -> PromptVocabulary:
-    return PromptVocabulary(
-        library_vocabulary(kind), encoder, listing=f"{MOTIONS_COMMAND} --kind {kind}", threshold=LIBRARY_THRESHOLD
-    )
-
-
 def motion_reader(kind: str, encoder=None) -> Understand:
     """``understand(text) -> Understanding``: ``text`` read among the library motions of ``kind``
     (:func:`~akd_blender.core.prompt.understanding.library_vocabulary`, held-out and extra wordings
     included) with ``encoder`` (default :func:`shared_encoder`), its subject said neutrally
     (:func:`neutral_reading`); the wordings are encoded once per kind and encoder. InputError for a
     kind the library has no motions for."""
-    vocabulary = _vocabulary(kind, encoder if encoder is not None else shared_encoder())
+    vocabulary = kind_vocabulary(kind, encoder if encoder is not None else shared_encoder())
     return lambda text: neutral_reading(vocabulary.understand, text, kind)
 
 
