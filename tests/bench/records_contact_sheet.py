@@ -1,5 +1,6 @@
 """Contact sheet of motions played from records: twelve motions on the procedural biped and
-quadruped, five frames each (torch renderer, fixed camera), one row per motion, as one PNG.
+quadruped, five frames each (torch renderer, fixed camera), one row per motion, as one PNG. A bird
+motion (``bird/glide``) plays on the tests' family bird.
 
 Run: ``python tests/bench/records_contact_sheet.py [--out docs/records_contact_sheet.png]
 [--motions biped/startle quadruped/howl ...]`` (``--motions``: other motions, kind/label, in that order).
@@ -48,8 +49,10 @@ def main() -> None:
     from akd_blender.core.motion.library import make_role_clip
     from akd_blender.core.motion.library.labelled import Variation
     from akd_blender.core.render import render_clip
+    from tests.core.role_fixtures import family_character
 
     rigs = {kind: (rig, find_roles(rig)) for kind, rig in (("biped", biped()), ("quadruped", quadruped()))}
+    rigs["bird"] = family_character("bird", 2)
     rows, t0 = [], time.perf_counter()
     for kind, label in motions:
         rig, roles = rigs[kind]

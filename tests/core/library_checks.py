@@ -199,6 +199,36 @@ def check_flap(m: Measured) -> None:
         assert np.ptp(m.height(tip).mean(1)) > 0.15 * m.H
 
 
+def check_take_off(m: Measured) -> None:
+    """Starts on the ground, ends in the air (lowest vertex above 15 % of the height) ahead of where it
+    started, the body higher at each third than at the one before."""
+    lowest = m.height().min(1)
+    assert lowest[0] < 0.03 * m.H and lowest[-1] > 0.15 * m.H, lowest / m.H
+    thirds = [lowest[len(lowest) * k // 3 :][: max(len(lowest) // 3, 1)].mean() for k in range(3)]
+    assert thirds[0] < thirds[1] < thirds[2], thirds
+    assert travel(m)[0] > 0.3 * leg_length(m)
+
+
+def check_land(m: Measured) -> None:
+    """Starts in the air (lowest vertex above 15 % of the height) and ends on the ground."""
+    lowest = m.height().min(1)
+    assert lowest[0] > 0.15 * m.H and lowest[-1] < 0.03 * m.H, lowest / m.H
+
+
+def check_glide(m: Measured) -> None:
+    """In the air from a quarter of the clip on, sailing ahead, the wings spread and held: after the
+    first quarter each wing tip stays within 12 % of the height of its mean height above the root
+    (no beat)."""
+    lowest = m.height().min(1)
+    quarter = len(lowest) // 4
+    assert lowest[quarter:].min() > 0.1 * m.H, lowest / m.H
+    assert travel(m)[0] > 1.0 * leg_length(m)
+    root = m.joints[:, m.roles.root] @ m.up
+    for limb in m.roles.wings:
+        tip = m.height(m.of(limb.bones[-1:])).mean(1) - root
+        assert np.ptp(tip[quarter:]) < 0.12 * m.H, np.ptp(tip[quarter:]) / m.H
+
+
 def check_peck(m: Measured) -> None:
     head = _head(m)
     assert m.height(head).min(1).min() < 0.6 * m.rest_height(head).min()
@@ -436,6 +466,9 @@ CHECKS = {
     "clap": [check_clap, check_in_place],
     "punch": [check_punch, check_in_place],
     "flap_wings": [check_flap, check_in_place],
+    "take_off": [check_take_off, check_flap],
+    "land": [check_land],
+    "glide": [check_glide],
     "peck": [check_peck, check_in_place],
     "raise_front_legs": [check_raise_front_legs, check_in_place],
     "look_around": [check_look_around, check_feet_planted, check_in_place],

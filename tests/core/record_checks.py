@@ -246,6 +246,11 @@ def _root_below(m, check, side):
     assert root.min() < float(check["root_below"]) * root[0], (root.min(), root[0])
 
 
+def _root_rises(m, check, side):
+    root = m.root_height()
+    assert root[-1] - root[0] > float(check["root_rises"]) * m.H, (root[0] / m.H, root[-1] / m.H)
+
+
 def _root_bounces(m, check, side):
     root = m.root_height()
     low = root < root.max() - 0.5 * np.ptp(root)
@@ -443,6 +448,13 @@ def _head_yaw(m, check, side):
     assert (toward * (yaw - yaw[0])).max() > float(check["head_yaw"]), yaw
 
 
+def _head_roll(m, check, side):
+    rotations = head_rotations(m)
+    out = np.asarray(m.roles.frame.left) * (1.0 if side == "left" else -1.0)
+    side_up = np.degrees(np.arcsin(np.clip((rotations @ m.up) @ out, -1, 1)))  # the head's up tipped toward the side
+    assert (side_up - side_up[0]).max() > float(check["head_roll"]), side_up
+
+
 def _max_speed(m, check, side):
     speed = np.linalg.norm(np.diff(m.joints, axis=0), axis=-1).max() * m.clip.fps
     assert speed < float(check["max_speed"]) * m.H, speed / m.H
@@ -451,6 +463,7 @@ def _max_speed(m, check, side):
 READINGS = {
     "head_forward": _head_forward,
     "head_yaw": _head_yaw,
+    "head_roll": _head_roll,
     "feet_wide": _feet_wide,
     "feet_forward": _feet_forward,
     "knee_down": _knee_down,
@@ -475,6 +488,7 @@ READINGS = {
     "feet_planted": _feet_planted,
     "in_place": _in_place,
     "root_below": _root_below,
+    "root_rises": _root_rises,
     "root_bounces": _root_bounces,
     "airborne": _airborne,
     "travel": _travel,

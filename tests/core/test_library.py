@@ -78,7 +78,7 @@ def test_every_kind_has_the_shared_motions_and_its_own():
         | {"stretch", "point"}
         | {"fall", "get_up", "crawl", "dance"},
         "quadruped": {"wag_tail", "lie_down", "head_down", "rear_up", "gallop"} | heads | {"stretch", "shake"},
-        "bird": {"flap_wings", "peck", "hop"} | heads,
+        "bird": {"flap_wings", "peck", "hop", "take_off", "land", "glide"} | heads,
         "hexapod": {"hop", "raise_front_legs", "look_around"},
     }
     generators = lambda kind: {s.label for s in motions_for(kind) if not s.from_record}  # noqa: E731

@@ -74,7 +74,9 @@ def test_test_prompts_are_read_as_the_threshold_tool_found(vocabularies, encoder
     """The held-apart test prompts of tools/understanding_prompts.json at the shipped threshold: known
     wordings read as their motion (74 of 74 when chosen), another kind's motions and unknown prompts
     refused (111 of 117 over the four kinds it was chosen on; 135 of 143 with the serpents' vocabulary,
-    added later, reading the unknown prompts too)."""
+    added later, reading the unknown prompts too). "does a cartwheel" and "swimming" moved from the
+    unknown prompts to the known ones once the library had those motions (77 of 77 read as their
+    motion; 126 of 133 refused, the same nine misses allowed)."""
     test = PROMPTS["test"]
     known = [(k, p, f"{k}/{label}") for k, ms in test["known"].items() for label, ps in ms.items() for p in ps]
     unknown = [(k, p) for k, rows in test["other_kind"].items() for p, _ in rows]
@@ -85,8 +87,8 @@ def test_test_prompts_are_read_as_the_threshold_tool_found(vocabularies, encoder
         u = vocabularies[kind].understand(prompt, v)
         right += u.understood and u.motion == motion
     refused = sum(not vocabularies[k].understand(p, v).understood for (k, p), v in zip(unknown, vectors[len(known) :]))
-    assert len(known) == 74 and right >= 72, right
-    assert len(unknown) == 143 and refused >= 134, refused
+    assert len(known) == 77 and right >= 75, right
+    assert len(unknown) == 133 and refused >= 124, refused
 
 
 def test_the_teacher_reads_from_vectors_alone_as_the_vocabulary_does(vocabularies, encoder):

@@ -17,7 +17,7 @@ from .pose import BodyPose, smoothstep
 if TYPE_CHECKING:
     from ...character.roles import BoneRoles
 
-__all__ = ["walk", "run", "jump_up", "turn", "sit", "flap_wings", "peck", "hop"]
+__all__ = ["walk", "run", "jump_up", "turn", "sit", "flap_wings", "peck", "hop", "take_off", "land", "glide"]
 
 
 def walk(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
@@ -114,4 +114,76 @@ def hop(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) 
     length = mean_leg_length(p)
     p.lift = 0.3 * length * a * air
     p.travel = np.outer(0.5 * length * a * hops * p.t, p.forward)
+    return p.clip(v.facing)
+
+
+def _beat(p: BodyPose, phase: np.ndarray, weight: np.ndarray | float, degrees: float) -> None:
+    """Beat the opened wings: ±``degrees`` about the facing axis at the shoulder (the outer bones
+    lagging, 20°), ``phase`` [F] in radians, ``weight`` [F] or scalar scaling the beat."""
+    for limb in p.wings:
+        sign = 1.0 if limb.side == "left" else -1.0  # about +forward the left wing rises
+        for k, b in enumerate(limb.bones):
+            p.rotate(b, p.forward, sign * weight * rad(degrees if k == 0 else 20) * np.sin(phase - 0.6 * k))
+
+
+def take_off(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
+    """Take off: a crouch (legs folded 35°), a spring at a fifth of the clip into four full wing beats
+    (±60°), the body climbing 2 leg lengths and flying 2 leg lengths ahead by the end, pitched 15° up,
+    the legs tucked in the air."""
+    p = BodyPose(rig, roles, frames, fps)
+    a = v.amplitude
+    t = np.clip((p.t - 0.1 * v.phase) * v.speed, 0.0, 1.0)
+    crouch = smoothstep(t / 0.15) * (1.0 - smoothstep((t - 0.15) / 0.08))
+    up = smoothstep((t - 0.2) / 0.75)  # 0 on the ground → 1 at the top
+    opened = smoothstep(t / 0.15)
+    _open_wings(p, opened)
+    _beat(p, 2 * np.pi * 4.0 * t, opened, 60 * a)
+    for limb in p.legs:
+        flex_leg(p, limb, rad(35) * crouch + rad(40) * smoothstep((t - 0.3) / 0.3))
+    p.pitch(roles.root, rad(15) * up)
+    length = mean_leg_length(p)
+    p.lift = 2.0 * length * a * up
+    p.travel = np.outer(2.0 * length * a * up, p.forward)
+    return p.clip(v.facing)
+
+
+def land(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
+    """Land: coming down from 1.5 leg lengths up and 1.5 behind, wings spread and beating slowly
+    (±35°, braking), the legs reaching forward; touch-down at 70 % of the clip with a 25° knee give,
+    then the wings fold along the back."""
+    p = BodyPose(rig, roles, frames, fps)
+    a = v.amplitude
+    t = np.clip((p.t - 0.1 * v.phase) * v.speed, 0.0, 1.0)
+    down = smoothstep(t / 0.7)  # 0 in the air → 1 on the ground
+    spread = 1.0 - smoothstep((t - 0.75) / 0.25)
+    _open_wings(p, spread)
+    _beat(p, 2 * np.pi * 2.5 * t, spread * (1.0 - smoothstep((t - 0.6) / 0.15)), 35 * a)
+    for limb in p.wings:  # folded along the back once down
+        for b in limb.bones:
+            p.aim(b, limb.bones, -p.forward + 0.3 * p.up + 0.15 * side_axis(p, limb), smoothstep((t - 0.75) / 0.25))
+    give = np.exp(-(((t - 0.78) / 0.08) ** 2))
+    for limb in p.legs:
+        p.pitch(limb.bones[0], -rad(25) * (1.0 - down))
+        flex_leg(p, limb, rad(25) * give)
+    p.pitch(roles.root, rad(12) * (1.0 - down))
+    length = mean_leg_length(p)
+    p.lift = 1.5 * length * a * (1.0 - down)
+    p.travel = np.outer(-1.5 * length * a * (1.0 - down), p.forward)
+    return p.clip(v.facing)
+
+
+def glide(rig: RigAsset, roles: BoneRoles, frames: int, fps: float, v: Variation) -> MotionClip:
+    """Glide: the wings spread and held (no beat), the body up 1.2 leg lengths within the first
+    fifth and sinking slowly, sailing 3 leg lengths ahead, banking ±10° once, the legs tucked."""
+    p = BodyPose(rig, roles, frames, fps)
+    a = v.amplitude
+    t = np.clip((p.t - 0.1 * v.phase) * v.speed, 0.0, 1.0)
+    into = smoothstep(t / 0.2)
+    _open_wings(p, into)
+    for limb in p.legs:
+        flex_leg(p, limb, rad(40) * into)
+    p.rotate(roles.root, p.forward, rad(10) * a * into * np.sin(2 * np.pi * t + np.pi * v.phase))
+    length = mean_leg_length(p)
+    p.lift = length * a * (1.2 * into - 0.3 * t)
+    p.travel = np.outer(3.0 * length * a * t, p.forward)
     return p.clip(v.facing)

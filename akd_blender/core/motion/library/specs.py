@@ -125,6 +125,9 @@ _MOTIONS: tuple[tuple[str, str, Generator, bool], ...] = (
     ("serpent", "look_around", head.look_around, True),
     ("serpent", "nod", head.nod, True),
     ("serpent", "shake_head", head.shake_head, True),
+    ("bird", "take_off", bird.take_off, False),
+    ("bird", "land", bird.land, False),
+    ("bird", "glide", bird.glide, False),
 )
 
 
@@ -156,6 +159,9 @@ _GENERATOR_PARTS: dict[str, frozenset[str]] = {
     "rear_up": frozenset({"root", "legs", "torso", "head", "tail"}),
     "shake": frozenset({"root", "torso", "head", "tail"}),
     "flap_wings": frozenset({"wings"}),
+    "take_off": frozenset({"root", "legs", "wings"}),
+    "land": frozenset({"root", "legs", "wings"}),
+    "glide": frozenset({"root", "legs", "wings"}),
     "peck": frozenset({"head"}),
     "raise_front_legs": frozenset({"root", "legs"}),
     "fall": _WHOLE,
