@@ -33,7 +33,7 @@ def test_walks_forward_on_a_body_without_legs_stops_in_one_line(torso):
     message = str(caught.value)
     assert isinstance(caught.value, InputError) and "\n" not in message
     assert message.startswith("kind other: 2 arms, no legs, a head: ")
-    assert "/walk" in message and "needs 2, 4 or 6 legs, or a legless body" in message and "nothing was drawn" in message
+    assert "/walk" in message and "needs 2, 4, 6 or more legs, or a legless body" in message and "nothing was drawn" in message
 
 
 def test_a_motion_no_kind_knows_stops_too_with_the_embedded_teacher(torso):
@@ -59,3 +59,5 @@ def test_needs_text_names_leg_counts_once():
     assert needs_text(["biped"]) == "2 legs"
     assert needs_text(["bird"]) == "2 legs and 2 wings"
     assert needs_text(["biped", "quadruped", "bird"]) == "2 or 4 legs"
+    assert needs_text(["hexapod"]) == "6 or more legs"  # any even number from 6: spiders, crabs
+    assert needs_text(["biped", "hexapod"]) == "2, 6 or more legs"

@@ -18,15 +18,21 @@ KIND_NEEDS = {  # kind -> (legs, what else it needs)
     "serpent": (0, "a legless body at least twice as long as tall"),
 }
 
+MANY_LEGGED = "hexapod"
+"""The kind whose leg count in :data:`KIND_NEEDS` is its least: any even number of legs from 6 on."""
+
 
 def needs_text(kinds: list[str]) -> str:
-    """What a motion of ``kinds`` needs, in words: "2 legs", "2, 4 or 6 legs, or a legless body at least
-    twice as long as tall", "2 legs and 2 wings"."""
+    """What a motion of ``kinds`` needs, in words: "2 legs", "2, 4, 6 or more legs, or a legless body at
+    least twice as long as tall", "2 legs and 2 wings"."""
     plain = sorted({KIND_NEEDS[k][0] for k in kinds if k in KIND_NEEDS and KIND_NEEDS[k][0] and not KIND_NEEDS[k][1]})
     words = []
     if plain:
         counts = [str(n) for n in plain]
-        words.append((", ".join(counts[:-1]) + " or " + counts[-1] if len(counts) > 1 else counts[0]) + " legs")
+        if MANY_LEGGED in kinds and KIND_NEEDS[MANY_LEGGED][0] == plain[-1]:
+            words.append(", ".join(counts) + " or more legs")  # the many-legged kind takes any even number from 6
+        else:
+            words.append((", ".join(counts[:-1]) + " or " + counts[-1] if len(counts) > 1 else counts[0]) + " legs")
     for k in kinds:
         legs, more = KIND_NEEDS.get(k, (0, k))
         if more and legs not in plain:  # "2 legs and 2 wings" says nothing more where 2 legs do
