@@ -3,7 +3,9 @@
 (a) no module of ``akd_blender/core`` imports ``akd_blender/blender`` or Blender's modules, at any depth
     (lazy imports inside functions included);
 (b) no private name (``_x``) is taken from one module into another;
-(c) the folders of ``akd_blender/blender`` import only downward, in the order of :data:`BLENDER_TIERS`.
+(c) the folders of ``akd_blender/blender`` import only downward, in the order of :data:`BLENDER_TIERS`;
+(d) the stages of ``akd_blender/core`` import only the stages before them, in the order of :data:`CORE_TIERS`;
+(e) no circle of imports, between modules or between folders.
 
 Each check is also run on a copy of the source with one such import planted, so none passes vacuously.
 """
@@ -13,7 +15,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from tools.import_graph import import_arrows, layer_breaks, outside_imports, private_imports
+from tools.import_graph import circles, folder_arrows, import_arrows, layer_breaks, module_names, outside_imports, private_imports
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = "akd_blender.core"
@@ -32,6 +34,22 @@ BLENDER_TIERS: list[tuple[str, ...]] = [
 may import from its own unit or from a unit of a lower tier only."""
 
 
+CORE_TIERS: list[tuple[str, ...]] = [
+    ("", "errors"),  # the package's __init__; errors a user can act on
+    ("settings", "progress", "assets"),  # what every stage shares
+    ("character",),  # the rig as arrays, FK + LBS, bone roles
+    ("motion",),  # clips, the motion library, metrics, physics, the judge
+    ("prompt",),  # reading a prompt as library motions
+    ("render",),  # the differentiable renderer
+    ("video_models",),  # video priors and the SDS step
+    ("fitting",),  # fitting a rig to a video
+    ("distillation",),  # a job's distillation: plan, starts, SDS loop
+    ("job",),  # the job seam, the worker, Ray
+]
+"""The stages of ``akd_blender/core`` in the order a job goes through them (``docs/how-it-works.md``),
+lowest first: a module may import from its own stage or from an earlier one only."""
+
+
 def core_imports_of_blender(root: Path) -> list[str]:
     """``module → target`` for each import by a core module of the Blender side or of Blender's modules."""
     arrows, outside = import_arrows(root), outside_imports(root)
@@ -45,6 +63,10 @@ def core_imports_of_blender(root: Path) -> list[str]:
 
 def blender_breaks(root: Path) -> list[str]:
     return layer_breaks(import_arrows(root), BLENDER, BLENDER_TIERS)
+
+
+def core_breaks(root: Path) -> list[str]:
+    return layer_breaks(import_arrows(root), CORE, CORE_TIERS)
 
 
 def source_copy(tmp_path: Path) -> Path:
@@ -74,6 +96,22 @@ def test_blender_folders_import_only_downward():
     assert blender_breaks(ROOT) == []
 
 
+def test_core_stages_import_only_earlier_stages():
+    assert core_breaks(ROOT) == []
+
+
+def test_no_circle_of_modules_or_folders():
+    arrows = import_arrows(ROOT)
+    assert circles(arrows) == []
+    assert circles(folder_arrows(arrows, module_names(ROOT))) == []
+
+
+def test_every_core_stage_is_in_a_tier():
+    units = {p.name for p in (ROOT / "akd_blender/core").iterdir() if (p / "__init__.py").is_file()}
+    units |= {p.stem for p in (ROOT / "akd_blender/core").glob("*.py") if p.stem != "__init__"}
+    assert units == {unit for tier in CORE_TIERS for unit in tier} - {""}
+
+
 def test_every_blender_folder_is_in_a_tier():
     units = {p.name for p in (ROOT / "akd_blender/blender").iterdir() if (p / "__init__.py").is_file()}
     units |= {p.stem for p in (ROOT / "akd_blender/blender").glob("*.py") if p.stem != "__init__"}
@@ -89,6 +127,7 @@ def test_the_checks_fail_on_planted_imports(tmp_path):
     plant(root, "akd_blender.blender.cli.judge", "def k():\n    from ..panel.run import active_run\n")
     plant(root, "akd_blender.blender.keys.actions", "def m():\n    from ..controls import rig\n    return rig._x\n")
     plant(root, "akd_blender.blender.panel.sidebar", "def n():\n    from .run import _ACTIVE\n")
+    plant(root, "akd_blender.core.character.kinematics", "def p():\n    from ..distillation import sds_loop\n")
 
     assert core_imports_of_blender(root) == [
         "akd_blender.core.errors → mathutils",
@@ -98,6 +137,10 @@ def test_the_checks_fail_on_planted_imports(tmp_path):
     assert len(breaks) == 2
     assert breaks[0].startswith("akd_blender.blender.character.io → akd_blender.blender.keys.keyframes")
     assert breaks[1].startswith("akd_blender.blender.cli.judge → akd_blender.blender.panel.run")  # side by side
+    assert core_breaks(root) == [
+        "akd_blender.core.character.kinematics → akd_blender.core.distillation.sds_loop"
+        " (unit 'character', tier 2 → unit 'distillation', tier 8)"
+    ]
     privates = private_imports(root)
     assert [line.split(":")[0] + " " + line.split(" ", 1)[1] for line in privates] == [
         "akd_blender.blender.keys.actions _x from akd_blender.blender.controls.rig",

@@ -3,7 +3,7 @@
 frames).
 
 A prompt is read among the library motions of the character's kind as the embedded teacher reads it
-(:mod:`.understanding`: the kind's :func:`~.understanding.library_vocabulary` and the offline sentence
+(:mod:`..understanding`: the kind's :func:`~.understanding.library_vocabulary` and the offline sentence
 encoder, one vocabulary per kind and encoder: :func:`~.understanding.kind_vocabulary`), without the
 video model; another kind's motion it asks for more clearly is noted (:func:`with_other_kind`). A prompt
 of several motions (told one after another, played at once, with a side, repetitions, a style …) is a
@@ -17,12 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, ModelNotAvailable
-from ..motion.library.labelled import Variation
-from .understanding import NearMotion, Understanding, kind_vocabulary
+from ...errors import InputError, ModelNotAvailable
+from ...motion.library.labelled import Variation
+from ..understanding import NearMotion, Understanding, kind_vocabulary
 
 if TYPE_CHECKING:
-    from .compose import Plan
+    from ..compose import Plan
 
 __all__ = [
     "SPEED_RANGE",
@@ -115,9 +115,9 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
     after a clause that is no motion: "greets us waving her hand" is read whole), or one of the parts told in sequence, unless its
     nearest motion is the one the whole prompt is understood as (then the prompt is that one motion told
     in steps)."""
-    from ..prompt.compose.sequence import WITH, has_ordering_clause, is_sequenced, split_clauses
-    from .compose import plan_prompt
-    from .compose.plan import HOLD, PartNotUnderstood, direction_said_for
+    from ..compose.sequence import WITH, has_ordering_clause, is_sequenced, split_clauses
+    from ..compose import plan_prompt
+    from ..compose.plan import HOLD, PartNotUnderstood, direction_said_for
 
     if whole is not None and whole.exact:
         return None  # a wording the vocabulary holds word for word: that one motion
@@ -178,7 +178,7 @@ def plan_facts(plan: Plan) -> dict[str, str | float | bool]:
     :meth:`~akd_blender.core.prompt.understanding.Understanding.facts`: ``understood_as`` the plan
     (e.g. ``"walk (slow) → sit"``), ``motion`` its parts' motions joined by arrows, ``similarity`` the
     lowest part's, ``understood`` True."""
-    from .compose.plan import HOLD
+    from ..compose.plan import HOLD
 
     moving = [p for p in plan.parts if p.label != HOLD] or list(plan.parts)
     return {
@@ -192,7 +192,7 @@ def plan_facts(plan: Plan) -> dict[str, str | float | bool]:
 def plan_frames(plan: Plan, fps: float) -> int:
     """The frame count a plan's clip has at ``fps`` when the user sets none (its parts' natural
     lengths, repetitions and durations: :func:`~akd_blender.core.prompt.compose.clip.schedule`)."""
-    from .compose.clip import piece_frames, schedule
+    from ..compose.clip import piece_frames, schedule
 
     return max(2, int(sum(piece_frames(schedule(plan), fps))))
 
@@ -206,8 +206,8 @@ def prompt_variation(prompt: str, kind: str, label: str) -> tuple[Variation, tup
     -1 "right"), speed and amplitude held within :data:`SPEED_RANGE` and :data:`AMPLITUDE_RANGE`;
     phase 0 and facing 0 (the rig's own facing). A prompt that reads as several parts
     (a sequence), or not as a plan at all, gets the library's default variation and no words."""
-    from .compose import plan_prompt
-    from .compose.plan import HOLD
+    from ..compose import plan_prompt
+    from ..compose.plan import HOLD
 
     motion = Understanding(prompt, f"{kind}/{label}", label, 1.0, (), 0.0, 0)
     try:
@@ -226,7 +226,7 @@ def prompt_variation(prompt: str, kind: str, label: str) -> tuple[Variation, tup
 def _shared_encoder():
     """The offline sentence encoder with the shipped teacher's phrase table, shared with
     :mod:`akd_blender.core.prompt.compose` (:func:`~akd_blender.core.prompt.compose.plan.shared_encoder`)."""
-    from .compose.plan import shared_encoder
+    from ..compose.plan import shared_encoder
 
     return shared_encoder()
 
@@ -246,7 +246,7 @@ def _kind_reading(prompt: str, kind: str, encoder, heldout: bool, character: str
     """``prompt`` read among ``kind``'s library motions, its subject said neutrally for a ``character``
     of that kind (default ``kind``; :func:`~akd_blender.core.prompt.compose.words.without_subject`: who the
     character is never decides)."""
-    from .compose.plan import neutral_reading
+    from ..compose.plan import neutral_reading
 
     encoder = encoder if encoder is not None else _shared_encoder()
     vocabulary = kind_vocabulary(kind, encoder, heldout)
@@ -272,7 +272,7 @@ def with_other_kind(reading: Understanding, kind: str, encoder=None, heldout: bo
     ``kind`` has none of by that name, is understood, and scores more than :data:`OTHER_KIND_MARGIN` above
     ``reading``: "a horse flaps its wings" asks a quadruped for ``bird/flap_wings``. ``reading`` itself
     when there is none."""
-    from ..motion.library import KINDS, motions_for
+    from ...motion.library import KINDS, motions_for
 
     labels = {spec.label for spec in motions_for(kind)}
     best: NearMotion | None = None
@@ -300,7 +300,7 @@ def choose_library_motion(
     (ModelNotAvailable: a real video model's job goes on without the library) or when the reading
     is not understood and ``allow_nearest`` is off; the reading is returned either way (None only
     when there is none)."""
-    from ..motion.library import KINDS, motions_for
+    from ...motion.library import KINDS, motions_for
 
     if kind is None or kind not in KINDS:
         return None, understanding
@@ -318,7 +318,7 @@ def choose_library_motion(
         return None, understanding
     plan = _plan_of(prompt, kind, prior if isinstance(understanding, Understanding) else None, reading)
     if plan is not None:
-        from .compose.plan import HOLD
+        from ..compose.plan import HOLD
 
         first = next((p for p in plan.parts if p.label != HOLD), plan.parts[0])
         return LibraryChoice(kind, first.label, first.variation(), tuple(first.words), plan), reading
