@@ -115,9 +115,9 @@ def composed_plan(prompt: str, kind: str, understand, whole: Understanding | Non
     after a clause that is no motion: "greets us waving her hand" is read whole), or one of the parts told in sequence, unless its
     nearest motion is the one the whole prompt is understood as (then the prompt is that one motion told
     in steps)."""
-    from ..compose.sequence import WITH, has_ordering_clause, is_sequenced, split_clauses
     from ..compose import plan_prompt
     from ..compose.plan import HOLD, PartNotUnderstood, direction_said_for
+    from ..compose.sequence import WITH, has_ordering_clause, is_sequenced, split_clauses
 
     if whole is not None and whole.exact:
         return None  # a wording the vocabulary holds word for word: that one motion
